@@ -1,0 +1,236 @@
+/* gpu.h: the headless GPU runtime of stereod.
+ *
+ * A GpuContext owns one EGL display + OpenGL 4.5 core context, created without any
+ * window system (EGL device platform, Mesa surfaceless as the last resort). Every
+ * other object here is created from a context and used on the thread that made the
+ * context current (gpu_context_new makes it current on the calling thread). None of
+ * these functions is thread safe; the stereod design has exactly one GL thread.
+ *
+ * Errors: constructors return NULL and set a GError (domain GPU_ERROR). A GL error
+ * seen by gpu_context_check() sets a sticky "failed" flag on the context: once set,
+ * gpu_context_is_failed() stays TRUE and callers should tear the context down.
+ * Destructors accept NULL.
+ *
+ * Images are always GL_TEXTURE_2D_ARRAY (one layer per camera pair when pairs are
+ * batched; layers = 1 otherwise), one mip level, clamp-to-edge. Shaders see them as
+ * image2DArray / sampler2DArray.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+G_BEGIN_DECLS
+
+#define GPU_ERROR (gpu_error_quark())
+GQuark gpu_error_quark(void);
+
+typedef enum {
+  GPU_ERROR_NO_DEVICE,     /* no EGL device / display could be opened */
+  GPU_ERROR_CONTEXT,       /* context creation or GL version too old */
+  GPU_ERROR_COMPILE,       /* shader compile or link failure (message has log + numbered source) */
+  GPU_ERROR_GL,            /* a GL error was raised */
+  GPU_ERROR_LIMIT,         /* a request exceeds an implementation limit */
+  GPU_ERROR_TIMEOUT,       /* a fence did not signal in time */
+  GPU_ERROR_FAILED,        /* the context is in the failed state */
+  GPU_ERROR_COUNT
+} GpuErrorCode;
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct GpuContext GpuContext;
+
+typedef struct {
+  const char *label;     /* for log lines; may be NULL ("gpu") */
+  /* Which device: NULL or "auto" = first hardware EGL device, then Mesa's software
+   * device, then the surfaceless platform; "hardware", "software", "surfaceless",
+   * or a decimal index into eglQueryDevicesEXT's list. When NULL, the environment
+   * variable STEREOD_EGL_DEVICE (same values) is consulted first. */
+  const char *device;
+  bool debug;            /* KHR_debug context; messages are routed to g_log */
+} GpuContextParams;
+
+GpuContext *gpu_context_new(const GpuContextParams *params, GError **error);
+void gpu_context_free(GpuContext *ctx);
+const char *gpu_context_get_renderer(GpuContext *ctx);  /* GL_RENDERER string */
+const char *gpu_context_get_version(GpuContext *ctx);   /* GL_VERSION string */
+bool gpu_context_is_software(GpuContext *ctx);          /* llvmpipe/softpipe */
+/* Drains glGetError(). Returns TRUE when no error was pending; otherwise logs once with
+ * `stage`, sets the sticky failed flag and a GError (GPU_ERROR_GL). */
+bool gpu_context_check(GpuContext *ctx, const char *stage, GError **error);
+bool gpu_context_is_failed(GpuContext *ctx);
+/* Limits queried once at creation. */
+int gpu_context_get_max_shared_memory(GpuContext *ctx);     /* bytes */
+int gpu_context_get_max_invocations(GpuContext *ctx);       /* per workgroup */
+void gpu_context_finish(GpuContext *ctx);                   /* glFinish */
+/* Make the context current on the calling thread (after handing it over). */
+bool gpu_context_make_current(GpuContext *ctx, GError **error);
+void gpu_context_release_current(GpuContext *ctx);
+
+/* ---------------------------------------------------------------- images */
+
+typedef enum {
+  GPU_FORMAT_R8,        /* unorm 8, shader sees float [0,1]   (layout r8) */
+  GPU_FORMAT_R16I,      /* signed 16                          (layout r16i) */
+  GPU_FORMAT_R32UI,     /*                                   (layout r32ui) */
+  GPU_FORMAT_R32F,      /*                                   (layout r32f) */
+  GPU_FORMAT_RG32F,     /*                                   (layout rg32f) */
+  GPU_FORMAT_RGBA32F,   /*                                   (layout rgba32f) */
+  GPU_FORMAT_R16F,      /* host data for up/download is float (layout r16f) */
+  GPU_FORMAT_RG16F,     /* host data for up/download is float (layout rg16f) */
+  GPU_FORMAT_RGBA16F,   /* host data for up/download is float (layout rgba16f) */
+  GPU_FORMAT_COUNT
+} GpuFormat;
+
+int gpu_format_channels(GpuFormat fmt);
+/* Size of one pixel as the HOST sees it in upload/download (float for the 16F formats). */
+size_t gpu_format_host_pixel_size(GpuFormat fmt);
+const char *gpu_format_glsl_layout(GpuFormat fmt);          /* "rgba32f", ... */
+
+typedef struct GpuImage GpuImage;
+
+typedef struct {
+  const char *label;
+  int width, height;     /* >= 1 */
+  int layers;            /* >= 1 (0 is taken as 1) */
+  GpuFormat format;
+} GpuImageParams;
+
+GpuImage *gpu_image_new(GpuContext *ctx, const GpuImageParams *params, GError **error);
+void gpu_image_free(GpuImage *img);
+unsigned gpu_image_get_id(GpuImage *img);   /* GL texture name */
+int gpu_image_get_width(GpuImage *img);
+int gpu_image_get_height(GpuImage *img);
+int gpu_image_get_layers(GpuImage *img);
+GpuFormat gpu_image_get_format(GpuImage *img);
+const char *gpu_image_get_label(GpuImage *img);
+
+/* Synchronous transfers of one layer. `data` holds host pixels of the image's format
+ * (see gpu_format_host_pixel_size), rows `stride` bytes apart (stride may be any multiple
+ * of the pixel size >= width * pixel size). Slow path, for start-up and tests. */
+bool gpu_image_upload(GpuImage *img, int layer, const void *data, size_t stride, GError **error);
+bool gpu_image_download(GpuImage *img, int layer, void *data, size_t stride, GError **error);
+/* Fills every texel of every layer with `value` (channels beyond the format's are
+ * ignored; integer formats take the values converted to integers). Tests use it to
+ * poison outputs. */
+bool gpu_image_fill(GpuImage *img, const float value[4], GError **error);
+
+/* Asynchronous transfers through a buffer (a pixel-unpack / pixel-pack source):
+ * the host pixels live in `buf` at `offset`, rows `stride` bytes apart. These only
+ * queue GL commands; use a fence to know when the buffer may be reused or read. */
+typedef struct GpuBuffer GpuBuffer;
+bool gpu_image_upload_from_buffer(GpuImage *img, int layer, GpuBuffer *buf, size_t offset,
+                                  size_t stride, GError **error);
+bool gpu_image_download_to_buffer(GpuImage *img, int layer, GpuBuffer *buf, size_t offset,
+                                  size_t stride, GError **error);
+
+/* ---------------------------------------------------------------- buffers */
+
+typedef enum {
+  GPU_BUFFER_STORAGE  = 1 << 0,  /* shader storage / uniform buffer, device local */
+  GPU_BUFFER_UPLOAD   = 1 << 1,  /* persistently mapped, host writes (coherent) */
+  GPU_BUFFER_READBACK = 1 << 2,  /* persistently mapped, host reads (coherent) */
+} GpuBufferUsage;
+
+typedef struct {
+  const char *label;
+  size_t size;             /* bytes, > 0 */
+  GpuBufferUsage usage;    /* exactly one of the three */
+} GpuBufferParams;
+
+GpuBuffer *gpu_buffer_new(GpuContext *ctx, const GpuBufferParams *params, GError **error);
+void gpu_buffer_free(GpuBuffer *buf);
+unsigned gpu_buffer_get_id(GpuBuffer *buf);
+size_t gpu_buffer_get_size(GpuBuffer *buf);
+/* Persistent mapping of UPLOAD and READBACK buffers (valid for the buffer's lifetime);
+ * NULL for STORAGE buffers. */
+void *gpu_buffer_get_map(GpuBuffer *buf);
+/* Synchronous write/read of a byte range (any usage; waits for the GPU on read). */
+bool gpu_buffer_write(GpuBuffer *buf, size_t offset, const void *data, size_t size, GError **error);
+bool gpu_buffer_read(GpuBuffer *buf, size_t offset, void *data, size_t size, GError **error);
+/* Fills with a 32-bit pattern (size must be a multiple of 4). */
+bool gpu_buffer_fill_u32(GpuBuffer *buf, uint32_t value, GError **error);
+
+/* ---------------------------------------------------------------- fences */
+
+typedef struct GpuFence GpuFence;
+/* Inserts a fence after the commands queued so far (and flushes). */
+GpuFence *gpu_fence_new(GpuContext *ctx, GError **error);
+void gpu_fence_free(GpuFence *fence);
+/* timeout_ns 0 = poll. Returns TRUE once signalled, FALSE on timeout (error set to
+ * GPU_ERROR_TIMEOUT) or failure. */
+bool gpu_fence_wait(GpuFence *fence, uint64_t timeout_ns, GError **error);
+bool gpu_fence_is_signaled(GpuFence *fence);
+
+/* ---------------------------------------------------------------- programs */
+
+typedef struct GpuProgram GpuProgram;
+
+typedef struct {
+  const char *label;
+  /* Exactly one of: a resource name under the embedded shader bundle
+   * ("stereo_reduce.comp"), or GLSL source text. Lines `#include "name.glsl"` are
+   * replaced by the embedded resource of that name (one level of nesting is enough,
+   * but nesting is allowed; a file is included once). */
+  const char *resource;
+  const char *source;
+  /* Extra lines inserted right after the #version line, e.g. "#define RADIUS 5\n". */
+  const char *defines;
+} GpuProgramParams;
+
+/* Compiles and links a compute program. On failure the GError message holds the
+ * driver's log and the source with line numbers (also logged at warning level). */
+GpuProgram *gpu_program_new(GpuContext *ctx, const GpuProgramParams *params, GError **error);
+void gpu_program_free(GpuProgram *prog);
+unsigned gpu_program_get_id(GpuProgram *prog);
+void gpu_program_get_local_size(GpuProgram *prog, int size[3]);
+/* glUseProgram. Uniform setters act on the program (glProgramUniform*), so `use` is
+ * needed only before dispatch. Unknown names are ignored (the compiler may drop unused
+ * uniforms) but logged once at debug level. */
+void gpu_program_use(GpuProgram *prog);
+void gpu_program_set_int(GpuProgram *prog, const char *name, int v);
+void gpu_program_set_ivec2(GpuProgram *prog, const char *name, int x, int y);
+void gpu_program_set_float(GpuProgram *prog, const char *name, float v);
+void gpu_program_set_vec2(GpuProgram *prog, const char *name, float x, float y);
+void gpu_program_set_vec4(GpuProgram *prog, const char *name, const float v[4]);
+void gpu_program_set_float_array(GpuProgram *prog, const char *name, const float *v, int count);
+
+/* Dispatches ceil(n / local_size) workgroups in each dimension for an n[0] x n[1] x n[2]
+ * grid of invocations (n[2] usually = layers). Uses the program. */
+void gpu_program_dispatch(GpuProgram *prog, int nx, int ny, int nz);
+
+/* ---------------------------------------------------------------- binding */
+
+typedef enum { GPU_ACCESS_READ, GPU_ACCESS_WRITE, GPU_ACCESS_READ_WRITE } GpuAccess;
+/* glBindImageTexture(unit, img, level 0, layered = TRUE, access, format). */
+void gpu_bind_image(int unit, GpuImage *img, GpuAccess access);
+/* glBindTextureUnit + a sampler (linear or nearest filtering, clamp-to-edge). */
+void gpu_bind_texture(GpuContext *ctx, int unit, GpuImage *img, bool linear);
+void gpu_bind_storage(int binding, GpuBuffer *buf);   /* GL_SHADER_STORAGE_BUFFER */
+void gpu_bind_uniform(int binding, GpuBuffer *buf);   /* GL_UNIFORM_BUFFER */
+/* glMemoryBarrier with image-access, texture-fetch, storage and pixel-buffer bits. */
+void gpu_barrier(void);
+
+/* ---------------------------------------------------------------- timers */
+
+/* A set of GL_TIMESTAMP queries. Writing stamps costs no stall; reading waits only if
+ * asked to. On llvmpipe timestamps work (GL_TIME_ELAPSED does not). */
+typedef struct GpuTimer GpuTimer;
+GpuTimer *gpu_timer_new(GpuContext *ctx, int count, GError **error);
+void gpu_timer_free(GpuTimer *timer);
+void gpu_timer_stamp(GpuTimer *timer, int index);       /* glQueryCounter */
+/* Fills ns[0..count-1] with GPU timestamps in ns. wait = FALSE returns FALSE when some
+ * stamp is not available yet. */
+bool gpu_timer_read(GpuTimer *timer, bool wait, uint64_t *ns);
+int gpu_timer_get_count(GpuTimer *timer);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuContext, gpu_context_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuImage, gpu_image_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuBuffer, gpu_buffer_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuFence, gpu_fence_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuProgram, gpu_program_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuTimer, gpu_timer_free)
+
+G_END_DECLS

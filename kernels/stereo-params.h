@@ -1,0 +1,88 @@
+/* stereo-params.h: the parameters of the phase-based stereo filter and the numbers
+ * derived from them (filter taps, pyramid sizes, search range).
+ *
+ * Plain C, no GL: the GPU engine (kernels/stereo.c) and the double-precision CPU
+ * reference (tests/reference/) both take their configuration from here, so the two can
+ * never disagree about a tap or a level size. docs/algorithm.md explains every field.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+
+G_BEGIN_DECLS
+
+#define STEREO_MAX_LEVELS 8
+#define STEREO_MAX_RADIUS 15          /* quadrature filter half-width limit */
+#define STEREO_MAX_SMOOTH_RADIUS 15   /* applicability / fill filter half-width limit */
+
+typedef struct {
+  int width, height;        /* rectified input size, px (>= 16 x 16) */
+
+  /* Pyramid and quadrature filter (ALGORITHM.md §3, §4). */
+  int levels;               /* 0 = automatic: 1 + floor(log2(min(W,H)/24)), at most 5 */
+  double omega0;            /* rad/px, default pi/2 */
+  double sigma;             /* Gaussian envelope, px, default 2.25 */
+  int radius;               /* filter half-width, default 5 (11 taps) */
+
+  /* Gates and weights (§5). */
+  double kappa;             /* magnitude gate, fraction of mean |q_ref| of the level, 0.05 */
+  double tau;               /* stability test, default 2.0 */
+  double gamma;             /* exponent of the magnitude-similarity weight, 2 */
+
+  /* Least squares (§6). */
+  double smooth_sigma;      /* applicability Gaussian, level px, 2.0 (radius ceil(3 sigma)) */
+  double c_min;             /* minimum smoothed certainty, 0.02 */
+  int iterations;           /* per level, 2 */
+
+  /* Between levels (§7.2). */
+  double fill_sigma;        /* hole-fill Gaussian, level px, 4.0 */
+  int fill_iterations;      /* 3 */
+
+  /* Range (§7.4, §7.5). Disparities in level-0 px. */
+  double min_disparity;     /* 0 */
+  double max_disparity;     /* the largest expected disparity, 128 */
+  int search_level;         /* level of the discrete search, 1; -1 = never search */
+  int search_radius;        /* ZNCC window half-width, 3 (7 x 7) */
+
+  /* Post-processing (§8). */
+  bool lr_check;            /* both directions + L-R check, TRUE */
+  double lr_max;            /* px, 1.0 */
+  double sigma_d_max;       /* px at level 0; <= 0 disables the test; 1.0 */
+  bool median;              /* NaN-aware 3x3 median, TRUE */
+  bool densify;             /* background-side fill, TRUE */
+} StereoParams;
+
+/* Fills every field with the defaults above for a width x height pair. */
+void stereo_params_init(StereoParams *p, int width, int height);
+
+/* Checks ranges and consistency; on failure returns FALSE with a message naming the
+ * field (G_IO_ERROR_INVALID_ARGUMENT in the G_IO_ERROR domain is not used: the domain
+ * is STEREO_PARAMS_ERROR). */
+#define STEREO_PARAMS_ERROR (stereo_params_error_quark())
+GQuark stereo_params_error_quark(void);
+bool stereo_params_validate(const StereoParams *p, GError **error);
+
+/* Derived values. ------------------------------------------------------------------ */
+
+/* The number of pyramid levels actually used (resolves levels = 0). */
+int stereo_params_get_levels(const StereoParams *p);
+/* Size of level s (level 0 = input size): W_s = ceil(W_{s-1} / 2). */
+void stereo_params_level_size(const StereoParams *p, int s, int *w, int *h);
+/* Whether the discrete search runs: TRUE when search_level >= 0 and the requested range
+ * exceeds what the pure pyramid captures, +-(pi/omega0) * 2^(S-1) / 2 around 0 (§7.4,
+ * taken at half its nominal value to keep a margin). */
+bool stereo_params_use_search(const StereoParams *p);
+/* The coarsest level the phase stage runs on: the search level when searching, else S-1. */
+int stereo_params_start_level(const StereoParams *p);
+/* Integer candidate range of the search in search-level px. */
+void stereo_params_search_range(const StereoParams *p, int *t_min, int *t_max);
+
+/* Quadrature filter taps, k = -radius..radius at index k + radius (§4.1), computed in
+ * double: h_re, h_im (row, complex, applied as correlation) and v (column, real). */
+void stereo_params_filter_taps(const StereoParams *p, double *h_re, double *h_im, double *v);
+/* Normalised Gaussian taps exp(-k^2 / 2 s^2) / sum, k = -r..r, r = ceil(3 s) (returned).
+ * Used for the applicability (smooth_sigma) and the hole fill (fill_sigma). */
+int stereo_gauss_taps(double s, double *taps /* at least 2 * STEREO_MAX_SMOOTH_RADIUS + 1 */);
+
+G_END_DECLS
