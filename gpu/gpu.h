@@ -56,6 +56,9 @@ GpuContext *gpu_context_new(const GpuContextParams *params, GError **error);
 void gpu_context_free(GpuContext *ctx);
 const char *gpu_context_get_renderer(GpuContext *ctx);  /* GL_RENDERER string */
 const char *gpu_context_get_version(GpuContext *ctx);   /* GL_VERSION string */
+/* Which EGL device or platform was chosen, for logs: "EGL device 1 (software)",
+ * "EGL device 0 (hardware, /dev/dri/card0)", "Mesa surfaceless platform". */
+const char *gpu_context_get_device(GpuContext *ctx);
 bool gpu_context_is_software(GpuContext *ctx);          /* llvmpipe/softpipe */
 /* Drains glGetError(). Returns TRUE when no error was pending; otherwise logs once with
  * `stage`, sets the sticky failed flag and a GError (GPU_ERROR_GL). */
@@ -152,6 +155,9 @@ bool gpu_buffer_write(GpuBuffer *buf, size_t offset, const void *data, size_t si
 bool gpu_buffer_read(GpuBuffer *buf, size_t offset, void *data, size_t size, GError **error);
 /* Fills with a 32-bit pattern (size must be a multiple of 4). */
 bool gpu_buffer_fill_u32(GpuBuffer *buf, uint32_t value, GError **error);
+/* Queues a GPU-side copy of `size` bytes (glCopyNamedBufferSubData); no host wait. */
+void gpu_buffer_copy(GpuBuffer *dst, size_t dst_offset, GpuBuffer *src, size_t src_offset,
+                     size_t size);
 
 /* ---------------------------------------------------------------- fences */
 
@@ -163,6 +169,9 @@ void gpu_fence_free(GpuFence *fence);
  * GPU_ERROR_TIMEOUT) or failure. */
 bool gpu_fence_wait(GpuFence *fence, uint64_t timeout_ns, GError **error);
 bool gpu_fence_is_signaled(GpuFence *fence);
+/* Replaces the fence's sync object by a new one after the commands queued so far (the
+ * hot path re-arms its fences instead of allocating new GpuFence objects). */
+bool gpu_fence_reset(GpuFence *fence, GError **error);
 
 /* ---------------------------------------------------------------- programs */
 
@@ -222,7 +231,7 @@ GpuTimer *gpu_timer_new(GpuContext *ctx, int count, GError **error);
 void gpu_timer_free(GpuTimer *timer);
 void gpu_timer_stamp(GpuTimer *timer, int index);       /* glQueryCounter */
 /* Fills ns[0..count-1] with GPU timestamps in ns. wait = FALSE returns FALSE when some
- * stamp is not available yet. */
+ * stamp is not available yet. A stamp never written reads 0 and makes it return FALSE. */
 bool gpu_timer_read(GpuTimer *timer, bool wait, uint64_t *ns);
 int gpu_timer_get_count(GpuTimer *timer);
 

@@ -1,0 +1,29 @@
+// common.glsl: shared helpers of the stereo kernels (GLSL 4.50).
+// Every kernel runs over (x, y, layer): one layer per camera pair of a batch.
+
+ivec3 gid3(void) { return ivec3(gl_GlobalInvocationID); }
+
+int clampx(int x, int w) { return clamp(x, 0, w - 1); }
+
+// Complex helpers: vec2 = (re, im).
+vec2 cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+vec2 cmulconj(vec2 a, vec2 b) { return vec2(a.x * b.x + a.y * b.y, a.y * b.x - a.x * b.y); } // a * conj(b)
+
+// GLSL leaves the precision of asin/atan to the driver, and some lower them to short
+// polynomials (Mesa llvmpipe: errors near 1e-4 rad, i.e. 1e-4 level px of disparity per
+// rad/px of frequency). One Newton step on the accurate sin/cos squares that error.
+float asin_precise(float x)
+{
+  float y = asin(x);
+  float c = cos(y);
+  return c > 1e-3 ? y - (sin(y) - x) / c : y;
+}
+
+float atan2_precise(float y, float x)
+{
+  float t = atan(y, x);
+  // Rotate (x, y) back by t: the residual angle is small, atan(r) ~ r.
+  float c = cos(t), s = sin(t);
+  float rx = c * x + s * y, ry = c * y - s * x;
+  return rx > 0.0 ? t + ry / rx : t;
+}

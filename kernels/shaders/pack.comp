@@ -1,0 +1,54 @@
+#version 450
+// Output packing (docs/algorithm.md §10) into a storage buffer laid out as the host sees
+// it: the disparity plane (float, NaN invalid; or s16 = round(32 d), INT16_MIN invalid)
+// followed by the u8 confidence plane (0 invalid, 1..127 filled, 128..255 measured).
+// Each invocation writes 4 consecutive pixels (one 32-bit word of confidence).
+// src is (d, state, k, .) with state 0 invalid, 1 filled, >= 2 measured.
+layout(local_size_x = 256) in;
+layout(rgba32f, binding = 0) readonly uniform image2DArray src;
+layout(std430, binding = 4) writeonly buffer Out { uint words[]; };
+uniform ivec2 size;
+uniform int s16;            // 1: s16 disparity, 0: float
+uniform int layer_words;    // words per layer in the buffer
+uniform int conf_offset;    // word offset of the confidence plane within a layer
+
+void main()
+{
+  uint i = gl_GlobalInvocationID.x;
+  int layer = int(gl_GlobalInvocationID.z);
+  uint n = uint(size.x * size.y);
+  if (4u * i >= n)
+    return;
+  uint base = uint(layer) * uint(layer_words);
+  uint conf = 0u;
+  uint dw[4];
+  for (uint k = 0u; k < 4u; k++) {
+    uint p = 4u * i + k;
+    uint c8 = 0u;
+    float d = 0.0;
+    bool valid = false;
+    if (p < n) {
+      vec4 s = imageLoad(src, ivec3(int(p % uint(size.x)), int(p / uint(size.x)), layer));
+      valid = s.y > 0.0;
+      d = s.x;
+      if (s.y >= 2.0)
+        c8 = 128u + uint(round(127.0 * s.z));
+      else if (valid)
+        c8 = 1u + uint(round(126.0 * s.z));
+    }
+    conf |= c8 << (8u * k);
+    if (s16 != 0)
+      dw[k] = valid ? uint(int(round(32.0 * max(d, 0.0)))) & 0xffffu : 0x8000u;
+    else
+      dw[k] = valid ? floatBitsToUint(d) : 0x7fc00000u;
+  }
+  if (s16 != 0) {
+    words[base + 2u * i] = dw[0] | (dw[1] << 16);
+    if (4u * i + 2u < n)
+      words[base + 2u * i + 1u] = dw[2] | (dw[3] << 16);
+  } else {
+    for (uint k = 0u; k < 4u && 4u * i + k < n; k++)
+      words[base + 4u * i + k] = dw[k];
+  }
+  words[base + uint(conf_offset) + i] = conf;
+}

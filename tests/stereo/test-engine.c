@@ -1,0 +1,273 @@
+/* test-engine.c: the whole GPU engine against the double-precision reference, and the
+ * engine's API (formats, submit/collect ordering, errors).
+ *
+ * Whole-filter agreement cannot be bit-exact: fp32 and double disagree on a few gate
+ * decisions (thresholds) and the coarse-to-fine chain spreads such a flip over a
+ * smoothing window. The bounds below say how much may differ and why. Each run draws a
+ * fresh textured pair (the seed is printed; STEREOD_TEST_SEED repeats it), and every
+ * output is checked after a first run on different inputs, so a pixel the GPU failed to
+ * write would keep the first run's value and fail.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kernels/stereo.h"
+#include "tests/common/gpu-test.h"
+#include "tests/reference/reference.h"
+
+static GRand *rng;
+
+typedef struct { double a[24], fx[24], fy[24], ph[24]; } Texture;
+
+static void
+texture_init(Texture *t)
+{
+  for (int i = 0; i < 24; i++) {
+    double f = g_rand_double_range(rng, 0.15, 1.4);
+    double ang = g_rand_double_range(rng, 0, G_PI);
+    t->fx[i] = f * cos(ang);
+    t->fy[i] = f * sin(ang);
+    t->a[i] = 0.25 / (1.0 + 3.0 * f) * g_rand_double_range(rng, 0.5, 1.0);
+    t->ph[i] = g_rand_double_range(rng, 0, 2 * G_PI);
+  }
+}
+
+static double
+texture_at(const Texture *t, double x, double y)
+{
+  double v = 0.5;
+  for (int i = 0; i < 24; i++)
+    v += t->a[i] * sin(t->fx[i] * x + t->fy[i] * y + t->ph[i]);
+  return CLAMP(v, 0.0, 1.0);
+}
+
+/* Left: texture; right: texture shifted by a disparity that is `d0` on the background and
+ * `d1` inside a box (a depth step), so edges, occlusions and the fill are exercised. */
+static void
+make_scene(int w, int h, double d0, double d1, uint8_t *left, uint8_t *right)
+{
+  Texture t;
+  texture_init(&t);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      left[y * w + x] = (uint8_t)lround(255.0 * texture_at(&t, x, y));
+      bool in_box_r = y > h / 4 && y < 3 * h / 4 && x + d1 > w / 3 && x + d1 < 2 * w / 3;
+      double d = in_box_r ? d1 : d0;
+      right[y * w + x] = (uint8_t)lround(255.0 * texture_at(&t, x + d, y));
+    }
+}
+
+static StereoEngine *
+engine_new(GpuContext *ctx, const StereoParams *p, StereoOutputFormat fmt, int in_flight)
+{
+  GError *error = NULL;
+  StereoEngineParams ep = { .label = "test", .params = *p, .output = fmt,
+                            .in_flight = in_flight };
+  StereoEngine *e = stereo_engine_new(ctx, &ep, &error);
+  g_assert_no_error(error);
+  return e;
+}
+
+typedef struct {
+  int both_valid, validity_differs, value_differs;
+  double max_diff;
+} Agreement;
+
+static Agreement
+compare(const float *g, const float *r, size_t n, double tol)
+{
+  Agreement a = { 0 };
+  for (size_t i = 0; i < n; i++) {
+    bool gv = !isnan(g[i]), rv = !isnan(r[i]);
+    if (gv != rv) {
+      a.validity_differs++;
+    } else if (gv) {
+      a.both_valid++;
+      double d = fabs(g[i] - r[i]);
+      a.max_diff = MAX(a.max_diff, d);
+      if (d > tol)
+        a.value_differs++;
+    }
+  }
+  return a;
+}
+
+static void
+run_against_reference(const StereoParams *p, double d0, double d1)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  int w = p->width, h = p->height;
+  size_t n = (size_t)w * h;
+  g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
+  g_autofree float *gd = g_new(float, n), *rd = g_new(float, n);
+  g_autofree uint8_t *gc = g_new(uint8_t, n), *rc = g_new(uint8_t, n);
+  GError *error = NULL;
+  StereoEngine *e = engine_new(ctx, p, STEREO_OUTPUT_FLOAT, 1);
+
+  /* First run on another scene: its outputs are what an unwritten pixel would show. */
+  make_scene(w, h, d1, d0, l, r);
+  g_assert_true(stereo_engine_process(e, l, w, r, w, gd, gc, &error));
+  g_assert_no_error(error);
+
+  make_scene(w, h, d0, d1, l, r);
+  g_assert_true(stereo_engine_process(e, l, w, r, w, gd, gc, &error));
+  g_assert_no_error(error);
+  g_assert_true(ref_stereo_run(p, l, w, r, w, rd, rc, &error));
+  g_assert_no_error(error);
+
+  Agreement a = compare(gd, rd, n, 0.01);
+  int conf_off = 0;
+  for (size_t i = 0; i < n; i++)
+    conf_off += abs((int)gc[i] - (int)rc[i]) > 2;
+  g_test_message("%dx%d d %.2f/%.2f search %d: %d both valid, %d validity differs, "
+                 "%d values > 0.01 px apart (max %.4f), %d confidences > 2 apart",
+                 w, h, d0, d1, stereo_params_use_search(p), a.both_valid, a.validity_differs,
+                 a.value_differs, a.max_diff, conf_off);
+  g_assert_cmpint(a.both_valid, >, (int)(0.5 * n));
+  /* At most 1 % of the pixels may change validity and 1 % of the common ones may differ
+   * by more than 0.01 px: a gate flip inside the coarse-to-fine chain moves the result by
+   * up to a smoothing window's worth of pixels. */
+  g_assert_cmpfloat(a.validity_differs, <=, 0.01 * n);
+  g_assert_cmpfloat(a.value_differs, <=, 0.01 * a.both_valid);
+  g_assert_cmpfloat(conf_off, <=, 0.02 * n);
+  stereo_engine_free(e);
+  gpu_context_free(ctx);
+}
+
+static void
+test_reference_pyramid(void)
+{
+  StereoParams p;
+  stereo_params_init(&p, 160, 96);
+  p.max_disparity = 4;   /* within the pure pyramid's range: no search */
+  g_assert_false(stereo_params_use_search(&p));
+  run_against_reference(&p, g_rand_double_range(rng, 0.5, 1.5), g_rand_double_range(rng, 2, 3.5));
+}
+
+static void
+test_reference_search(void)
+{
+  StereoParams p;
+  stereo_params_init(&p, 192, 120);
+  p.max_disparity = 40;
+  g_assert_true(stereo_params_use_search(&p));
+  run_against_reference(&p, g_rand_double_range(rng, 4, 15), g_rand_double_range(rng, 20, 36));
+}
+
+static void
+test_reference_options(void)
+{
+  StereoParams p;
+  stereo_params_init(&p, 128, 80);
+  p.max_disparity = 30;
+  p.lr_check = false;
+  p.densify = false;
+  p.median = false;
+  p.iterations = 1;
+  run_against_reference(&p, g_rand_double_range(rng, 4, 10), g_rand_double_range(rng, 12, 20));
+}
+
+/* s16 output equals round(32 d) of the float output; the in-flight queue returns pairs in
+ * submission order with their tags; submitting beyond in_flight fails cleanly. */
+static void
+test_formats_and_queue(void)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  const int w = 96, h = 64, nf = 3;
+  size_t n = (size_t)w * h;
+  StereoParams p;
+  stereo_params_init(&p, w, h);
+  p.max_disparity = 20;
+  StereoEngine *ef = engine_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
+  StereoEngine *es = engine_new(ctx, &p, STEREO_OUTPUT_S16, nf);
+  GError *error = NULL;
+  uint8_t *l[nf], *r[nf];
+  float *ref[nf];
+  for (int k = 0; k < nf; k++) {
+    l[k] = g_new(uint8_t, n);
+    r[k] = g_new(uint8_t, n);
+    ref[k] = g_new(float, n);
+    make_scene(w, h, 3 + 2 * k, 9 + k, l[k], r[k]);
+    g_assert_true(stereo_engine_process(ef, l[k], w, r[k], w, ref[k], NULL, &error));
+    g_assert_no_error(error);
+  }
+  for (int k = 0; k < nf; k++) {
+    g_assert_true(stereo_engine_submit(es, l[k], w, r[k], w, 100 + k, &error));
+    g_assert_no_error(error);
+  }
+  g_assert_cmpint(stereo_engine_pending(es), ==, nf);
+  g_assert_false(stereo_engine_submit(es, l[0], w, r[0], w, 999, &error));
+  g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+  g_clear_error(&error);
+  for (int k = 0; k < nf; k++) {
+    StereoFrame f;
+    g_assert_true(stereo_engine_collect(es, true, &f, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(f.tag, ==, 100 + k);
+    g_assert_cmpint(f.format, ==, STEREO_OUTPUT_S16);
+    const int16_t *s = f.disparity;
+    for (size_t i = 0; i < n; i++) {
+      if (isnan(ref[k][i]))
+        g_assert_cmpint(s[i], ==, STEREO_DISPARITY_INVALID);
+      else
+        g_assert_cmpint(s[i], ==, (int)lrintf(32.0f * ref[k][i]));
+      g_assert_cmpint(f.confidence[i] == 0, ==, isnan(ref[k][i]));
+    }
+    for (int st = 0; st < STEREO_STAGE_COUNT; st++)
+      g_assert_cmpfloat(f.stage_ms[st], >=, 0.0);
+    stereo_engine_release(es, &f);
+  }
+  g_assert_cmpint(stereo_engine_pending(es), ==, 0);
+  StereoFrame f;
+  g_assert_false(stereo_engine_collect(es, false, &f, &error));
+  g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+  g_clear_error(&error);
+  for (int k = 0; k < nf; k++) {
+    g_free(l[k]);
+    g_free(r[k]);
+    g_free(ref[k]);
+  }
+  stereo_engine_free(es);
+  stereo_engine_free(ef);
+  gpu_context_free(ctx);
+}
+
+static void
+test_bad_params(void)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  StereoParams p;
+  stereo_params_init(&p, 64, 48);
+  p.max_disparity = 500;   /* wider than the image */
+  StereoEngineParams ep = { .params = p };
+  GError *error = NULL;
+  g_assert_null(stereo_engine_new(ctx, &ep, &error));
+  g_assert_error(error, STEREO_PARAMS_ERROR, 0);
+  g_assert_nonnull(strstr(error->message, "max_disparity"));
+  g_clear_error(&error);
+  gpu_context_free(ctx);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  const char *seed_env = g_getenv("STEREOD_TEST_SEED");
+  guint32 seed = seed_env ? (guint32)g_ascii_strtoull(seed_env, NULL, 10) : g_random_int();
+  g_test_message("seed %u (STEREOD_TEST_SEED)", seed);
+  rng = g_rand_new_with_seed(seed);
+  g_test_add_func("/engine/reference/pyramid", test_reference_pyramid);
+  g_test_add_func("/engine/reference/search", test_reference_search);
+  g_test_add_func("/engine/reference/options", test_reference_options);
+  g_test_add_func("/engine/formats-and-queue", test_formats_and_queue);
+  g_test_add_func("/engine/bad-params", test_bad_params);
+  int r = g_test_run();
+  g_rand_free(rng);
+  return r;
+}
