@@ -1,0 +1,299 @@
+/* stereod-bench: throughput and latency of the stereo engine, end to end (8-bit pairs
+ * in from host memory, disparity + confidence out to host memory), with the GPU time of
+ * every stage from GL_TIMESTAMP queries.
+ *
+ *   stereod-bench [--sizes 640x480,1920x1080] [--scales 1,5] [--in-flight 1,4]
+ *                 [--frames N] [--warmup N] [--max-disparity D] [--format s16|float]
+ *                 [--csv FILE] [--reference N] [--device D]
+ *
+ * For each combination: 8 different synthetic textured pairs are generated and rotated
+ * (so caches do not flatter), `warmup` pairs are run and discarded, then `frames` pairs
+ * are pushed through the submit/collect queue with `in_flight` pairs outstanding.
+ * Reported: pairs/s and Mpixel/s (wall clock over the timed pairs), latency p50/p99 per
+ * pair (submit call to collect return, wall clock), and the median GPU ms of each stage.
+ * --reference N also times the plain-C double-precision reference (one thread) on N
+ * pairs of each size, for the ratio.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/stereo.h"
+#include "tests/reference/reference.h"
+
+#define N_INPUTS 8
+
+typedef struct {
+  int w, h;
+} Size;
+
+static int
+cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+percentile(double *v, int n, double q)
+{
+  qsort(v, n, sizeof *v, cmp_double);
+  int i = (int)ceil(q * n) - 1;
+  return v[CLAMP(i, 0, n - 1)];
+}
+
+/* Smooth random texture; the right view shifted by a disparity that grows down the image
+ * (a ground-plane-like scene) plus a box nearer the camera. */
+static void
+make_pair(GRand *rng, int w, int h, double dmax, uint8_t *l, uint8_t *r)
+{
+  double a[16], fx[16], fy[16], ph[16];
+  for (int i = 0; i < 16; i++) {
+    double f = g_rand_double_range(rng, 0.2, 1.4), ang = g_rand_double_range(rng, -1.2, 1.2);
+    fx[i] = f * cos(ang);
+    fy[i] = f * sin(ang);
+    a[i] = 0.25 / (1.0 + 2.0 * f);
+    ph[i] = g_rand_double_range(rng, 0, 2 * G_PI);
+  }
+  for (int y = 0; y < h; y++) {
+    double d = 0.2 * dmax + 0.5 * dmax * y / h;
+    for (int x = 0; x < w; x++) {
+      double dd = (y > h / 3 && y < 2 * h / 3 && x > w / 3 && x < 2 * w / 3) ? d + 0.2 * dmax : d;
+      for (int k = 0; k < 2; k++) {
+        double xs = k == 0 ? x : x + dd;
+        double v = 0.5;
+        for (int i = 0; i < 16; i++)
+          v += a[i] * sin(fx[i] * xs + fy[i] * y + ph[i]);
+        uint8_t u = (uint8_t)lround(255.0 * CLAMP(v, 0.0, 1.0));
+        (k == 0 ? l : r)[(size_t)y * w + x] = u;
+      }
+    }
+  }
+}
+
+static bool
+parse_list(const char *s, int *out, int max, int *n)
+{
+  g_auto(GStrv) parts = g_strsplit(s, ",", -1);
+  *n = 0;
+  for (int i = 0; parts[i] && *n < max; i++) {
+    char *end;
+    long v = strtol(parts[i], &end, 10);
+    if (*end || v <= 0)
+      return false;
+    out[(*n)++] = (int)v;
+  }
+  return *n > 0;
+}
+
+static bool
+parse_sizes(const char *s, Size *out, int max, int *n)
+{
+  g_auto(GStrv) parts = g_strsplit(s, ",", -1);
+  *n = 0;
+  for (int i = 0; parts[i] && *n < max; i++) {
+    if (sscanf(parts[i], "%dx%d", &out[*n].w, &out[*n].h) != 2 || out[*n].w < 64 ||
+        out[*n].h < 64)
+      return false;
+    (*n)++;
+  }
+  return *n > 0;
+}
+
+typedef struct {
+  int frames, warmup, reference;
+  double max_disparity;
+  StereoOutputFormat format;
+  FILE *csv;
+} Options;
+
+static bool
+bench_one(GpuContext *gpu, const Options *o, Size sz, int scales, int in_flight,
+          uint8_t **left, uint8_t **right)
+{
+  GError *error = NULL;
+  StereoEngineParams ep = { .label = "bench", .output = o->format, .in_flight = in_flight };
+  stereo_params_init(&ep.params, sz.w, sz.h);
+  ep.params.levels = scales;
+  ep.params.max_disparity = MIN(o->max_disparity, sz.w / 2);
+  g_autoptr(StereoEngine) e = stereo_engine_new(gpu, &ep, &error);
+  if (!e) {
+    fprintf(stderr, "stereod-bench: %dx%d scales %d: %s\n", sz.w, sz.h, scales, error->message);
+    g_error_free(error);
+    return false;
+  }
+  int total = o->warmup + o->frames;
+  double *lat = g_new(double, total);
+  double *stage = g_new(double, (size_t)total * STEREO_STAGE_COUNT);
+  int64_t *t_submit = g_new(int64_t, total);
+  int submitted = 0, collected = 0;
+  int64_t t_start = 0;
+  while (collected < total) {
+    while (submitted < total && stereo_engine_pending(e) < in_flight) {
+      int k = submitted % N_INPUTS;
+      t_submit[submitted] = g_get_monotonic_time();
+      if (!stereo_engine_submit(e, left[k], sz.w, right[k], sz.w, submitted, &error))
+        goto fail;
+      submitted++;
+    }
+    StereoFrame f;
+    if (!stereo_engine_collect(e, true, &f, &error))
+      goto fail;
+    int64_t now = g_get_monotonic_time();
+    lat[collected] = (now - t_submit[f.tag]) * 1e-3;
+    for (int s = 0; s < STEREO_STAGE_COUNT; s++)
+      stage[(size_t)s * total + collected] = f.stage_ms[s];
+    stereo_engine_release(e, &f);
+    collected++;
+    if (collected == o->warmup)
+      t_start = now;
+  }
+  double secs = (g_get_monotonic_time() - t_start) * 1e-6;
+  double fps = o->frames / secs;
+  double p50 = percentile(lat + o->warmup, o->frames, 0.5);
+  double p99 = percentile(lat + o->warmup, o->frames, 0.99);
+  double st[STEREO_STAGE_COUNT], gpu_sum = 0;
+  for (int s = 0; s < STEREO_STAGE_COUNT; s++) {
+    st[s] = percentile(stage + (size_t)s * total + o->warmup, o->frames, 0.5);
+    gpu_sum += st[s];
+  }
+  printf("%5dx%-5d %6d %9d %10.1f %9.1f %8.2f %8.2f |", sz.w, sz.h, scales, in_flight, fps,
+         fps * sz.w * sz.h * 1e-6, p50, p99);
+  for (int s = 0; s < STEREO_STAGE_COUNT; s++)
+    printf(" %7.3f", st[s]);
+  printf(" %7.3f\n", gpu_sum);
+  fflush(stdout);
+  if (o->csv) {
+    fprintf(o->csv, "%d,%d,%d,%d,%.3f,%.3f,%.4f,%.4f", sz.w, sz.h, scales, in_flight, fps,
+            fps * sz.w * sz.h * 1e-6, p50, p99);
+    for (int s = 0; s < STEREO_STAGE_COUNT; s++)
+      fprintf(o->csv, ",%.4f", st[s]);
+    fprintf(o->csv, ",%.4f\n", gpu_sum);
+    fflush(o->csv);
+  }
+  g_free(lat);
+  g_free(stage);
+  g_free(t_submit);
+  return true;
+fail:
+  fprintf(stderr, "stereod-bench: %s\n", error->message);
+  g_error_free(error);
+  g_free(lat);
+  g_free(stage);
+  g_free(t_submit);
+  return false;
+}
+
+static void
+bench_reference(const Options *o, Size sz, int scales, uint8_t **left, uint8_t **right)
+{
+  StereoParams p;
+  stereo_params_init(&p, sz.w, sz.h);
+  p.levels = scales;
+  p.max_disparity = MIN(o->max_disparity, sz.w / 2);
+  g_autofree float *d = g_new(float, (size_t)sz.w * sz.h);
+  double *t = g_new(double, o->reference);
+  for (int i = 0; i < o->reference; i++) {
+    int64_t t0 = g_get_monotonic_time();
+    if (!ref_stereo_run(&p, left[i % N_INPUTS], sz.w, right[i % N_INPUTS], sz.w, d, NULL, NULL))
+      break;
+    t[i] = (g_get_monotonic_time() - t0) * 1e-3;
+  }
+  double med = percentile(t, o->reference, 0.5);
+  printf("reference %dx%d scales %d (plain C, double, 1 thread): %.1f ms per pair, %.3f pairs/s\n",
+         sz.w, sz.h, scales, med, 1000.0 / med);
+  if (o->csv)
+    fprintf(o->csv, "# reference,%d,%d,%d,%.3f\n", sz.w, sz.h, scales, med);
+  g_free(t);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_autofree char *sizes_s = NULL, *scales_s = NULL, *flight_s = NULL, *csv_path = NULL;
+  g_autofree char *device = NULL, *format_s = NULL;
+  Options o = { .frames = 200, .warmup = 20, .max_disparity = 128 };
+  GOptionEntry entries[] = {
+    { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_s, "WxH list", "640x480,1920x1080" },
+    { "scales", 0, 0, G_OPTION_ARG_STRING, &scales_s, "pyramid levels list", "1,5" },
+    { "in-flight", 0, 0, G_OPTION_ARG_STRING, &flight_s, "pairs in flight list", "1,4" },
+    { "frames", 0, 0, G_OPTION_ARG_INT, &o.frames, "timed pairs per case", "N" },
+    { "warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup, "pairs before timing", "N" },
+    { "max-disparity", 0, 0, G_OPTION_ARG_DOUBLE, &o.max_disparity, "search range", "D" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "output format s16|float", "F" },
+    { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path, "also write CSV", "FILE" },
+    { "reference", 0, 0, G_OPTION_ARG_INT, &o.reference, "time the CPU reference on N pairs", "N" },
+    { "device", 0, 0, G_OPTION_ARG_STRING, &device, "EGL device", "D" },
+    { NULL },
+  };
+  GError *error = NULL;
+  g_autoptr(GOptionContext) oc = g_option_context_new("- stereo engine benchmark");
+  g_option_context_add_main_entries(oc, entries, NULL);
+  if (!g_option_context_parse(oc, &argc, &argv, &error)) {
+    fprintf(stderr, "stereod-bench: %s\n", error->message);
+    return 2;
+  }
+  Size sizes[8];
+  int scales[8], flights[8], n_sizes, n_scales, n_flights;
+  if (!parse_sizes(sizes_s ? sizes_s : "640x480,1920x1080", sizes, 8, &n_sizes) ||
+      !parse_list(scales_s ? scales_s : "5", scales, 8, &n_scales) ||
+      !parse_list(flight_s ? flight_s : "1,4", flights, 8, &n_flights) || o.frames < 1 ||
+      o.warmup < 0) {
+    fprintf(stderr, "stereod-bench: bad --sizes, --scales, --in-flight or --frames\n");
+    return 2;
+  }
+  o.format = g_strcmp0(format_s, "float") == 0 ? STEREO_OUTPUT_FLOAT : STEREO_OUTPUT_S16;
+  if (csv_path && !(o.csv = fopen(csv_path, "we"))) {
+    fprintf(stderr, "stereod-bench: %s: %s\n", csv_path, g_strerror(errno));
+    return 1;
+  }
+  GpuContextParams gp = { .label = "bench", .device = device };
+  g_autoptr(GpuContext) gpu = gpu_context_new(&gp, &error);
+  if (!gpu) {
+    fprintf(stderr, "stereod-bench: %s\n", error->message);
+    return 1;
+  }
+  printf("# device: %s | %s | %s\n", gpu_context_get_device(gpu), gpu_context_get_renderer(gpu),
+         gpu_context_get_version(gpu));
+  printf("# output %s, max disparity %.0f, %d timed pairs after %d warm-up, %d inputs rotated\n",
+         o.format == STEREO_OUTPUT_S16 ? "s16+u8" : "float+u8", o.max_disparity, o.frames,
+         o.warmup, N_INPUTS);
+  printf("%-11s %6s %9s %10s %9s %8s %8s |", "size", "scales", "in-flight", "pairs/s",
+         "Mpix/s", "p50 ms", "p99 ms");
+  for (int s = 0; s < STEREO_STAGE_COUNT; s++)
+    printf(" %7s", stereo_stage_name(s));
+  printf(" %7s\n", "gpu ms");
+  if (o.csv) {
+    fprintf(o.csv, "width,height,scales,in_flight,pairs_per_s,mpix_per_s,p50_ms,p99_ms");
+    for (int s = 0; s < STEREO_STAGE_COUNT; s++)
+      fprintf(o.csv, ",%s_ms", stereo_stage_name(s));
+    fprintf(o.csv, ",gpu_ms\n");
+  }
+  GRand *rng = g_rand_new_with_seed(12345);
+  int rc = 0;
+  for (int i = 0; i < n_sizes; i++) {
+    uint8_t *left[N_INPUTS], *right[N_INPUTS];
+    for (int k = 0; k < N_INPUTS; k++) {
+      left[k] = g_malloc((size_t)sizes[i].w * sizes[i].h);
+      right[k] = g_malloc((size_t)sizes[i].w * sizes[i].h);
+      make_pair(rng, sizes[i].w, sizes[i].h, MIN(o.max_disparity, sizes[i].w / 2) * 0.6,
+                left[k], right[k]);
+    }
+    for (int s = 0; s < n_scales; s++) {
+      for (int f = 0; f < n_flights; f++)
+        if (!bench_one(gpu, &o, sizes[i], scales[s], flights[f], left, right))
+          rc = 1;
+      if (o.reference > 0)
+        bench_reference(&o, sizes[i], scales[s], left, right);
+    }
+    for (int k = 0; k < N_INPUTS; k++) {
+      g_free(left[k]);
+      g_free(right[k]);
+    }
+  }
+  g_rand_free(rng);
+  if (o.csv)
+    fclose(o.csv);
+  return rc;
+}

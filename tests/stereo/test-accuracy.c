@@ -1,0 +1,196 @@
+/* test-accuracy.c: accuracy of the GPU engine with the default settings of
+ * stereod-disparity, on real data (Middlebury, scored as shared/data/middlebury/README.md
+ * defines) and on synthetic textured pairs with exact disparity (constant and slanted,
+ * 0 to 100 px). Prints the tables; fails above the limits of the stereo-engine issue.
+ *
+ * The Middlebury folder comes from STEREOD_MIDDLEBURY_DIR (meson option middlebury_dir).
+ * Where it is absent the Middlebury test skips with a message, or fails when
+ * STEREOD_REQUIRE_DATA=1.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kernels/stereo.h"
+#include "tests/common/gpu-test.h"
+#include "tests/common/middlebury.h"
+
+static GRand *rng;
+
+/* The tool's defaults (tools/stereod-disparity.c): stereo_params_init, max disparity
+ * 128 clamped to the image. */
+static void
+default_params(StereoParams *p, int w, int h)
+{
+  stereo_params_init(p, w, h);
+  p->max_disparity = MIN(128.0, w < 256 ? w / 2 : w - 1);
+}
+
+static bool
+run_engine(GpuContext *ctx, int w, int h, const uint8_t *l, const uint8_t *r, float *disp)
+{
+  GError *error = NULL;
+  StereoEngineParams ep = { .label = "accuracy", .output = STEREO_OUTPUT_FLOAT };
+  default_params(&ep.params, w, h);
+  g_autoptr(StereoEngine) e = stereo_engine_new(ctx, &ep, &error);
+  g_assert_no_error(error);
+  bool ok = stereo_engine_process(e, l, w, r, w, disp, NULL, &error);
+  g_assert_no_error(error);
+  return ok;
+}
+
+typedef struct {
+  const char *name;
+  double max_bad2;
+  double sgbm_bad2;   /* OpenCV StereoSGBM, shared/data/middlebury/README.md */
+} SceneLimit;
+
+static void
+test_middlebury(void)
+{
+  const char *dir = g_getenv("STEREOD_MIDDLEBURY_DIR");
+  bool require = g_strcmp0(g_getenv("STEREOD_REQUIRE_DATA"), "1") == 0;
+  if (!dir || !g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_autofree char *msg = g_strdup_printf("Middlebury data not found at %s (meson option "
+                                           "middlebury_dir)", dir ? dir : "(unset)");
+    if (require)
+      g_error("%s and STEREOD_REQUIRE_DATA=1", msg);
+    g_test_skip(msg);
+    return;
+  }
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  static const SceneLimit scenes[] = {
+    { "tsukuba", 10.0, 5.0 },
+    { "teddy", 15.0, 14.8 },
+    { "cones", 16.0, 12.0 },
+  };
+  double sum_bad2 = 0;
+  g_test_message("scene    | noc bad-1 %% | noc bad-2 %% | density %% | MAE px | SGBM bad-2 %%");
+  for (size_t i = 0; i < G_N_ELEMENTS(scenes); i++) {
+    g_autofree char *path = g_build_filename(dir, scenes[i].name, NULL);
+    GError *error = NULL;
+    g_autoptr(MiddleburyScene) sc = middlebury_scene_load(path, 0, &error);
+    g_assert_no_error(error);
+    g_autofree float *disp = g_new(float, (size_t)sc->width * sc->height);
+    for (size_t k = 0; k < (size_t)sc->width * sc->height; k++)
+      disp[k] = 12345.0f;   /* poison: any unwritten pixel scores as bad */
+    run_engine(ctx, sc->width, sc->height, sc->left, sc->right, disp);
+    MiddleburyScore s = middlebury_score(sc, disp);
+    g_test_message("%-8s | %11.2f | %11.2f | %9.2f | %6.3f | %5.1f", scenes[i].name, s.bad1,
+                   s.bad2, s.density, s.mae, scenes[i].sgbm_bad2);
+    g_assert_cmpfloat(s.density, >=, 95.0);
+    g_assert_cmpfloat(s.bad2, <=, scenes[i].max_bad2);
+    sum_bad2 += s.bad2;
+  }
+  double mean = sum_bad2 / G_N_ELEMENTS(scenes);
+  g_test_message("mean noc bad-2 %.2f %% (limit 12 %%)", mean);
+  g_assert_cmpfloat(mean, <=, 12.0);
+  gpu_context_free(ctx);
+}
+
+/* Synthetic pairs: a smooth random texture (sum of sinusoids, contrast everywhere)
+ * sampled exactly at x (left) and x + d(x, y) (right), so the left-view disparity is
+ * known exactly. Scored on pixels whose match lies inside the right image with a margin
+ * of the filter radius, which is where a measurement is possible. */
+typedef struct { double a[32], fx[32], fy[32], ph[32]; } Texture;
+
+static void
+texture_init(Texture *t)
+{
+  for (int i = 0; i < 32; i++) {
+    double f = g_rand_double_range(rng, 0.2, 1.5);
+    double ang = g_rand_double_range(rng, -1.2, 1.2);
+    t->fx[i] = f * cos(ang);
+    t->fy[i] = f * sin(ang);
+    t->a[i] = 0.2 / (1.0 + 2.0 * f) * g_rand_double_range(rng, 0.5, 1.0);
+    t->ph[i] = g_rand_double_range(rng, 0, 2 * G_PI);
+  }
+}
+
+static double
+texture_at(const Texture *t, double x, double y)
+{
+  double v = 0.5;
+  for (int i = 0; i < 32; i++)
+    v += t->a[i] * sin(t->fx[i] * x + t->fy[i] * y + t->ph[i]);
+  return CLAMP(v, 0.0, 1.0);
+}
+
+/* d(x, y) = a + b x + c y for the left view: the right image at x' shows the left point
+ * x with x' = x - d = (1 - b) x - a - c y, so x = (x' + a + c y) / (1 - b). */
+static void
+synthetic_case(GpuContext *ctx, double a, double b, double c)
+{
+  const int w = 320, h = 96;
+  size_t n = (size_t)w * h;
+  Texture t;
+  texture_init(&t);
+  g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      l[y * w + x] = (uint8_t)lround(255.0 * texture_at(&t, x, y));
+      r[y * w + x] = (uint8_t)lround(255.0 * texture_at(&t, (x + a + c * y) / (1.0 - b), y));
+    }
+  g_autofree float *disp = g_new(float, n);
+  run_engine(ctx, w, h, l, r, disp);
+  double sum_err = 0, sum_signed = 0;
+  int scored = 0, bad = 0;
+  for (int y = 8; y < h - 8; y++)
+    for (int x = 8; x < w - 8; x++) {
+      double d = a + b * x + c * y;
+      if (x - d < 8)
+        continue;
+      scored++;
+      float e = disp[y * w + x];
+      if (isnan(e) || fabs(e - d) > 1.0) {
+        bad++;
+        continue;
+      }
+      sum_err += fabs(e - d);
+      sum_signed += e - d;
+    }
+  double mean = sum_err / MAX(scored - bad, 1), bias = sum_signed / MAX(scored - bad, 1);
+  double bad1 = 100.0 * bad / MAX(scored, 1);
+  g_test_message("d = %6.2f %+.3f x %+.3f y: mean |error| %.4f px, bias %+.4f px, "
+                 "bad-1 %.3f %% of %d", a, b, c, mean, bias, bad1, scored);
+  g_assert_cmpint(scored, >, 1000);
+  g_assert_cmpfloat(mean, <, 0.05);
+  g_assert_cmpfloat(bad1, <, 1.0);
+}
+
+static void
+test_synthetic(void)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  /* constant disparities across the range, with random fractions */
+  const double constants[] = { 0.0, 3.0, 13.0, 31.0, 47.0, 64.0, 83.0, 100.0 };
+  for (size_t i = 0; i < G_N_ELEMENTS(constants); i++)
+    synthetic_case(ctx, constants[i] + (i ? g_rand_double(rng) * 0.9 : 0.0), 0.0, 0.0);
+  /* slanted planes: along x (foreshortening: the views differ in local frequency) and
+   * along y (a ground plane seen from above: disparity grows down the image) */
+  synthetic_case(ctx, 4.0, 0.04, 0.0);       /* 4 .. 16.8 px */
+  synthetic_case(ctx, 70.0, 0.04, 0.0);      /* 70 .. 82.8 px */
+  synthetic_case(ctx, 95.0, -0.05, 0.0);     /* 95 .. 79 px */
+  synthetic_case(ctx, 0.5, 0.0, 0.05);       /* 0.5 .. 5.2 px */
+  synthetic_case(ctx, 60.0, 0.0, 0.05);      /* 60 .. 64.75 px */
+  synthetic_case(ctx, 30.0, 0.03, 0.05);     /* 30 .. 44.3 px */
+  gpu_context_free(ctx);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  const char *seed_env = g_getenv("STEREOD_TEST_SEED");
+  guint32 seed = seed_env ? (guint32)g_ascii_strtoull(seed_env, NULL, 10) : g_random_int();
+  g_test_message("seed %u (STEREOD_TEST_SEED)", seed);
+  rng = g_rand_new_with_seed(seed);
+  g_test_add_func("/accuracy/middlebury", test_middlebury);
+  g_test_add_func("/accuracy/synthetic", test_synthetic);
+  int r = g_test_run();
+  g_rand_free(rng);
+  return r;
+}
