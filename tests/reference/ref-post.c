@@ -1,0 +1,167 @@
+/* ref-post.c: post-processing and the whole-filter driver of the reference
+ * (docs/algorithm.md §10). */
+#include "reference.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+ref_post_valid(const StereoParams *p, const RefImage *field_l, const RefImage *field_r,
+               bool *valid)
+{
+  int W = field_l->w, H = field_l->h;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const double *f = ref_image_at(field_l, x, y);
+      bool ok = f[REF_CERT] >= p->c_min;
+      if (p->sigma_d_max > 0.0 && !(f[REF_SIGMA] <= p->sigma_d_max))
+        ok = false;
+      if (ok && field_r) {
+        double xr = x - f[REF_D];
+        if (xr < 0.0 || xr > W - 1) {
+          ok = false;
+        } else {
+          int i0 = (int)floor(xr);
+          double fr = xr - i0;
+          int i1 = MIN(i0 + 1, W - 1);
+          double dr = (1.0 - fr) * ref_image_at(field_r, i0, y)[REF_D] +
+                      fr * ref_image_at(field_r, i1, y)[REF_D];
+          ok = fabs(f[REF_D] - dr) <= p->lr_max;
+        }
+      }
+      valid[(size_t)y * W + x] = ok;
+    }
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+void
+ref_median3x3(int w, int h, double *d, bool *valid)
+{
+  size_t n = (size_t)w * h;
+  g_autofree double *din = g_memdup2(d, n * sizeof(double));
+  g_autofree bool *vin = g_memdup2(valid, n * sizeof(bool));
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      double v[9];
+      int k = 0;
+      for (int j = -1; j <= 1; j++)
+        for (int i = -1; i <= 1; i++) {
+          int xx = x + i, yy = y + j;
+          if (xx < 0 || xx >= w || yy < 0 || yy >= h || !vin[(size_t)yy * w + xx])
+            continue;
+          v[k++] = din[(size_t)yy * w + xx];
+        }
+      size_t o = (size_t)y * w + x;
+      if (k >= 5) {
+        qsort(v, k, sizeof(double), cmp_double);
+        d[o] = v[(k - 1) / 2];
+        valid[o] = true;
+      } else {
+        valid[o] = false;
+      }
+    }
+}
+
+void
+ref_densify(int w, int h, double *d, bool *valid, bool *filled)
+{
+  size_t n = (size_t)w * h;
+  memset(filled, 0, n * sizeof(bool));
+  g_autofree int *left = g_new(int, w);
+  for (int y = 0; y < h; y++) {
+    double *row = d + (size_t)y * w;
+    const bool *vr = valid + (size_t)y * w;
+    int last = -1;
+    for (int x = 0; x < w; x++) {
+      if (vr[x])
+        last = x;
+      left[x] = last;
+    }
+    int next = -1;
+    for (int x = w - 1; x >= 0; x--) {
+      if (vr[x]) {
+        next = x;
+        continue;
+      }
+      int l = left[x];
+      if (l < 0 && next < 0)
+        continue;
+      double v = l < 0 ? row[next] : (next < 0 ? row[l] : MIN(row[l], row[next]));
+      row[x] = v;
+      filled[(size_t)y * w + x] = true;
+    }
+  }
+  /* 9x3 lower median of the valid or filled values around each filled pixel. */
+  g_autofree double *din = g_memdup2(d, n * sizeof(double));
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      size_t o = (size_t)y * w + x;
+      if (!filled[o])
+        continue;
+      double v[27];
+      int k = 0;
+      for (int j = -1; j <= 1; j++)
+        for (int i = -4; i <= 4; i++) {
+          int xx = x + i, yy = y + j;
+          if (xx < 0 || xx >= w || yy < 0 || yy >= h)
+            continue;
+          size_t q = (size_t)yy * w + xx;
+          if (valid[q] || filled[q])
+            v[k++] = din[q];
+        }
+      qsort(v, k, sizeof(double), cmp_double);   /* k >= 1: the pixel itself */
+      d[o] = v[(k - 1) / 2];
+    }
+  for (size_t i = 0; i < n; i++)
+    if (filled[i])
+      valid[i] = true;
+}
+
+void
+ref_post(const StereoParams *p, const RefImage *field_l, const RefImage *field_r,
+         float *disparity, uint8_t *confidence)
+{
+  int W = field_l->w, H = field_l->h;
+  size_t n = (size_t)W * H;
+  g_autofree bool *valid = g_new(bool, n);
+  g_autofree bool *filled = g_new0(bool, n);
+  g_autofree double *d = g_new(double, n);
+  for (size_t i = 0; i < n; i++)
+    d[i] = field_l->data[i * field_l->ch + REF_D];
+  ref_post_valid(p, field_l, p->lr_check ? field_r : NULL, valid);
+  if (p->median)
+    ref_median3x3(W, H, d, valid);
+  if (p->densify)
+    ref_densify(W, H, d, valid, filled);
+  for (size_t i = 0; i < n; i++) {
+    double c = field_l->data[i * field_l->ch + REF_CERT];
+    double sg = field_l->data[i * field_l->ch + REF_SIGMA];
+    double k = CLAMP(c / 0.5, 0.0, 1.0) * exp(-(sg / 0.5) * (sg / 0.5));
+    if (disparity)
+      disparity[i] = valid[i] ? (float)d[i] : NAN;
+    if (confidence)
+      confidence[i] = !valid[i] ? 0 : (filled[i] ? (uint8_t)(1 + lround(126 * k))
+                                                 : (uint8_t)(128 + lround(127 * k)));
+  }
+}
+
+bool
+ref_stereo_run(const StereoParams *p, const uint8_t *left, size_t left_stride,
+               const uint8_t *right, size_t right_stride, float *disparity,
+               uint8_t *confidence, GError **error)
+{
+  if (!stereo_params_validate(p, error))
+    return false;
+  g_autoptr(RefPyramid) pyr = ref_pyramid_new(p, left, left_stride, right, right_stride);
+  g_autoptr(RefImage) fl = ref_direction_run(p, pyr, +1);
+  g_autoptr(RefImage) fr = p->lr_check ? ref_direction_run(p, pyr, -1) : NULL;
+  ref_post(p, fl, fr, disparity, confidence);
+  return true;
+}
