@@ -16,11 +16,11 @@ lerp_x(const RefImage *q, double xs, int y, double out[2])
   out[1] = (1.0 - f) * a[1] + f * b[1];
 }
 
-/* z of §6 for samples qm, q0, qp; returns |z|^2 and Im z, or FALSE if |q0|^2 == 0. */
-static bool
-stability(double w0, const double qm[2], const double q0[2], const double qp[2],
-          double *z2, double *zim)
+bool
+ref_local_frequency(const StereoParams *p, const double qm[2], const double q0[2],
+                    const double qp[2], double *omega, double *z_abs2)
 {
+  double w0 = p->omega0;
   double n0 = q0[0] * q0[0] + q0[1] * q0[1];
   if (!(n0 > 0.0))
     return false;
@@ -31,8 +31,8 @@ stability(double w0, const double qm[2], const double q0[2], const double qp[2],
   /* z = a conj(q0) / (2 |q0|^2) */
   double zre = (are * q0[0] + aim * q0[1]) / (2.0 * n0);
   double zi = (aim * q0[0] - are * q0[1]) / (2.0 * n0);
-  *z2 = zre * zre + zi * zi;
-  *zim = zi;
+  *z_abs2 = zre * zre + zi * zi;
+  *omega = w0 + asin(CLAMP(zi, -1.0, 1.0));
   return true;
 }
 
@@ -41,7 +41,7 @@ ref_phase_terms(const StereoParams *p, const RefImage *q_ref, const RefImage *q_
                 const RefImage *prior, int eta, double t_mag)
 {
   int W = q_ref->w, H = q_ref->h, R = p->radius;
-  double w0 = p->omega0, lim = (p->tau / p->sigma) * (p->tau / p->sigma);
+  double lim = (p->tau / p->sigma) * (p->tau / p->sigma);
   RefImage *P = ref_image_new(W, H, 4);
   for (int y = R; y <= H - 1 - R; y++)
     for (int x = R; x <= W - 1 - R; x++) {
@@ -58,16 +58,15 @@ ref_phase_terms(const StereoParams *p, const RefImage *q_ref, const RefImage *q_
       lerp_x(q_oth, xw - 1.0, y, om);
       lerp_x(q_oth, xw, y, o0);
       lerp_x(q_oth, xw + 1.0, y, op);
-      double zr2, zri, zo2, zoi;
-      if (!stability(w0, rm, r0, rp, &zr2, &zri) || !stability(w0, om, o0, op, &zo2, &zoi))
+      double zr2, wr, zo2, wo;
+      if (!ref_local_frequency(p, rm, r0, rp, &wr, &zr2) ||
+          !ref_local_frequency(p, om, o0, op, &wo, &zo2))
         continue;
       if (zr2 > lim || zo2 > lim)
         continue;
       double ar = hypot(r0[0], r0[1]), ao = hypot(o0[0], o0[1]);
       if (MIN(ar, ao) < t_mag)
         continue;
-      double wr = w0 + asin(CLAMP(zri, -1.0, 1.0));
-      double wo = w0 + asin(CLAMP(zoi, -1.0, 1.0));
       double wb = 0.5 * (wr + wo);
       /* C = q0_oth conj(q0_ref) */
       double cre = o0[0] * r0[0] + o0[1] * r0[1];

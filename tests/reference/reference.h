@@ -87,6 +87,11 @@ RefImage *ref_search(const StereoParams *p, const RefImage *ref, const RefImage 
 RefImage *ref_phase_terms(const StereoParams *p, const RefImage *q_ref,
                           const RefImage *q_oth, const RefImage *prior, int eta,
                           double t_mag);
+/* §6 local frequency of one image from its samples q-, q0, q+ (re, im) at x-1, x, x+1:
+ * omega = omega0 + asin(clamp(Im z, -1, 1)) and |z|^2; the stability test passes when
+ * |z|^2 <= (tau / sigma)^2. Returns FALSE (outputs untouched) when |q0|^2 == 0. */
+bool ref_local_frequency(const StereoParams *p, const double qm[2], const double q0[2],
+                         const double qp[2], double *omega, double *z_abs2);
 /* §7: smooth the terms and solve, including the range clamp for level s. `prior` gives
  * d0 where the certainty is too low. Returns a field (d, cert, sigma_d). */
 RefImage *ref_smooth_solve(const StereoParams *p, const RefImage *terms,
