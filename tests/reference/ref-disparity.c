@@ -1,12 +1,14 @@
 /* ref-disparity: runs the double-precision reference filter on Middlebury scene folders
  * and prints the README's scores.
  *
- *   ref-disparity [--key=value ...] [--scale=S] [--jobs=N] [--pfm=PREFIX] SCENE_DIR...
+ *   ref-disparity [--key=value ...] [--scale=S] [--jobs=N] [--pfm=PREFIX]
+ *                 [--errmap=PREFIX] SCENE_DIR...
  *
  * --key=value overrides a StereoParams field (names as in kernels/stereo-params.h;
  * booleans take 0/1/true/false). --scale gives the gt scale of an unknown scene;
  * --jobs runs that many scenes at once; --pfm writes PREFIX<scene>.pfm (float
- * disparity, +inf = invalid, bottom-up rows as PFM wants). Exit status 0 on success,
+ * disparity, +inf = invalid, bottom-up rows as PFM wants); --errmap writes
+ * PREFIX<scene>.ppm, an error map (colours at write_error_map). Exit status 0 on success,
  * 1 on a usage or load error.
  */
 #include <math.h>
@@ -69,7 +71,9 @@ typedef struct {
   char **overrides;   /* "key=value" strings */
   double scale;
   const char *pfm_prefix;
+  const char *err_prefix;
   MiddleburyScore score;
+  double meas_pct, meas_bad2, fill_bad2;   /* --detail: measured share, bad-2 by kind */
   double seconds;
   char *name;
   GError *error;
@@ -89,6 +93,38 @@ write_pfm(const char *path, int w, int h, const float *d)
       float v = isnan(d[(size_t)y * w + x]) ? INFINITY : d[(size_t)y * w + x];
       fwrite(&v, sizeof v, 1, f);
     }
+  fclose(f);
+}
+
+/* Error map (binary PPM): measured and right = gray by disparity, measured and bad-2 =
+ * red, filled and right = dark green, filled and bad = yellow, missing = blue, not
+ * scored = black. */
+static void
+write_error_map(const char *path, const MiddleburyScene *sc, const float *d,
+                const uint8_t *conf)
+{
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    g_printerr("%s: cannot write, ignoring\n", path);
+    return;
+  }
+  g_autofree uint8_t *noc = middlebury_noc_mask(sc);
+  fprintf(f, "P6\n%d %d\n255\n", sc->width, sc->height);
+  for (size_t i = 0; i < (size_t)sc->width * sc->height; i++) {
+    uint8_t px[3] = { 0, 0, 0 };
+    if (noc[i]) {
+      double gt = sc->gt[i] / sc->scale;
+      bool bad = isnan(d[i]) || fabs(d[i] - gt) > 2.0;
+      uint8_t g = (uint8_t)CLAMP(60 + 3 * gt, 0, 255);
+      if (isnan(d[i]))
+        px[2] = 255;
+      else if (conf[i] >= 128)
+        px[0] = bad ? 255 : g, px[1] = bad ? 0 : g, px[2] = bad ? 0 : g;
+      else
+        px[0] = bad ? 255 : 0, px[1] = bad ? 255 : 110;
+    }
+    fwrite(px, 1, 3, f);
+  }
   fclose(f);
 }
 
@@ -119,6 +155,29 @@ run_job(gpointer data, gpointer user_data)
     return;
   job->seconds = (g_get_monotonic_time() - t0) / 1e6;
   job->score = middlebury_score(sc, disp);
+  /* Split the noc bad-2 pixels into measured and filled ones. */
+  g_autofree uint8_t *noc = middlebury_noc_mask(sc);
+  long nm = 0, nf = 0, bm = 0, bf = 0, nn = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!noc[i])
+      continue;
+    nn++;
+    bool bad = isnan(disp[i]) || fabs(disp[i] - sc->gt[i] / sc->scale) > 2.0;
+    if (conf[i] >= 128) {
+      nm++;
+      bm += bad;
+    } else if (conf[i] > 0) {
+      nf++;
+      bf += bad;
+    }
+  }
+  job->meas_pct = nn ? 100.0 * nm / nn : 0;
+  job->meas_bad2 = nn ? 100.0 * bm / nn : 0;
+  job->fill_bad2 = nn ? 100.0 * bf / nn : 0;
+  if (job->err_prefix) {
+    g_autofree char *path = g_strdup_printf("%s%s.ppm", job->err_prefix, sc->name);
+    write_error_map(path, sc, disp, conf);
+  }
   if (job->pfm_prefix) {
     g_autofree char *path = g_strdup_printf("%s%s.pfm", job->pfm_prefix, sc->name);
     write_pfm(path, sc->width, sc->height, disp);
@@ -132,7 +191,7 @@ main(int argc, char **argv)
   g_autoptr(GPtrArray) dirs = g_ptr_array_new();
   double scale = 0.0;
   int jobs = 1;
-  const char *pfm = NULL;
+  const char *pfm = NULL, *errmap = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (g_str_has_prefix(a, "--scale="))
@@ -141,6 +200,8 @@ main(int argc, char **argv)
       jobs = MAX(1, atoi(a + 7));
     else if (g_str_has_prefix(a, "--pfm="))
       pfm = a + 6;
+    else if (g_str_has_prefix(a, "--errmap="))
+      errmap = a + 9;
     else if (g_str_has_prefix(a, "--") && strchr(a, '='))
       g_ptr_array_add(overrides, (char *)a + 2);
     else if (g_str_has_prefix(a, "-")) {
@@ -159,15 +220,16 @@ main(int argc, char **argv)
   GThreadPool *pool = g_thread_pool_new(run_job, NULL, jobs, TRUE, NULL);
   for (guint i = 0; i < dirs->len; i++) {
     job[i] = (Job){ .dir = dirs->pdata[i], .overrides = (char **)overrides->pdata,
-                    .scale = scale, .pfm_prefix = pfm };
+                    .scale = scale, .pfm_prefix = pfm,
+                    .err_prefix = errmap };
     g_thread_pool_push(pool, &job[i], NULL);
   }
   g_thread_pool_free(pool, FALSE, TRUE);
 
   int status = 0, n_ok = 0;
   double sum1 = 0, sum2 = 0, sumd = 0, summ = 0;
-  printf("%-10s %7s %7s %8s %7s %8s\n", "scene", "bad-1", "bad-2", "density", "MAE",
-         "time(s)");
+  printf("%-10s %7s %7s %8s %7s %8s   %s\n", "scene", "bad-1", "bad-2", "density", "MAE",
+         "time(s)", "measured% bad2(meas) bad2(filled) [% of noc]");
   for (guint i = 0; i < dirs->len; i++) {
     if (job[i].error) {
       g_printerr("%s: %s\n", job[i].dir, job[i].error->message);
@@ -175,8 +237,9 @@ main(int argc, char **argv)
       status = 1;
     } else {
       MiddleburyScore *s = &job[i].score;
-      printf("%-10s %7.2f %7.2f %8.2f %7.3f %8.2f\n", job[i].name, s->bad1, s->bad2,
-             s->density, s->mae, job[i].seconds);
+      printf("%-10s %7.2f %7.2f %8.2f %7.3f %8.2f   %6.2f %6.2f %6.2f\n", job[i].name,
+             s->bad1, s->bad2, s->density, s->mae, job[i].seconds, job[i].meas_pct,
+             job[i].meas_bad2, job[i].fill_bad2);
       sum1 += s->bad1;
       sum2 += s->bad2;
       sumd += s->density;
