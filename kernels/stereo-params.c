@@ -26,7 +26,7 @@ stereo_params_init(StereoParams *p, int width, int height)
     .min_disparity = 0.0,
     .max_disparity = 128.0,
     .search_level = 1,
-    .search_radius = 3,
+    .search_radius = 4,
     .lr_check = true,
     .lr_max = 1.0,
     .sigma_d_max = 1.0,

@@ -16,6 +16,11 @@ G_BEGIN_DECLS
 #define STEREO_MAX_RADIUS 15          /* quadrature filter half-width limit */
 #define STEREO_MAX_SMOOTH_RADIUS 15   /* applicability / fill filter half-width limit */
 
+/* Fixed constants of the filter (docs/algorithm.md §5, §10), shared by the GPU stages and
+ * the reference so that the two cannot disagree. Intensities are I = Y / 255. */
+#define STEREO_SEARCH_WEIGHT_GAMMA 0.06      /* §5 support weight exp(-|a - a_c| / gamma) */
+#define STEREO_DENSIFY_EDGE_MARGIN (15.0 / 255.0)  /* §10 densify side choice, in I units */
+
 typedef struct {
   int width, height;        /* rectified input size, px (>= 16 x 16) */
 
@@ -43,7 +48,7 @@ typedef struct {
   double min_disparity;     /* 0 */
   double max_disparity;     /* the largest expected disparity, 128 */
   int search_level;         /* level of the discrete search, 1; -1 = never search */
-  int search_radius;        /* ZNCC window half-width, 3 (7 x 7) */
+  int search_radius;        /* ZNCC window half-width, 4 (9 x 9) */
 
   /* Post-processing (§8). */
   bool lr_check;            /* both directions + L-R check, TRUE */

@@ -70,7 +70,7 @@ ref_median3x3(int w, int h, double *d, bool *valid)
 }
 
 void
-ref_densify(int w, int h, double *d, bool *valid, bool *filled)
+ref_densify(int w, int h, const double *img, double *d, bool *valid, bool *filled)
 {
   size_t n = (size_t)w * h;
   memset(filled, 0, n * sizeof(bool));
@@ -78,6 +78,7 @@ ref_densify(int w, int h, double *d, bool *valid, bool *filled)
   for (int y = 0; y < h; y++) {
     double *row = d + (size_t)y * w;
     const bool *vr = valid + (size_t)y * w;
+    const double *ir = img ? img + (size_t)y * w : NULL;
     int last = -1;
     for (int x = 0; x < w; x++) {
       if (vr[x])
@@ -93,7 +94,25 @@ ref_densify(int w, int h, double *d, bool *valid, bool *filled)
       int l = left[x];
       if (l < 0 && next < 0)
         continue;
-      double v = l < 0 ? row[next] : (next < 0 ? row[l] : MIN(row[l], row[next]));
+      double v;
+      if (l < 0)
+        v = row[next];
+      else if (next < 0)
+        v = row[l];
+      else if (!ir)
+        v = MIN(row[l], row[next]);
+      else {
+        /* The strongest intensity step on the row between x and each side's pixel. */
+        double el = 0.0, er = 0.0;
+        for (int k = l; k < x; k++)
+          el = MAX(el, fabs(ir[k + 1] - ir[k]));
+        for (int k = x; k < next; k++)
+          er = MAX(er, fabs(ir[k + 1] - ir[k]));
+        bool l_low = row[l] <= row[next];
+        double e_low = l_low ? el : er, e_high = l_low ? er : el;
+        v = e_high + STEREO_DENSIFY_EDGE_MARGIN < e_low ? MAX(row[l], row[next])
+                                                        : MIN(row[l], row[next]);
+      }
       row[x] = v;
       filled[(size_t)y * w + x] = true;
     }
@@ -126,7 +145,7 @@ ref_densify(int w, int h, double *d, bool *valid, bool *filled)
 
 void
 ref_post(const StereoParams *p, const RefImage *field_l, const RefImage *field_r,
-         float *disparity, uint8_t *confidence)
+         const RefImage *left, float *disparity, uint8_t *confidence)
 {
   int W = field_l->w, H = field_l->h;
   size_t n = (size_t)W * H;
@@ -139,7 +158,7 @@ ref_post(const StereoParams *p, const RefImage *field_l, const RefImage *field_r
   if (p->median)
     ref_median3x3(W, H, d, valid);
   if (p->densify)
-    ref_densify(W, H, d, valid, filled);
+    ref_densify(W, H, left ? left->data : NULL, d, valid, filled);
   for (size_t i = 0; i < n; i++) {
     double c = field_l->data[i * field_l->ch + REF_CERT];
     double sg = field_l->data[i * field_l->ch + REF_SIGMA];
@@ -162,6 +181,6 @@ ref_stereo_run(const StereoParams *p, const uint8_t *left, size_t left_stride,
   g_autoptr(RefPyramid) pyr = ref_pyramid_new(p, left, left_stride, right, right_stride);
   g_autoptr(RefImage) fl = ref_direction_run(p, pyr, +1);
   g_autoptr(RefImage) fr = p->lr_check ? ref_direction_run(p, pyr, -1) : NULL;
-  ref_post(p, fl, fr, disparity, confidence);
+  ref_post(p, fl, fr, pyr->img[0][0], disparity, confidence);
   return true;
 }

@@ -1,4 +1,5 @@
-/* ref-search.c: the discrete ZNCC search of the reference (docs/algorithm.md §5). */
+/* ref-search.c: the discrete search of the reference (docs/algorithm.md §5): ZNCC with
+ * adaptive support weights on the reference window. */
 #include "reference.h"
 
 #include <math.h>
@@ -9,29 +10,6 @@ clampi(int v, int lo, int hi)
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
-/* Window mean and centred sum of squares at every pixel, x and y clamped. For the other
- * image only windows entirely inside along x are used, where the x clamp is inactive. */
-static void
-window_stats(const RefImage *img, int r, double *mean, double *ss)
-{
-  int W = img->w, H = img->h, n = (2 * r + 1) * (2 * r + 1);
-  for (int y = 0; y < H; y++)
-    for (int x = 0; x < W; x++) {
-      double s = 0.0;
-      for (int j = -r; j <= r; j++)
-        for (int i = -r; i <= r; i++)
-          s += img->data[(size_t)clampi(y + j, 0, H - 1) * W + clampi(x + i, 0, W - 1)];
-      double m = s / n, q = 0.0;
-      for (int j = -r; j <= r; j++)
-        for (int i = -r; i <= r; i++) {
-          double a = img->data[(size_t)clampi(y + j, 0, H - 1) * W + clampi(x + i, 0, W - 1)];
-          q += (a - m) * (a - m);
-        }
-      mean[(size_t)y * W + x] = m;
-      ss[(size_t)y * W + x] = q;
-    }
-}
-
 RefImage *
 ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int eta)
 {
@@ -39,28 +17,33 @@ ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int 
   g_return_val_if_fail(ref->w == oth->w && ref->h == oth->h, NULL);
   int W = ref->w, H = ref->h, r = p->search_radius;
   int n = (2 * r + 1) * (2 * r + 1);
-  double flat = n * 1e-6;
   int t_min, t_max;
   stereo_params_search_range(p, &t_min, &t_max);
   int nt = t_max - t_min + 1;
 
-  g_autofree double *mr = g_new(double, (size_t)W * H);
-  g_autofree double *sr = g_new(double, (size_t)W * H);
-  g_autofree double *mo = g_new(double, (size_t)W * H);
-  g_autofree double *so = g_new(double, (size_t)W * H);
-  window_stats(ref, r, mr, sr);
-  window_stats(oth, r, mo, so);
   g_autofree double *cost = g_new(double, nt);
   g_autofree bool *ok = g_new(bool, nt);
-  g_autofree double *ac = g_new(double, n);   /* centred reference window */
+  g_autofree double *wt = g_new(double, n);   /* support weights w_k */
+  g_autofree double *ac = g_new(double, n);   /* a_k - weighted mean of a */
 
   RefImage *out = ref_image_new(W, H, REF_FIELD_CHANNELS);
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++) {
-      double m = mr[(size_t)y * W + x];
+      double a_c = ref->data[(size_t)y * W + x], sw = 0.0, sa = 0.0;
       for (int j = -r, k = 0; j <= r; j++)
-        for (int i = -r; i <= r; i++, k++)
-          ac[k] = ref->data[(size_t)clampi(y + j, 0, H - 1) * W + clampi(x + i, 0, W - 1)] - m;
+        for (int i = -r; i <= r; i++, k++) {
+          double a = ref->data[(size_t)clampi(y + j, 0, H - 1) * W + clampi(x + i, 0, W - 1)];
+          wt[k] = exp(-fabs(a - a_c) / STEREO_SEARCH_WEIGHT_GAMMA);
+          ac[k] = a;
+          sw += wt[k];
+          sa += wt[k] * a;
+        }
+      double ma = sa / sw, s_aa = 0.0;
+      for (int k = 0; k < n; k++) {
+        ac[k] -= ma;
+        s_aa += wt[k] * ac[k] * ac[k];
+      }
+      double flat = sw * 1e-6;
       int best = -1;
       for (int ti = 0; ti < nt; ti++) {
         int t = t_min + ti;
@@ -69,16 +52,23 @@ ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int 
         cost[ti] = 0.0;
         if (!ok[ti])
           continue;
-        double s_r = sr[(size_t)y * W + x], s_o = so[(size_t)y * W + xo];
-        if (s_r >= flat && s_o >= flat) {
-          double cross = 0.0;
-          for (int j = -r, k = 0; j <= r; j++) {
-            const double *row = oth->data + (size_t)clampi(y + j, 0, H - 1) * W;
-            for (int i = -r; i <= r; i++, k++)
-              cross += ac[k] * row[xo + i];
-          }
-          cost[ti] = cross / sqrt(s_r * s_o);
+        double sb = 0.0;
+        for (int j = -r, k = 0; j <= r; j++) {
+          const double *row = oth->data + (size_t)clampi(y + j, 0, H - 1) * W;
+          for (int i = -r; i <= r; i++, k++)
+            sb += wt[k] * row[xo + i];
         }
+        double mb = sb / sw, s_bb = 0.0, s_ab = 0.0;
+        for (int j = -r, k = 0; j <= r; j++) {
+          const double *row = oth->data + (size_t)clampi(y + j, 0, H - 1) * W;
+          for (int i = -r; i <= r; i++, k++) {
+            double bc = row[xo + i] - mb;
+            s_bb += wt[k] * bc * bc;
+            s_ab += wt[k] * ac[k] * bc;
+          }
+        }
+        if (s_aa >= flat && s_bb >= flat)
+          cost[ti] = s_ab / sqrt(s_aa * s_bb);
         if (best < 0 || cost[ti] > cost[best])
           best = ti;
       }

@@ -16,10 +16,8 @@
  * (smoothed C-bar, 0 = invalid), REF_SIGMA = window spread sigma_d in level px.
  *
  * Choices where docs/algorithm.md is silent (the GPU port must make the same ones):
- *  - Search (§5): the flat-window threshold is n * 1e-6 with n = (2r+1)^2 window pixels
- *    (49e-6 for r = 3). The cross sum is taken as sum (a - mean a) * b, which equals the
- *    centred sum exactly. Ties keep the smaller t (strict ">" while scanning t upwards).
- *    The sub-pixel neighbours t-1, t+1 must lie within [t_min, t_max] and be valid.
+ *  - Search (§5): ties keep the smaller t (strict ">" while scanning t upwards). The
+ *    sub-pixel neighbours t-1, t+1 must lie within [t_min, t_max] and be valid.
  *  - Linear interpolation along x (§6 other samples, §10 dR at x_r): i0 = floor(xs),
  *    f = xs - i0, the i0 + 1 sample clamped to W-1 (only used with f = 0 there).
  *  - Solve (§7): the test is C-bar >= c_min AND A-bar > 0. The clamp applies to every
@@ -27,6 +25,8 @@
  *  - Hole fill (§9): each round convolves v and v*d of the state at the start of the
  *    round (Jacobi); the certainty channel is not changed by the fill.
  *  - Upsample (§8): bilinear with clamp-to-edge, the result carries cert = sigma = 0.
+ *  - Densify (§10): the intensity steps are taken on the level-0 intensity of the left
+ *    image; ref_densify with img = NULL falls back to the spec's plain min rule.
  *  - Post (§10): without lr_check the eta = -1 direction is not run and LR-valid is true.
  *    The densify 9x3 median reads the values before any filled pixel is replaced.
  *    Confidence k of a pixel uses C-bar_L and sigma_dL of that pixel, also where the
@@ -75,7 +75,7 @@ double ref_mean_magnitude(const RefImage *q);
  * zero outside the image (no renormalisation). Shared by §7 and §9. */
 RefImage *ref_convolve_zero(const RefImage *in, const double *taps, int r);
 
-/* §5 without its hole fill: ZNCC search of one direction (eta = +1: ref = L, eta = -1:
+/* §5 without its hole fill: weighted ZNCC search of one direction (eta = +1: ref = L, eta = -1:
  * ref = R) on the 1-channel intensity images of the search level. Returns a field with
  * d_init (level px) and certainty 1/0; sigma = 0. */
 RefImage *ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth,
@@ -125,14 +125,16 @@ void ref_post_valid(const StereoParams *p, const RefImage *field_l,
                     const RefImage *field_r, bool *valid);
 /* 3x3 NaN-aware lower median; d and valid in place (w*h each). */
 void ref_median3x3(int w, int h, double *d, bool *valid);
-/* Background-side densification + 9x3 median of the filled pixels; d, valid in place,
- * `filled` (w*h) is set for pixels that it filled (which then also become valid). */
-void ref_densify(int w, int h, double *d, bool *valid, bool *filled);
-/* Runs ref_post_valid, the median and the densification as configured and packs the
- * outputs: disparity (float, NaN = invalid, level-0 px) and confidence u8 (0 invalid,
+/* Densification + 9x3 median of the filled pixels; d, valid in place, `filled` (w*h) is
+ * set for pixels that it filled (which then also become valid). img: the level-0
+ * reference intensity (w*h) that chooses the side; NULL = always the smaller d. */
+void ref_densify(int w, int h, const double *img, double *d, bool *valid, bool *filled);
+/* Runs ref_post_valid, the median and the densification (side choice on `left`, the
+ * level-0 left intensity, 1 channel) as configured and packs the outputs: disparity
+ * (float, NaN = invalid, level-0 px) and confidence u8 (0 invalid,
  * 1..127 filled, 128..255 measured), both tightly packed w*h; either may be NULL. */
 void ref_post(const StereoParams *p, const RefImage *field_l, const RefImage *field_r,
-              float *disparity, uint8_t *confidence);
+              const RefImage *left, float *disparity, uint8_t *confidence);
 
 /* The whole filter for one pair of 8-bit luma planes of p->width x p->height.
  * Returns FALSE with an error when the parameters do not validate. */

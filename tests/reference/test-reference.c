@@ -189,7 +189,7 @@ test_post_median_densify(void)
       d[y * W + x] = x < 4 ? 10.0 : 20.0;
       valid[y * W + x] = x != 4;
     }
-  ref_densify(W, H, d, valid, filled);
+  ref_densify(W, H, NULL, d, valid, filled);
   for (int y = 0; y < H; y++) {
     g_assert_true(filled[y * W + 4] && valid[y * W + 4]);
     g_assert_false(filled[y * W + 3]);
