@@ -46,7 +46,8 @@ imageio_colormap_turbo(float t, uint8_t rgb[3])
     return;
   }
   /* Polynomial approximation of the Turbo colour map (A. Mikhailov, Google, 2019;
-   * approximation by R. Du, Apache-2.0), max error ~1/255 of the published table. */
+   * approximation by R. Du, Apache-2.0). Close to the published table in the middle, a
+   * little darker at both ends; this is a picture for people, not a measurement. */
   static const double k[3][6] = {
     { 0.13572138, 4.61539260, -42.66032258, 132.13108234, -152.94239396, 59.28637943 },
     { 0.09140261, 2.19418839, 4.84296658, -14.18503333, 4.27729857, 2.82956604 },
