@@ -155,7 +155,7 @@ imageio_write_color_jpeg(const char *path, const float *disparity, int width, in
     imageio_fail(error, IMAGEIO_ERROR_ENCODE, path, "JPEG encoding failed: %s",
                  tjGetErrorStr2(tj));
   else
-    ok = g_file_set_contents(path, (const char *)jpeg, (gssize)jpeg_size, error);
+    ok = imageio_save_file(path, jpeg, jpeg_size, error);
   tjFree(jpeg);
   tjDestroy(tj);
   return ok;

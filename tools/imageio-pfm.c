@@ -53,7 +53,7 @@ imageio_write_pfm(const char *path, const float *disparity, int width, int heigh
       dst += 4;
     }
   }
-  return g_file_set_contents(path, (const char *)buf, (gssize)total, error);
+  return imageio_save_file(path, buf, total, error);
 }
 
 /* Reads one whitespace-delimited header token into buf. */

@@ -309,7 +309,7 @@ write_png(const char *path, const void *rows, int width, int height, size_t stri
   if (!imageio_png_encode(rows, width, height, stride, PNG_COLOR_TYPE_GRAY, depth, NULL, 0,
                           false, out, path, error))
     return false;
-  return g_file_set_contents(path, (const char *)out->data, out->len, error);
+  return imageio_save_file(path, out->data, out->len, error);
 }
 
 bool

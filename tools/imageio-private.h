@@ -31,6 +31,11 @@ bool imageio_check_size(int64_t width, int64_t height, const char *name, GError 
 /* Maps a whole file read-only. Errors are G_FILE_ERROR "<path>: <strerror>". */
 GBytes *imageio_map_file(const char *path, GError **error);
 
+/* Writes a whole file: to a temporary name in the same folder, then renamed over `path`
+ * (a device or pipe such as /dev/stdout is written directly). G_FILE_ERROR
+ * "<path>: <strerror>" on failure, and no temporary file is left behind. */
+bool imageio_save_file(const char *path, const void *data, size_t size, GError **error);
+
 /* Decoders behind imageio_decode_gray(), each given a buffer that starts with its magic. */
 ImageioU8 *imageio_png_decode_gray(const uint8_t *data, size_t size, const char *name,
                                    GError **error);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -144,6 +145,61 @@ imageio_map_file(const char *path, GError **error)
   GBytes *bytes = g_mapped_file_get_bytes(map);
   g_mapped_file_unref(map);
   return bytes;
+}
+
+static bool
+write_all(int fd, const uint8_t *data, size_t size)
+{
+  while (size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    data += n;
+    size -= (size_t)n;
+  }
+  return true;
+}
+
+bool
+imageio_save_file(const char *path, const void *data, size_t size, GError **error)
+{
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    /* A device or pipe (/dev/stdout): write into it, never rename over it. */
+    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0 && !write_all(fd, data, size))
+      err = errno ? errno : EIO;
+    if (fd >= 0 && close(fd) < 0 && !err)
+      err = errno;
+    if (err) {
+      set_errno_error(error, err, path);
+      return false;
+    }
+    return true;
+  }
+  /* A new name next to the target, then rename: readers never see half a file. */
+  g_autofree char *tmp = g_strdup_printf("%s.tmp-XXXXXX", path);
+  int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    set_errno_error(error, errno, path);
+    return false;
+  }
+  int err = 0;
+  if (!write_all(fd, data, size))
+    err = errno ? errno : EIO;
+  if (close(fd) < 0 && !err)
+    err = errno;
+  if (!err && rename(tmp, path) < 0)
+    err = errno;
+  if (err) {
+    unlink(tmp);
+    set_errno_error(error, err, path);
+    return false;
+  }
+  return true;
 }
 
 /* ---------------------------------------------------------------- detection */
@@ -298,7 +354,7 @@ imageio_write_pgm(const char *path, const uint8_t *data, int width, int height,
   memcpy(buf, header, hlen);
   for (int y = 0; y < height; y++)
     memcpy(buf + hlen + (size_t)y * width, data + (size_t)y * stride, (size_t)width);
-  return g_file_set_contents(path, (const char *)buf, (gssize)total, error);
+  return imageio_save_file(path, buf, total, error);
 }
 
 bool

@@ -20,7 +20,8 @@
  * message starts with the path and gives one line of reason ("left.png: truncated PNG
  * data"). Open/read/write failures of the file itself are in the G_FILE_ERROR domain; what
  * is wrong with the content is IMAGEIO_ERROR. Writers replace the file atomically
- * (g_file_set_contents), so a failed write never leaves half a file behind.
+ * (temporary file + rename), so a failed write never leaves half a file behind; an
+ * existing non-regular file (/dev/stdout, a pipe) is written directly instead.
  *
  * Strides are in BYTES for every plane type. Nothing here keeps global state: all functions
  * are thread safe on distinct data.
