@@ -8,6 +8,7 @@ mode=$1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stereod-cli-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 failures=0
+no_gpu=0
 
 fail() {
   echo "FAIL: $*"
@@ -121,6 +122,19 @@ disparity_tests() {
   expect 1 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/missing/o.pfm"
   [ -e "$tmp/o.pfm" ] && fail "a failed run left an output file"
 
+  # Success needs a GPU (llvmpipe will do). Without one the run fails with a "GPU:" line:
+  # a skip (77) unless STEREOD_REQUIRE_GPU=1 says a GPU must be there.
+  "$disp" "$tmp/small.png" "$tmp/small-r.png" -o "$tmp/probe.pfm" -q 2>"$tmp/err"
+  if [ $? != 0 ] && grep -q "^$p: GPU: " "$tmp/err"; then
+    if [ "${STEREOD_REQUIRE_GPU:-0}" = 1 ]; then
+      fail "no GPU although STEREOD_REQUIRE_GPU=1: $(cat "$tmp/err")"
+    else
+      echo "no GPU ($(cat "$tmp/err")): success paths not run"
+      no_gpu=1
+    fi
+    return
+  fi
+
   # Success: every output, a summary line, and a plausible disparity.
   expect 0 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --png16 "$tmp/o.png" \
     --color "$tmp/o.jpg" --max-disparity 32
@@ -149,4 +163,5 @@ if [ "$failures" != 0 ]; then
   echo "$failures failure(s)"
   exit 1
 fi
+[ "$no_gpu" = 1 ] && exit 77
 echo "all passed"
