@@ -77,7 +77,7 @@ ImageioF32 *imageio_f32_new(int width, int height);
 void imageio_u8_free(ImageioU8 *img);
 void imageio_u16_free(ImageioU16 *img);
 void imageio_f32_free(ImageioF32 *img);
-/* Row y of a plane (no bounds check beyond a debug assertion). */
+/* Row y of a plane (no bounds check). */
 #define IMAGEIO_ROW(img, y) ((void *)((uint8_t *)(img)->data + (size_t)(y) * (img)->stride))
 
 /* Reading images as luma. ---------------------------------------------------------- */
