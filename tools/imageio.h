@@ -1,0 +1,140 @@
+/* imageio.h: image files in and out for the stereod tools, tests and benchmarks.
+ *
+ * Reading: any supported file becomes an 8-bit luma plane. The format is found from the
+ * first bytes of the file, never from its name:
+ *  - PNG: gray, gray+alpha, RGB, RGBA, palette; 1..16 bits per sample, interlaced or not;
+ *  - PGM/PPM: P2, P3 (plain), P5, P6 (raw); maxval 1..65535; '#' comments;
+ *  - JPEG: decoded straight to gray by TurboJPEG (the JPEG's own Y channel).
+ * Colour becomes Y = 0.299 R + 0.587 G + 0.114 B and any sample depth is scaled to 0..255,
+ * both computed exactly in integers and rounded half up: Y8 = round(255 * Y / maxval).
+ * Alpha is ignored (not composited). Files wider or taller than IMAGEIO_MAX_SIDE pixels are
+ * refused before anything that size is allocated.
+ *
+ * Disparity files (left view is the reference, d >= 0 in px, NaN = invalid in memory):
+ *  - PFM (Middlebury): "Pf" one channel, little endian (scale -1), rows bottom to top,
+ *    invalid written as +inf. The reader takes both endians and maps +-inf to NaN.
+ *  - 16-bit PNG (KITTI): round(256 d), valid values clamped to 1..65535, 0 = invalid.
+ *  - a colour JPEG for people to look at: Turbo colour map over [0, max], invalid black.
+ *
+ * Every function that takes a path reports failure as FALSE/NULL plus a GError whose
+ * message starts with the path and gives one line of reason ("left.png: truncated PNG
+ * data"). Open/read/write failures of the file itself are in the G_FILE_ERROR domain; what
+ * is wrong with the content is IMAGEIO_ERROR. Writers replace the file atomically
+ * (temporary file + rename), so a failed write never leaves half a file behind; an
+ * existing non-regular file (/dev/stdout, a pipe) is written directly instead.
+ *
+ * Strides are in BYTES for every plane type. Nothing here keeps global state: all functions
+ * are thread safe on distinct data.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+#define IMAGEIO_MAX_SIDE 16384
+
+#define IMAGEIO_ERROR (imageio_error_quark())
+GQuark imageio_error_quark(void);
+
+typedef enum {
+  IMAGEIO_ERROR_UNKNOWN_FORMAT,  /* the first bytes match no supported format */
+  IMAGEIO_ERROR_UNSUPPORTED,     /* a known format in a variant we do not read (P1, PF, CMYK) */
+  IMAGEIO_ERROR_CORRUPT,         /* truncated or malformed data */
+  IMAGEIO_ERROR_TOO_LARGE,       /* a side is 0 or larger than IMAGEIO_MAX_SIDE */
+  IMAGEIO_ERROR_ENCODE,          /* an encoder (libpng, TurboJPEG) failed */
+  IMAGEIO_ERROR_COUNT
+} ImageioErrorCode;
+
+/* Planes. `data` is owned by the struct (g_malloc) and freed with it. ---------------- */
+
+typedef struct {
+  int width, height;
+  size_t stride;        /* bytes between rows, >= width */
+  uint8_t *data;
+} ImageioU8;
+
+typedef struct {
+  int width, height;
+  size_t stride;        /* bytes between rows, >= 2 * width */
+  uint16_t *data;       /* host byte order */
+} ImageioU16;
+
+typedef struct {
+  int width, height;
+  size_t stride;        /* bytes between rows, >= 4 * width */
+  float *data;
+} ImageioF32;
+
+/* Allocate a zeroed plane with tightly packed rows (stride = width * pixel size).
+ * Aborts on absurd sizes (caller bug): 1 <= width, height <= IMAGEIO_MAX_SIDE. */
+ImageioU8 *imageio_u8_new(int width, int height);
+ImageioU16 *imageio_u16_new(int width, int height);
+ImageioF32 *imageio_f32_new(int width, int height);
+void imageio_u8_free(ImageioU8 *img);
+void imageio_u16_free(ImageioU16 *img);
+void imageio_f32_free(ImageioF32 *img);
+/* Row y of a plane (no bounds check). */
+#define IMAGEIO_ROW(img, y) ((void *)((uint8_t *)(img)->data + (size_t)(y) * (img)->stride))
+
+/* Reading images as luma. ---------------------------------------------------------- */
+
+/* Reads PNG, PGM/PPM or JPEG as 8-bit luma (tightly packed). */
+ImageioU8 *imageio_read_gray(const char *path, GError **error);
+/* The same from memory; `name` starts the error messages (e.g. the path or "frame"). */
+ImageioU8 *imageio_decode_gray(const void *data, size_t size, const char *name,
+                               GError **error);
+
+/* Reads a 16-bit single-channel PNG without any conversion (KITTI disparity and ground
+ * truth). Anything else (8-bit, colour) is IMAGEIO_ERROR_UNSUPPORTED. */
+ImageioU16 *imageio_read_png16(const char *path, GError **error);
+
+/* Writing 8-bit gray. `data` rows are `stride` bytes apart. ------------------------- */
+
+bool imageio_write_png8(const char *path, const uint8_t *data, int width, int height,
+                        size_t stride, GError **error);
+bool imageio_write_pgm(const char *path, const uint8_t *data, int width, int height,
+                       size_t stride, GError **error);
+/* PGM when the name ends in ".pgm" (any case), PNG otherwise. */
+bool imageio_write_gray(const char *path, const uint8_t *data, int width, int height,
+                        size_t stride, GError **error);
+
+/* Disparity files. `disparity` is float px, rows `stride` bytes apart, NaN = invalid. -- */
+
+bool imageio_write_pfm(const char *path, const float *disparity, int width, int height,
+                       size_t stride, GError **error);
+/* Reads "Pf" PFM (either endian, rows bottom to top as the format says); +-inf and NaN
+ * become NaN. Colour "PF" is IMAGEIO_ERROR_UNSUPPORTED. Tightly packed result. */
+ImageioF32 *imageio_read_pfm(const char *path, GError **error);
+ImageioF32 *imageio_decode_pfm(const void *data, size_t size, const char *name,
+                               GError **error);
+
+/* KITTI: v = round(256 d) clamped to [1, 65535] for finite d (negative d gives 1),
+ * 0 for NaN/inf. */
+uint16_t imageio_disparity_to_kitti(float d);
+bool imageio_write_png16_disparity(const char *path, const float *disparity, int width,
+                                   int height, size_t stride, GError **error);
+/* Reads a KITTI disparity PNG back: d = v / 256, NaN where v = 0. */
+ImageioF32 *imageio_read_png16_disparity(const char *path, GError **error);
+
+/* Colour view: Turbo colour map of d / max_disparity clamped to [0, 1]; invalid pixels
+ * black. max_disparity <= 0 means automatic: the 99th percentile of the valid values
+ * (1 when there is none). quality 1..100 (0 = 90). Returns the max used in *used_max
+ * when that is not NULL. */
+bool imageio_write_color_jpeg(const char *path, const float *disparity, int width,
+                              int height, size_t stride, float max_disparity, int quality,
+                              float *used_max, GError **error);
+/* The colour map itself, t clamped to [0, 1] (NaN -> black). */
+void imageio_colormap_turbo(float t, uint8_t rgb[3]);
+/* The q-quantile (0..1, nearest rank) of the finite values; NaN when there are none. */
+float imageio_disparity_percentile(const float *disparity, int width, int height,
+                                   size_t stride, double q);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ImageioU8, imageio_u8_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ImageioU16, imageio_u16_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ImageioF32, imageio_f32_free)
+
+G_END_DECLS

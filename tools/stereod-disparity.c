@@ -1,0 +1,238 @@
+/* stereod-disparity: one rectified stereo pair from files in, a disparity map out.
+ *
+ *   stereod-disparity LEFT RIGHT -o OUT.pfm [--png16 OUT.png] [--color OUT.jpg]
+ *                     [--max-disparity N] [--scales N] [--no-lr-check]
+ *                     [--device auto|hardware|software|surfaceless|N] [--verbose|--quiet]
+ *
+ * LEFT and RIGHT: PNG, PGM/PPM or JPEG (colour is converted to luma). Exit status 0 on
+ * success, 1 when something fails at run time (files, sizes, GPU), 2 for bad usage; the
+ * reason is one line "stereod-disparity: ..." on stderr.
+ */
+#include "gpu/gpu.h"
+#include "kernels/stereo.h"
+#include "tools/imageio.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "stereod-disparity"
+#define EXIT_USAGE 2
+
+static char *opt_output, *opt_png16, *opt_color, *opt_device;
+static double opt_max_disparity = 0.0;
+static int opt_scales = 0, opt_repeat = 1;
+static gboolean opt_no_lr_check, opt_verbose, opt_quiet;
+static char **opt_files;
+
+static const GOptionEntry entries[] = {
+  { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
+    "Write the disparity as PFM (Middlebury: float px, +inf = invalid)", "OUT.pfm" },
+  { "png16", 0, 0, G_OPTION_ARG_FILENAME, &opt_png16,
+    "Write the disparity as 16-bit PNG (KITTI: 256 x px, 0 = invalid)", "OUT.png" },
+  { "color", 0, 0, G_OPTION_ARG_FILENAME, &opt_color,
+    "Write a colour-mapped JPEG to look at (invalid = black)", "OUT.jpg" },
+  { "max-disparity", 'd', 0, G_OPTION_ARG_DOUBLE, &opt_max_disparity,
+    "Largest expected disparity in px (default 128, at most width-1, width/2 below 256 px)",
+    "N" },
+  { "scales", 's', 0, G_OPTION_ARG_INT, &opt_scales,
+    "Pyramid levels, 1..8 (default 0 = automatic)", "N" },
+  { "no-lr-check", 0, 0, G_OPTION_ARG_NONE, &opt_no_lr_check,
+    "Skip the right-view pass and the left-right consistency check", NULL },
+  { "device", 0, 0, G_OPTION_ARG_STRING, &opt_device,
+    "EGL device: auto, hardware, software, surfaceless or an index (default auto)", "DEV" },
+  { "repeat", 'n', 0, G_OPTION_ARG_INT, &opt_repeat,
+    "Process the pair N times and report the best and mean time (default 1)", "N" },
+  { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose, "Say more, enable debug logs", NULL },
+  { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print nothing on success", NULL },
+  { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_files, NULL, "LEFT RIGHT" },
+  { NULL }
+};
+
+static int G_GNUC_PRINTF(2, 3)
+fail(int status, const char *format, ...)
+{
+  va_list ap;
+  va_start(ap, format);
+  g_autofree char *msg = g_strdup_vprintf(format, ap);
+  va_end(ap);
+  /* One line, whatever the library put in the message. */
+  g_strdelimit(msg, "\n", ' ');
+  fprintf(stderr, PROG ": %s\n", msg);
+  return status;
+}
+
+static bool
+device_valid(const char *s)
+{
+  static const char *names[] = { "auto", "hardware", "software", "surfaceless" };
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+    if (strcmp(s, names[i]) == 0)
+      return true;
+  if (!*s || strlen(s) > 3)
+    return false;
+  for (const char *c = s; *c; c++)
+    if (!g_ascii_isdigit(*c))
+      return false;
+  return true;
+}
+
+/* Checks what can be checked before any file is read; returns 0 or EXIT_USAGE. */
+static int
+check_usage(void)
+{
+  int n = opt_files ? (int)g_strv_length(opt_files) : 0;
+  if (n != 2)
+    return fail(EXIT_USAGE, "expected two input files, LEFT and RIGHT, got %d (see --help)", n);
+  if (!opt_output && !opt_png16 && !opt_color)
+    return fail(EXIT_USAGE, "nothing to write: give -o OUT.pfm, --png16 or --color");
+  if (opt_max_disparity < 0.0 || opt_max_disparity > 1000.0 || isnan(opt_max_disparity))
+    return fail(EXIT_USAGE, "--max-disparity must be within 0..1000 px (0 = default)");
+  if (opt_scales < 0 || opt_scales > STEREO_MAX_LEVELS)
+    return fail(EXIT_USAGE, "--scales must be within 1..%d (0 = automatic)", STEREO_MAX_LEVELS);
+  if (opt_repeat < 1 || opt_repeat > 10000)
+    return fail(EXIT_USAGE, "--repeat must be within 1..10000");
+  if (opt_device && !device_valid(opt_device))
+    return fail(EXIT_USAGE, "--device must be auto, hardware, software, surfaceless or an "
+                            "index, not '%s'", opt_device);
+  if (opt_verbose && opt_quiet)
+    return fail(EXIT_USAGE, "--verbose and --quiet exclude each other");
+  return 0;
+}
+
+static void
+params_apply_options(StereoParams *p, int width)
+{
+  if (opt_max_disparity > 0.0) {
+    p->max_disparity = opt_max_disparity;
+  } else {
+    /* The default range is what most pairs need; small images get a range they can hold. */
+    p->max_disparity = MIN(128.0, width - 1.0);
+    if (width < 256)
+      p->max_disparity = MIN(p->max_disparity, floor(width / 2.0));
+  }
+  p->levels = opt_scales;
+  p->lr_check = !opt_no_lr_check;
+}
+
+static double
+valid_fraction(const float *d, size_t n)
+{
+  size_t valid = 0;
+  for (size_t i = 0; i < n; i++)
+    valid += !isnan(d[i]);
+  return n ? (double)valid / n : 0.0;
+}
+
+static int
+write_outputs(const float *disp, int w, int h)
+{
+  g_autoptr(GError) error = NULL;
+  size_t stride = sizeof(float) * (size_t)w;
+  if (opt_output && !imageio_write_pfm(opt_output, disp, w, h, stride, &error))
+    return fail(EXIT_FAILURE, "%s", error->message);
+  if (opt_png16 && !imageio_write_png16_disparity(opt_png16, disp, w, h, stride, &error))
+    return fail(EXIT_FAILURE, "%s", error->message);
+  float used_max;
+  if (opt_color && !imageio_write_color_jpeg(opt_color, disp, w, h, stride, 0.0f, 90,
+                                             &used_max, &error))
+    return fail(EXIT_FAILURE, "%s", error->message);
+  if (opt_color && opt_verbose)
+    printf("colour map: 0..%.1f px (99th percentile)\n", used_max);
+  return 0;
+}
+
+static int
+run(void)
+{
+  const char *left_path = opt_files[0], *right_path = opt_files[1];
+  g_autoptr(GError) error = NULL;
+
+  g_autoptr(ImageioU8) left = imageio_read_gray(left_path, &error);
+  if (!left)
+    return fail(EXIT_FAILURE, "%s", error->message);
+  g_autoptr(ImageioU8) right = imageio_read_gray(right_path, &error);
+  if (!right)
+    return fail(EXIT_FAILURE, "%s", error->message);
+  if (left->width != right->width || left->height != right->height)
+    return fail(EXIT_FAILURE, "%s is %dx%d but %s is %dx%d: the pair must have one size",
+                left_path, left->width, left->height, right_path, right->width,
+                right->height);
+  const int w = left->width, h = left->height;
+
+  StereoParams params;
+  stereo_params_init(&params, w, h);
+  params_apply_options(&params, w);
+  if (!stereo_params_validate(&params, &error))
+    return fail(EXIT_FAILURE, "%dx%d pair: %s", w, h, error->message);
+
+  gint64 t0 = g_get_monotonic_time();
+  g_autoptr(GpuContext) gpu = gpu_context_new(&(GpuContextParams){
+      .label = PROG, .device = opt_device }, &error);
+  if (!gpu)
+    return fail(EXIT_FAILURE, "GPU: %s", error->message);
+  g_autoptr(StereoEngine) engine = stereo_engine_new(gpu, &(StereoEngineParams){
+      .label = PROG, .params = params, .output = STEREO_OUTPUT_FLOAT, .in_flight = 1 },
+      &error);
+  if (!engine)
+    return fail(EXIT_FAILURE, "stereo engine: %s", error->message);
+  gint64 t1 = g_get_monotonic_time();
+  if (opt_verbose)
+    printf("GPU: %s (%s), set up in %.1f ms\n", gpu_context_get_renderer(gpu),
+           gpu_context_get_version(gpu), (t1 - t0) / 1000.0);
+
+  g_autofree float *disp = g_new(float, (size_t)w * h);
+  double best = INFINITY, total = 0.0;
+  for (int i = 0; i < opt_repeat; i++) {
+    gint64 a = g_get_monotonic_time();
+    if (!stereo_engine_process(engine, left->data, left->stride, right->data, right->stride,
+                               disp, NULL, &error))
+      return fail(EXIT_FAILURE, "processing failed: %s", error->message);
+    double ms = (g_get_monotonic_time() - a) / 1000.0;
+    best = MIN(best, ms);
+    total += ms;
+  }
+
+  int status = write_outputs(disp, w, h);
+  if (status)
+    return status;
+
+  if (!opt_quiet) {
+    const StereoParams *used = stereo_engine_get_params(engine);
+    g_autofree char *timing = opt_repeat > 1
+        ? g_strdup_printf("best %.1f ms, mean %.1f ms over %d", best, total / opt_repeat,
+                          opt_repeat)
+        : g_strdup_printf("%.1f ms", best);
+    printf("%s: %dx%d, %d levels, search %s, L-R check %s, max disparity %.0f px, %s, "
+           "%.1f%% valid\n", left_path, w, h, stereo_params_get_levels(used),
+           stereo_params_use_search(used) ? "on" : "off", used->lr_check ? "on" : "off",
+           used->max_disparity, timing, 100.0 * valid_fraction(disp, (size_t)w * h));
+  }
+  return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+  g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+  g_option_context_set_summary(ctx, "Computes the disparity map of a rectified stereo pair "
+                                    "(left view is the reference) on the GPU.");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error))
+    return fail(EXIT_USAGE, "%s (see --help)", error->message);
+  int status = check_usage();
+  if (status)
+    return status;
+  if (opt_verbose)
+    g_log_set_debug_enabled(TRUE);
+  status = run();
+  g_strfreev(opt_files);
+  g_free(opt_output);
+  g_free(opt_png16);
+  g_free(opt_color);
+  g_free(opt_device);
+  return status;
+}
