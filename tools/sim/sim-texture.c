@@ -1,0 +1,201 @@
+/* sim-texture.c: procedural textures. Each is a pure function of surface coordinates
+ * (metres on the surface), so the left and right views, rendered independently, see
+ * exactly the same surface. Values are albedo on a 0..255 scale. */
+#include "sim.h"
+
+#include <math.h>
+
+#define HALF_LENGTH 52.5
+#define HALF_WIDTH 34.0
+#define LINE_HALF 0.06            /* white lines 0.12 m wide */
+
+guint64
+sim_hash64(guint64 x)
+{
+  /* splitmix64 finaliser */
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static inline double
+lattice(gint64 i, gint64 j, gint64 k, guint64 seed)
+{
+  guint64 h = sim_hash64(seed * 0x9e3779b97f4a7c15ull ^ (guint64)i * 0x8da6b343ull ^
+                         (guint64)j * 0xd8163841ull ^ (guint64)k * 0xcb1ab31full);
+  return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static inline double
+smooth(double t)
+{
+  return t * t * (3.0 - 2.0 * t);
+}
+
+double
+sim_value_noise2(double x, double y, guint64 seed)
+{
+  double fx = floor(x), fy = floor(y);
+  gint64 i = (gint64)fx, j = (gint64)fy;
+  double u = smooth(x - fx), v = smooth(y - fy);
+  double a = lattice(i, j, 0, seed), b = lattice(i + 1, j, 0, seed);
+  double c = lattice(i, j + 1, 0, seed), d = lattice(i + 1, j + 1, 0, seed);
+  return (a + (b - a) * u) + ((c + (d - c) * u) - (a + (b - a) * u)) * v;
+}
+
+double
+sim_value_noise3(double x, double y, double z, guint64 seed)
+{
+  double fx = floor(x), fy = floor(y), fz = floor(z);
+  gint64 i = (gint64)fx, j = (gint64)fy, k = (gint64)fz;
+  double u = smooth(x - fx), v = smooth(y - fy), w = smooth(z - fz);
+  double r[2];
+  for (int dz = 0; dz < 2; dz++) {
+    double a = lattice(i, j, k + dz, seed), b = lattice(i + 1, j, k + dz, seed);
+    double c = lattice(i, j + 1, k + dz, seed), d = lattice(i + 1, j + 1, k + dz, seed);
+    double ab = a + (b - a) * u, cd = c + (d - c) * u;
+    r[dz] = ab + (cd - ab) * v;
+  }
+  return r[0] + (r[1] - r[0]) * w;
+}
+
+/* Distance from (x, y) to the segment (ax, ay)-(bx, by). */
+static inline double
+len2(double x, double y)
+{
+  return sqrt(x * x + y * y);
+}
+
+static double
+seg_dist(double x, double y, double ax, double ay, double bx, double by)
+{
+  double dx = bx - ax, dy = by - ay;
+  double t = ((x - ax) * dx + (y - ay) * dy) / (dx * dx + dy * dy);
+  t = CLAMP(t, 0.0, 1.0);
+  return len2(x - ax - t * dx, y - ay - t * dy);
+}
+
+/* Whether (x, y) lies on a white line of the pitch markings (FIFA Law 1 dimensions,
+ * lines centred on the nominal coordinates). */
+static bool
+on_line(double x, double y)
+{
+  double ax = fabs(x), ay = fabs(y);
+  if (ax > HALF_LENGTH + LINE_HALF || ay > HALF_WIDTH + LINE_HALF)
+    return false;
+  if (fabs(ay - HALF_WIDTH) < LINE_HALF || fabs(ax - HALF_LENGTH) < LINE_HALF)
+    return true;                                         /* touch and goal lines */
+  if (fabs(x) < LINE_HALF)
+    return true;                                         /* halfway line */
+  double r = len2(x, y);
+  if (fabs(r - 9.15) < LINE_HALF || r < 0.11)
+    return true;                                         /* centre circle and spot */
+  /* Penalty area (16.5 m deep, 40.32 m wide) and goal area (5.5 m, 18.32 m). */
+  if (seg_dist(ax, ay, 36.0, 0.0, 36.0, 20.16) < LINE_HALF ||
+      seg_dist(ax, ay, 36.0, 20.16, 52.5, 20.16) < LINE_HALF ||
+      seg_dist(ax, ay, 47.0, 0.0, 47.0, 9.16) < LINE_HALF ||
+      seg_dist(ax, ay, 47.0, 9.16, 52.5, 9.16) < LINE_HALF)
+    return true;
+  double rp = len2(ax - 41.5, y);
+  if (rp < 0.11 || (fabs(rp - 9.15) < LINE_HALF && ax < 36.0))
+    return true;                                         /* penalty spot and arc */
+  double rc = len2(ax - HALF_LENGTH, ay - HALF_WIDTH);
+  if (fabs(rc - 1.0) < LINE_HALF)
+    return true;                                         /* corner arcs */
+  return false;
+}
+
+double
+sim_texture_ground(double x, double y)
+{
+  double ax = fabs(x), ay = fabs(y);
+  if (ax > HALF_LENGTH + 5.0 || ay > HALF_WIDTH + 5.0) {
+    /* Concrete surround beyond the grass margin. */
+    return 135.0 + 30.0 * (sim_value_noise2(x * 4.0, y * 4.0, 11) - 0.5) +
+           14.0 * (sim_value_noise2(x * 15.0, y * 15.0, 12) - 0.5);
+  }
+  if (on_line(x, y))
+    return 225.0 + 12.0 * (sim_value_noise2(x * 20.0, y * 20.0, 7) - 0.5);
+  /* Mowing stripes across the pitch: 20 stripes of 5.25 m along x. */
+  int stripe = (int)floor((x + HALF_LENGTH) / 5.25);
+  double g = (stripe & 1) ? 104.0 : 86.0;
+  g += 26.0 * (sim_value_noise2(x * 12.0, y * 12.0, 1) - 0.5);   /* 8 cm tufts */
+  g += 20.0 * (sim_value_noise2(x * 4.0, y * 4.0, 2) - 0.5);     /* 25 cm */
+  g += 14.0 * (sim_value_noise2(x * 1.2, y * 1.2, 3) - 0.5);     /* worn patches */
+  g += 10.0 * (sim_value_noise2(x * 0.3, y * 0.3, 4) - 0.5);
+  return g;
+}
+
+double
+sim_texture_stand(int stand, double u, double v)
+{
+  /* Rows of seats 0.8 m apart up the slope, 0.5 m per spectator along it. */
+  double row = floor(v / 0.8), fr = v / 0.8 - row;
+  double seat = floor(u / 0.5 + 0.5 * fmod(row, 2.0));
+  guint64 h = sim_hash64(((guint64)stand << 48) ^ ((guint64)(gint64)row << 24) ^
+                         (guint64)(gint64)seat);
+  double person = 30.0 + (double)(h % 190);
+  if (fr < 0.25)
+    return 55.0;                                         /* the step below each row */
+  return person + 30.0 * (sim_value_noise2(u * 10.0, v * 10.0, 20 + stand) - 0.5);
+}
+
+double
+sim_texture_board(int board, double u, double v)
+{
+  /* Advertising boards: 6 m panels with blocky letters on a plain background. */
+  double panel = floor(u / 6.0);
+  guint64 ph = sim_hash64(((guint64)board << 32) ^ (guint64)(gint64)panel);
+  double bg = (ph & 1) ? 40.0 : 210.0, fg = (ph & 1) ? 230.0 : 30.0;
+  double pu = u - panel * 6.0;
+  if (v < 0.2 || v > 0.8 || pu < 0.5 || pu > 5.5)
+    return bg;
+  int cu = (int)floor(pu / 0.12), cv = (int)floor((v - 0.2) / 0.12);
+  guint64 h = sim_hash64(ph ^ ((guint64)cu << 8) ^ (guint64)cv);
+  return (h % 3 == 0 && (cu % 5) != 4) ? fg : bg;
+}
+
+double
+sim_texture_kit(int team, int player, double z, double height, double azimuth,
+                const double local[3])
+{
+  double s = z / height;                                 /* 0 feet .. 1 top of head */
+  double fabric = 36.0 * (sim_value_noise3(local[0] * 25.0, local[1] * 25.0,
+                                           local[2] * 25.0, 100 + (guint64)player) - 0.5);
+  double base;
+  if (s > 0.87) {                                        /* head: hair above skin */
+    base = s > 0.95 ? 45.0 : 150.0;
+  } else if (s > 0.52) {                                 /* shirt */
+    if (team == 0)
+      base = fmod(floor(azimuth / (G_PI / 6.0)), 2.0) == 0.0 ? 200.0 : 70.0;
+    else
+      base = fmod(floor(z / 0.1), 2.0) == 0.0 ? 60.0 : 120.0;
+    if (s > 0.80)
+      base = 150.0;                                      /* neck and arms' skin tone */
+  } else if (s > 0.40) {                                 /* shorts */
+    base = team == 0 ? 35.0 : 215.0;
+  } else if (s > 0.08) {                                 /* legs and socks */
+    base = s > 0.28 ? 150.0 : (team == 0 ? 210.0 : 50.0);
+  } else {
+    base = 25.0;                                         /* boots */
+  }
+  return base + fabric;
+}
+
+double
+sim_texture_ball(const double d[3])
+{
+  /* Dark patches around the 12 vertices of an icosahedron, like a classic ball. */
+  static const double phi = 1.618033988749895;
+  static const double verts[6][3] = {
+    { 0, 1, phi }, { 0, 1, -phi }, { 1, phi, 0 }, { 1, -phi, 0 }, { phi, 0, 1 }, { -phi, 0, 1 },
+  };
+  const double n = sqrt(1.0 + phi * phi);
+  for (int i = 0; i < 6; i++) {
+    double dot = (d[0] * verts[i][0] + d[1] * verts[i][1] + d[2] * verts[i][2]) / n;
+    if (fabs(dot) > 0.93)
+      return 30.0;
+  }
+  return 235.0;
+}
