@@ -133,8 +133,15 @@ render_image_row(const Job *job, int view, int y)
         }
         ray_dir(cam, xn, yn, dir);
         SimHit hit;
-        sum += sim_scene_trace(job->scene, origin, dir, &hit) ? sim_scene_shade(job->scene, &hit)
-                                                              : SKY_LUMINANCE;
+        if (sim_scene_trace(job->scene, origin, dir, &hit)) {
+          /* Sample spacing on the surface, stretched by the incidence angle. */
+          double cosi = fabs(hit.normal[0] * dir[0] + hit.normal[1] * dir[1] +
+                             hit.normal[2] * dir[2]);
+          double fp = hit.t / (p->focal * n) / MAX(cosi, 0.05);
+          sum += sim_scene_shade(job->scene, &hit, fp);
+        } else {
+          sum += SKY_LUMINANCE;
+        }
       }
     double value = sum / (n * n);
     if (p->noise > 0.0)

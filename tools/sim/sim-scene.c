@@ -458,20 +458,20 @@ in_shadow(const SimScene *s, const double p[3])
 }
 
 double
-sim_scene_shade(const SimScene *s, const SimHit *hit)
+sim_scene_shade(const SimScene *s, const SimHit *hit, double fp)
 {
   double albedo;
   switch (hit->kind) {
   case SIM_HIT_GROUND:
-    albedo = sim_texture_ground(hit->point[0], hit->point[1]);
+    albedo = sim_texture_ground(hit->point[0], hit->point[1], fp);
     if (in_shadow(s, hit->point))
       albedo *= 0.6;
     return albedo;
   case SIM_HIT_STAND:
-    albedo = sim_texture_stand(hit->index, hit->uv[0], hit->uv[1]);
+    albedo = sim_texture_stand(hit->index, hit->uv[0], hit->uv[1], fp);
     break;
   case SIM_HIT_BOARD:
-    albedo = sim_texture_board(hit->index, hit->uv[0], hit->uv[1]);
+    albedo = sim_texture_board(hit->index, hit->uv[0], hit->uv[1], fp);
     break;
   case SIM_HIT_GOAL:
     albedo = 235.0;
@@ -480,7 +480,7 @@ sim_scene_shade(const SimScene *s, const SimHit *hit)
     const Player *p = &s->players[hit->index];
     double local[3] = { hit->point[0] - p->x, hit->point[1] - p->y, hit->point[2] };
     double azimuth = atan2(local[1], local[0]) + G_PI;
-    albedo = sim_texture_kit(p->team, hit->index, hit->point[2], p->height, azimuth, local);
+    albedo = sim_texture_kit(p->team, hit->index, hit->point[2], p->height, azimuth, local, fp);
     break;
   }
   case SIM_HIT_BALL: {

@@ -76,73 +76,96 @@ seg_dist(double x, double y, double ax, double ay, double bx, double by)
   return len2(x - ax - t * dx, y - ay - t * dy);
 }
 
-/* Whether (x, y) lies on a white line of the pitch markings (FIFA Law 1 dimensions,
- * lines centred on the nominal coordinates). */
-static bool
-on_line(double x, double y)
+/* Distance from (x, y) to the nearest pitch marking's centre line (FIFA Law 1
+ * dimensions, lines centred on the nominal coordinates); spots count as distance 0
+ * inside their 0.11 m radius less LINE_HALF. */
+static double
+line_distance(double x, double y)
 {
   double ax = fabs(x), ay = fabs(y);
-  if (ax > HALF_LENGTH + LINE_HALF || ay > HALF_WIDTH + LINE_HALF)
-    return false;
-  if (fabs(ay - HALF_WIDTH) < LINE_HALF || fabs(ax - HALF_LENGTH) < LINE_HALF)
-    return true;                                         /* touch and goal lines */
-  if (fabs(x) < LINE_HALF)
-    return true;                                         /* halfway line */
+  double d = MIN(fabs(ay - HALF_WIDTH) + MAX(ax - HALF_LENGTH, 0.0),
+                 fabs(ax - HALF_LENGTH) + MAX(ay - HALF_WIDTH, 0.0));   /* touch, goal */
+  d = MIN(d, ax + MAX(ay - HALF_WIDTH, 0.0));                            /* halfway */
   double r = len2(x, y);
-  if (fabs(r - 9.15) < LINE_HALF || r < 0.11)
-    return true;                                         /* centre circle and spot */
+  d = MIN(d, fabs(r - 9.15));                                            /* centre circle */
+  d = MIN(d, MAX(r - 0.11 + LINE_HALF, 0.0));                            /* centre spot */
   /* Penalty area (16.5 m deep, 40.32 m wide) and goal area (5.5 m, 18.32 m). */
-  if (seg_dist(ax, ay, 36.0, 0.0, 36.0, 20.16) < LINE_HALF ||
-      seg_dist(ax, ay, 36.0, 20.16, 52.5, 20.16) < LINE_HALF ||
-      seg_dist(ax, ay, 47.0, 0.0, 47.0, 9.16) < LINE_HALF ||
-      seg_dist(ax, ay, 47.0, 9.16, 52.5, 9.16) < LINE_HALF)
-    return true;
+  d = MIN(d, seg_dist(ax, ay, 36.0, 0.0, 36.0, 20.16));
+  d = MIN(d, seg_dist(ax, ay, 36.0, 20.16, 52.5, 20.16));
+  d = MIN(d, seg_dist(ax, ay, 47.0, 0.0, 47.0, 9.16));
+  d = MIN(d, seg_dist(ax, ay, 47.0, 9.16, 52.5, 9.16));
   double rp = len2(ax - 41.5, y);
-  if (rp < 0.11 || (fabs(rp - 9.15) < LINE_HALF && ax < 36.0))
-    return true;                                         /* penalty spot and arc */
+  d = MIN(d, MAX(rp - 0.11 + LINE_HALF, 0.0));                           /* penalty spot */
+  if (ax < 36.0)
+    d = MIN(d, fabs(rp - 9.15));                                         /* penalty arc */
+  else if (ay < 7.3)
+    d = MIN(d, len2(36.0 - ax, ay - 7.31));   /* the arc's end points, seen from inside */
   double rc = len2(ax - HALF_LENGTH, ay - HALF_WIDTH);
-  if (fabs(rc - 1.0) < LINE_HALF)
-    return true;                                         /* corner arcs */
-  return false;
+  if (ax <= HALF_LENGTH && ay <= HALF_WIDTH)
+    d = MIN(d, fabs(rc - 1.0));                                          /* corner arcs */
+  return d;
+}
+
+/* Band limiting: the weight of a detail of `freq` cycles per metre seen with a sample
+ * footprint of `fp` metres; 1 well below the samples' Nyquist frequency, 0 above it. */
+static inline double
+fade(double freq, double fp)
+{
+  double x = freq * fp;
+  if (x <= 0.25)
+    return 1.0;
+  if (x >= 0.5)
+    return 0.0;
+  return 1.0 - smooth((x - 0.25) / 0.25);
+}
+
+/* Fraction of a footprint of width fp centred at distance dist covered by a line. */
+static inline double
+coverage(double dist, double fp)
+{
+  double w = MAX(fp, 1e-4);
+  double lo = MAX(-LINE_HALF, dist - w / 2), hi = MIN(LINE_HALF, dist + w / 2);
+  return MAX(hi - lo, 0.0) / w;
 }
 
 double
-sim_texture_ground(double x, double y)
+sim_texture_ground(double x, double y, double fp)
 {
   double ax = fabs(x), ay = fabs(y);
   if (ax > HALF_LENGTH + 5.0 || ay > HALF_WIDTH + 5.0) {
     /* Concrete surround beyond the grass margin. */
-    return 135.0 + 30.0 * (sim_value_noise2(x * 4.0, y * 4.0, 11) - 0.5) +
-           14.0 * (sim_value_noise2(x * 15.0, y * 15.0, 12) - 0.5);
+    return 135.0 + 30.0 * fade(4.0, fp) * (sim_value_noise2(x * 4.0, y * 4.0, 11) - 0.5) +
+           14.0 * fade(15.0, fp) * (sim_value_noise2(x * 15.0, y * 15.0, 12) - 0.5);
   }
-  if (on_line(x, y))
-    return 225.0 + 12.0 * (sim_value_noise2(x * 20.0, y * 20.0, 7) - 0.5);
   /* Mowing stripes across the pitch: 20 stripes of 5.25 m along x. */
   int stripe = (int)floor((x + HALF_LENGTH) / 5.25);
   double g = (stripe & 1) ? 104.0 : 86.0;
-  g += 26.0 * (sim_value_noise2(x * 12.0, y * 12.0, 1) - 0.5);   /* 8 cm tufts */
-  g += 20.0 * (sim_value_noise2(x * 4.0, y * 4.0, 2) - 0.5);     /* 25 cm */
-  g += 14.0 * (sim_value_noise2(x * 1.2, y * 1.2, 3) - 0.5);     /* worn patches */
+  g += 26.0 * fade(12.0, fp) * (sim_value_noise2(x * 12.0, y * 12.0, 1) - 0.5);  /* tufts */
+  g += 22.0 * fade(4.0, fp) * (sim_value_noise2(x * 4.0, y * 4.0, 2) - 0.5);     /* 25 cm */
+  g += 16.0 * fade(1.2, fp) * (sim_value_noise2(x * 1.2, y * 1.2, 3) - 0.5);     /* patches */
   g += 10.0 * (sim_value_noise2(x * 0.3, y * 0.3, 4) - 0.5);
-  return g;
+  double c = (ax < HALF_LENGTH + 1.0 && ay < HALF_WIDTH + 1.0)
+               ? coverage(line_distance(x, y), fp) : 0.0;
+  return g + c * (225.0 - g);
 }
 
 double
-sim_texture_stand(int stand, double u, double v)
+sim_texture_stand(int stand, double u, double v, double fp)
 {
   /* Rows of seats 0.8 m apart up the slope, 0.5 m per spectator along it. */
   double row = floor(v / 0.8), fr = v / 0.8 - row;
   double seat = floor(u / 0.5 + 0.5 * fmod(row, 2.0));
   guint64 h = sim_hash64(((guint64)stand << 48) ^ ((guint64)(gint64)row << 24) ^
                          (guint64)(gint64)seat);
-  double person = 30.0 + (double)(h % 190);
-  if (fr < 0.25)
-    return 55.0;                                         /* the step below each row */
-  return person + 30.0 * (sim_value_noise2(u * 10.0, v * 10.0, 20 + stand) - 0.5);
+  double person = 125.0 + ((double)(h % 190) - 95.0) * fade(2.0, fp) +
+                  30.0 * fade(10.0, fp) * (sim_value_noise2(u * 10.0, v * 10.0, 20 + stand) - 0.5);
+  double step = fade(1.25, fp);                          /* the step below each row */
+  double mean = 0.25 * 55.0 + 0.75 * person;
+  return mean + step * ((fr < 0.25 ? 55.0 : person) - mean);
 }
 
 double
-sim_texture_board(int board, double u, double v)
+sim_texture_board(int board, double u, double v, double fp)
 {
   /* Advertising boards: 6 m panels with blocky letters on a plain background. */
   double panel = floor(u / 6.0);
@@ -153,26 +176,30 @@ sim_texture_board(int board, double u, double v)
     return bg;
   int cu = (int)floor(pu / 0.12), cv = (int)floor((v - 0.2) / 0.12);
   guint64 h = sim_hash64(ph ^ ((guint64)cu << 8) ^ (guint64)cv);
-  return (h % 3 == 0 && (cu % 5) != 4) ? fg : bg;
+  double letter = (h % 3 == 0 && (cu % 5) != 4) ? fg : bg;
+  double mean = bg + (fg - bg) * 0.27;
+  return mean + fade(4.0, fp) * (letter - mean);
 }
 
 double
 sim_texture_kit(int team, int player, double z, double height, double azimuth,
-                const double local[3])
+                const double local[3], double fp)
 {
   double s = z / height;                                 /* 0 feet .. 1 top of head */
-  double fabric = 36.0 * (sim_value_noise3(local[0] * 25.0, local[1] * 25.0,
-                                           local[2] * 25.0, 100 + (guint64)player) - 0.5);
+  double fabric = 36.0 * fade(25.0, fp) *
+                  (sim_value_noise3(local[0] * 25.0, local[1] * 25.0, local[2] * 25.0,
+                                    100 + (guint64)player) - 0.5);
   double base;
   if (s > 0.87) {                                        /* head: hair above skin */
     base = s > 0.95 ? 45.0 : 150.0;
-  } else if (s > 0.52) {                                 /* shirt */
-    if (team == 0)
-      base = fmod(floor(azimuth / (G_PI / 6.0)), 2.0) == 0.0 ? 200.0 : 70.0;
-    else
-      base = fmod(floor(z / 0.1), 2.0) == 0.0 ? 60.0 : 120.0;
-    if (s > 0.80)
-      base = 150.0;                                      /* neck and arms' skin tone */
+  } else if (s > 0.80) {
+    base = 150.0;                                        /* neck and arms' skin tone */
+  } else if (s > 0.52) {                                 /* shirt: stripes or hoops */
+    double stripe = team == 0 ? fmod(floor(azimuth / (G_PI / 6.0)), 2.0)
+                              : fmod(floor(z / 0.1), 2.0);
+    double a = team == 0 ? 200.0 : 60.0, b = team == 0 ? 70.0 : 120.0;
+    double w = fade(team == 0 ? 4.0 : 5.0, fp);
+    base = 0.5 * (a + b) + w * ((stripe == 0.0 ? a : b) - 0.5 * (a + b));
   } else if (s > 0.40) {                                 /* shorts */
     base = team == 0 ? 35.0 : 215.0;
   } else if (s > 0.08) {                                 /* legs and socks */

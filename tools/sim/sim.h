@@ -122,15 +122,19 @@ int sim_scene_get_team(const SimScene *scene, int i);
  * the scene is not being moved. */
 bool sim_scene_trace(const SimScene *scene, const double origin[3], const double dir[3],
                      SimHit *hit);
-/* Luminance (0..255, before noise) of a hit, including Lambertian shading. */
-double sim_scene_shade(const SimScene *scene, const SimHit *hit);
+/* Luminance (0..255, before noise) of a hit, including Lambertian shading and shadows;
+ * `fp` is the sample's footprint on the surface, m (see the textures). */
+double sim_scene_shade(const SimScene *scene, const SimHit *hit, double fp);
 
-/* Textures (sim-texture.c): albedo 0..255 from surface coordinates. ------------- */
-double sim_texture_ground(double x, double y);
-double sim_texture_stand(int stand, double u, double v);
-double sim_texture_board(int board, double u, double v);
+/* Textures (sim-texture.c): albedo 0..255 from surface coordinates. `fp` is the
+ * footprint of one ray sample on the surface (m): details finer than two footprints are
+ * faded to their mean (band limiting, so the images do not alias), lines are drawn with
+ * their area coverage. ---------------------------------------------------------- */
+double sim_texture_ground(double x, double y, double fp);
+double sim_texture_stand(int stand, double u, double v, double fp);
+double sim_texture_board(int board, double u, double v, double fp);
 double sim_texture_kit(int team, int player, double z, double height, double azimuth,
-                       const double local[3]);
+                       const double local[3], double fp);
 double sim_texture_ball(const double dir[3]);
 /* Deterministic hashing and value noise shared by the textures and the renderer. */
 guint64 sim_hash64(guint64 x);
