@@ -140,9 +140,13 @@ sim_texture_ground(double x, double y, double fp)
   /* Mowing stripes across the pitch: 20 stripes of 5.25 m along x. */
   int stripe = (int)floor((x + HALF_LENGTH) / 5.25);
   double g = (stripe & 1) ? 104.0 : 86.0;
-  g += 26.0 * fade(12.0, fp) * (sim_value_noise2(x * 12.0, y * 12.0, 1) - 0.5);  /* tufts */
-  g += 22.0 * fade(4.0, fp) * (sim_value_noise2(x * 4.0, y * 4.0, 2) - 0.5);     /* 25 cm */
-  g += 16.0 * fade(1.2, fp) * (sim_value_noise2(x * 1.2, y * 1.2, 3) - 0.5);     /* patches */
+  /* Octaves of value noise: tufts (8 cm), 25 cm, worn patches, large patches. */
+  static const double freq[3] = { 12.0, 4.0, 1.2 }, amp[3] = { 26.0, 22.0, 16.0 };
+  for (int k = 0; k < 3; k++) {
+    double w = fade(freq[k], fp);
+    if (w > 0.0)
+      g += amp[k] * w * (sim_value_noise2(x * freq[k], y * freq[k], 1 + (guint64)k) - 0.5);
+  }
   g += 10.0 * (sim_value_noise2(x * 0.3, y * 0.3, 4) - 0.5);
   double c = (ax < HALF_LENGTH + 1.0 && ay < HALF_WIDTH + 1.0)
                ? coverage(line_distance(x, y), fp) : 0.0;
