@@ -1,0 +1,490 @@
+/* calib.c: calibration files (load, validate, save) and the geometry of a rectified pair.
+ * The format is documented in config/calib/example.conf. */
+#include "calib.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+G_DEFINE_QUARK(stereod-calib-error-quark, calib_error)
+
+#define CALIB_VERSION 1
+#define CALIB_MAX_SIZE 16384
+#define ORTHO_TOL 1e-6          /* |R R^T - I| entries, |det R - 1| */
+#define MATCH_TOL 1e-6          /* relative, for values that must agree */
+
+/* The keys of a version-1 file, in the order calib_save() writes them. */
+typedef struct {
+  const char *group;
+  const char *keys[6];
+} CalibGroup;
+
+static const CalibGroup calib_groups[] = {
+  { "calibration", { "version", "width", "height" } },
+  { "left", { "K", "distortion" } },
+  { "right", { "K", "distortion" } },
+  { "rectification", { "R1", "R2", "P1", "P2", "Q" } },
+  { "pose", { "rotation", "centre" } },
+};
+
+static bool G_GNUC_PRINTF(6, 7)
+fail(GError **error, CalibError code, const char *file, const char *group, const char *key,
+     const char *format, ...)
+{
+  va_list ap;
+  va_start(ap, format);
+  g_autofree char *what = g_strdup_vprintf(format, ap);
+  va_end(ap);
+  if (key)
+    g_set_error(error, CALIB_ERROR, code, "%s: [%s] %s: %s", file, group, key, what);
+  else
+    g_set_error(error, CALIB_ERROR, code, "%s: [%s]: %s", file, group, what);
+  return false;
+}
+
+static bool
+close_to(double a, double b)
+{
+  return fabs(a - b) <= MATCH_TOL * MAX(1.0, MAX(fabs(a), fabs(b)));
+}
+
+/* Parsing ------------------------------------------------------------------------- */
+
+typedef struct {
+  GKeyFile *kf;
+  const char *file;
+} Reader;
+
+static char *
+read_value(const Reader *r, const char *group, const char *key, GError **error)
+{
+  char *value = g_key_file_get_value(r->kf, group, key, NULL);
+  if (!value)
+    fail(error, CALIB_ERROR_MISSING, r->file, group, key, "missing");
+  return value;
+}
+
+/* A list of exactly n finite numbers separated by spaces and/or commas. */
+static bool
+read_numbers(const Reader *r, const char *group, const char *key, int n, double *out,
+             GError **error)
+{
+  g_autofree char *value = read_value(r, group, key, error);
+  if (!value)
+    return false;
+  g_auto(GStrv) tokens = g_strsplit_set(value, " \t,", -1);
+  int count = 0;
+  for (int i = 0; tokens[i]; i++) {
+    const char *t = tokens[i];
+    if (!*t)
+      continue;
+    char *end = NULL;
+    errno = 0;
+    double v = g_ascii_strtod(t, &end);
+    if (end == t || *end != '\0')
+      return fail(error, CALIB_ERROR_MALFORMED, r->file, group, key,
+                  "'%s' is not a number", t);
+    if (!isfinite(v) || errno == ERANGE)
+      return fail(error, CALIB_ERROR_MALFORMED, r->file, group, key,
+                  "'%s' is not a finite number", t);
+    if (count < n)
+      out[count] = v;
+    count++;
+  }
+  if (count != n)
+    return fail(error, CALIB_ERROR_MALFORMED, r->file, group, key,
+                "expected %d numbers, found %d", n, count);
+  return true;
+}
+
+static bool
+read_int(const Reader *r, const char *group, const char *key, int lo, int hi, int *out,
+         GError **error)
+{
+  g_autofree char *value = read_value(r, group, key, error);
+  if (!value)
+    return false;
+  g_strstrip(value);
+  gint64 v;
+  if (!g_ascii_string_to_signed(value, 10, G_MININT64, G_MAXINT64, &v, NULL))
+    return fail(error, CALIB_ERROR_MALFORMED, r->file, group, key,
+                "'%s' is not an integer", value);
+  if (v < lo || v > hi)
+    return fail(error, CALIB_ERROR_INVALID, r->file, group, key,
+                "%" G_GINT64_FORMAT " is outside %d..%d", v, lo, hi);
+  *out = (int)v;
+  return true;
+}
+
+static bool
+check_known(const Reader *r, GError **error)
+{
+  gsize n_groups = 0;
+  g_auto(GStrv) groups = g_key_file_get_groups(r->kf, &n_groups);
+  for (gsize g = 0; g < n_groups; g++) {
+    const CalibGroup *known = NULL;
+    for (gsize i = 0; i < G_N_ELEMENTS(calib_groups); i++)
+      if (strcmp(groups[g], calib_groups[i].group) == 0)
+        known = &calib_groups[i];
+    if (!known)
+      return fail(error, CALIB_ERROR_UNKNOWN, r->file, groups[g], NULL, "unknown group");
+    g_auto(GStrv) keys = g_key_file_get_keys(r->kf, groups[g], NULL, NULL);
+    for (int k = 0; keys && keys[k]; k++) {
+      bool ok = false;
+      for (int i = 0; known->keys[i]; i++)
+        ok = ok || strcmp(keys[k], known->keys[i]) == 0;
+      if (!ok)
+        return fail(error, CALIB_ERROR_UNKNOWN, r->file, groups[g], keys[k], "unknown key");
+    }
+  }
+  return true;
+}
+
+/* Validation ---------------------------------------------------------------------- */
+
+static bool
+check_rotation(const double *R, const char *file, const char *group, const char *key,
+               GError **error)
+{
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double dot = 0.0;
+      for (int k = 0; k < 3; k++)
+        dot += R[3 * i + k] * R[3 * j + k];
+      if (fabs(dot - (i == j ? 1.0 : 0.0)) > ORTHO_TOL)
+        return fail(error, CALIB_ERROR_INVALID, file, group, key,
+                    "not a rotation matrix (rows are not orthonormal)");
+    }
+  double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
+               R[2] * (R[3] * R[7] - R[4] * R[6]);
+  if (fabs(det - 1.0) > ORTHO_TOL)
+    return fail(error, CALIB_ERROR_INVALID, file, group, key,
+                "not a rotation matrix (determinant %g, a reflection)", det);
+  return true;
+}
+
+static bool
+check_K(const double *K, const char *file, const char *group, GError **error)
+{
+  if (!(K[0] > 0.0) || !(K[4] > 0.0))
+    return fail(error, CALIB_ERROR_INVALID, file, group, "K",
+                "focal lengths fx = %g, fy = %g must be positive", K[0], K[4]);
+  if (K[3] != 0.0 || K[6] != 0.0 || K[7] != 0.0 || K[8] != 1.0)
+    return fail(error, CALIB_ERROR_INVALID, file, group, "K",
+                "must have the form 'fx s cx 0 fy cy 0 0 1'");
+  return true;
+}
+
+static bool
+check_P(const double *P, const char *file, const char *key, GError **error)
+{
+  if (!(P[0] > 0.0) || !(P[5] > 0.0))
+    return fail(error, CALIB_ERROR_INVALID, file, "rectification", key,
+                "focal lengths %g, %g must be positive", P[0], P[5]);
+  if (P[4] != 0.0 || P[7] != 0.0 || P[8] != 0.0 || P[9] != 0.0 || P[10] != 1.0 ||
+      P[11] != 0.0)
+    return fail(error, CALIB_ERROR_INVALID, file, "rectification", key,
+                "must have the form 'f s cx tx 0 f cy 0 0 0 1 0' (horizontal rectification)");
+  return true;
+}
+
+static void
+compute_Q(const double *P1, const double *P2, double *Q)
+{
+  double tx = P2[3] / P2[0];   /* -B */
+  double q[16] = {
+    1, 0, 0, -P1[2],
+    0, 1, 0, -P1[6],
+    0, 0, 0, P1[0],
+    0, 0, -1.0 / tx, (P1[2] - P2[2]) / tx,
+  };
+  memcpy(Q, q, sizeof(q));
+}
+
+static bool
+validate_named(const StereoCalib *c, const char *file, GError **error)
+{
+  if (c->width < 1 || c->width > CALIB_MAX_SIZE)
+    return fail(error, CALIB_ERROR_INVALID, file, "calibration", "width",
+                "%d is outside 1..%d", c->width, CALIB_MAX_SIZE);
+  if (c->height < 1 || c->height > CALIB_MAX_SIZE)
+    return fail(error, CALIB_ERROR_INVALID, file, "calibration", "height",
+                "%d is outside 1..%d", c->height, CALIB_MAX_SIZE);
+
+  /* Every number finite, whatever produced the struct. */
+  struct { const char *group, *key; const double *v; int n; } all[] = {
+    { "left", "K", c->K_left, 9 }, { "left", "distortion", c->dist_left, 5 },
+    { "right", "K", c->K_right, 9 }, { "right", "distortion", c->dist_right, 5 },
+    { "rectification", "R1", c->R1, 9 }, { "rectification", "R2", c->R2, 9 },
+    { "rectification", "P1", c->P1, 12 }, { "rectification", "P2", c->P2, 12 },
+    { "rectification", "Q", c->Q, 16 }, { "pose", "rotation", c->pose_rotation, 9 },
+    { "pose", "centre", c->pose_centre, 3 },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(all); i++)
+    for (int k = 0; k < all[i].n; k++)
+      if (!isfinite(all[i].v[k]))
+        return fail(error, CALIB_ERROR_INVALID, file, all[i].group, all[i].key,
+                    "number %d is not finite", k + 1);
+
+  if (!check_K(c->K_left, file, "left", error) || !check_K(c->K_right, file, "right", error))
+    return false;
+  if (!check_rotation(c->R1, file, "rectification", "R1", error) ||
+      !check_rotation(c->R2, file, "rectification", "R2", error))
+    return false;
+  if (!check_P(c->P1, file, "P1", error) || !check_P(c->P2, file, "P2", error))
+    return false;
+  if (c->P1[3] != 0.0)
+    return fail(error, CALIB_ERROR_INVALID, file, "rectification", "P1",
+                "the left rectified camera must be the origin (P1[0][3] = 0)");
+  if (!close_to(c->P1[0], c->P2[0]) || !close_to(c->P1[5], c->P2[5]) ||
+      !close_to(c->P1[6], c->P2[6]))
+    return fail(error, CALIB_ERROR_INVALID, file, "rectification", "P2",
+                "focal lengths and cy must equal those of P1");
+  if (!(c->P2[3] < 0.0))
+    return fail(error, CALIB_ERROR_INVALID, file, "rectification", "P2",
+                "P2[0][3] = -f B must be negative (the right camera to the right of the left)");
+  double Q[16];
+  compute_Q(c->P1, c->P2, Q);
+  for (int k = 0; k < 16; k++)
+    if (!close_to(Q[k], c->Q[k]))
+      return fail(error, CALIB_ERROR_INVALID, file, "rectification", "Q",
+                  "does not match P1 and P2 (entry %d is %g, expected %g)", k + 1, c->Q[k],
+                  Q[k]);
+  return check_rotation(c->pose_rotation, file, "pose", "rotation", error);
+}
+
+bool
+calib_validate(const StereoCalib *calib, GError **error)
+{
+  g_return_val_if_fail(calib != NULL, false);
+  return validate_named(calib, "calibration", error);
+}
+
+/* Loading ------------------------------------------------------------------------- */
+
+bool
+calib_load_data(const char *data, gsize length, const char *name, StereoCalib *calib,
+                GError **error)
+{
+  g_return_val_if_fail(data != NULL && name != NULL && calib != NULL, false);
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  g_autoptr(GError) local = NULL;
+  if (!g_key_file_load_from_data(kf, data, length, G_KEY_FILE_NONE, &local)) {
+    g_set_error(error, CALIB_ERROR, CALIB_ERROR_SYNTAX, "%s: %s", name, local->message);
+    return false;
+  }
+  Reader r = { kf, name };
+  StereoCalib c = { 0 };
+  int version = 0;
+  if (!check_known(&r, error) ||
+      !read_int(&r, "calibration", "version", CALIB_VERSION, CALIB_VERSION, &version, error) ||
+      !read_int(&r, "calibration", "width", 1, CALIB_MAX_SIZE, &c.width, error) ||
+      !read_int(&r, "calibration", "height", 1, CALIB_MAX_SIZE, &c.height, error) ||
+      !read_numbers(&r, "left", "K", 9, c.K_left, error) ||
+      !read_numbers(&r, "left", "distortion", 5, c.dist_left, error) ||
+      !read_numbers(&r, "right", "K", 9, c.K_right, error) ||
+      !read_numbers(&r, "right", "distortion", 5, c.dist_right, error) ||
+      !read_numbers(&r, "rectification", "R1", 9, c.R1, error) ||
+      !read_numbers(&r, "rectification", "R2", 9, c.R2, error) ||
+      !read_numbers(&r, "rectification", "P1", 12, c.P1, error) ||
+      !read_numbers(&r, "rectification", "P2", 12, c.P2, error) ||
+      !read_numbers(&r, "rectification", "Q", 16, c.Q, error) ||
+      !read_numbers(&r, "pose", "rotation", 9, c.pose_rotation, error) ||
+      !read_numbers(&r, "pose", "centre", 3, c.pose_centre, error))
+    return false;
+  if (!validate_named(&c, name, error))
+    return false;
+  *calib = c;
+  return true;
+}
+
+bool
+calib_load(const char *path, StereoCalib *calib, GError **error)
+{
+  g_return_val_if_fail(path != NULL && calib != NULL, false);
+  g_autofree char *data = NULL;
+  gsize length = 0;
+  g_autoptr(GError) local = NULL;
+  if (!g_file_get_contents(path, &data, &length, &local)) {
+    g_set_error(error, CALIB_ERROR, CALIB_ERROR_IO, "%s: %s", path, local->message);
+    return false;
+  }
+  return calib_load_data(data, length, path, calib, error);
+}
+
+/* Saving -------------------------------------------------------------------------- */
+
+static void
+append_numbers(GString *s, const char *key, const double *v, int n, int per_line)
+{
+  g_string_append_printf(s, "%s=", key);
+  for (int i = 0; i < n; i++) {
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_ascii_dtostr(buf, sizeof(buf), v[i] == 0.0 ? 0.0 : v[i]);  /* no "-0" */
+    g_string_append(s, buf);
+    if (i + 1 < n)
+      g_string_append(s, (i + 1) % per_line == 0 ? "  " : " ");
+  }
+  g_string_append_c(s, '\n');
+}
+
+char *
+calib_to_data(const StereoCalib *c)
+{
+  g_return_val_if_fail(c != NULL, NULL);
+  GString *s = g_string_new("# stereod calibration of one stereo pair; format: "
+                            "config/calib/example.conf\n");
+  g_string_append_printf(s, "[calibration]\nversion=%d\nwidth=%d\nheight=%d\n\n",
+                         CALIB_VERSION, c->width, c->height);
+  g_string_append(s, "[left]\n");
+  append_numbers(s, "K", c->K_left, 9, 3);
+  append_numbers(s, "distortion", c->dist_left, 5, 5);
+  g_string_append(s, "\n[right]\n");
+  append_numbers(s, "K", c->K_right, 9, 3);
+  append_numbers(s, "distortion", c->dist_right, 5, 5);
+  g_string_append(s, "\n[rectification]\n");
+  append_numbers(s, "R1", c->R1, 9, 3);
+  append_numbers(s, "R2", c->R2, 9, 3);
+  append_numbers(s, "P1", c->P1, 12, 4);
+  append_numbers(s, "P2", c->P2, 12, 4);
+  append_numbers(s, "Q", c->Q, 16, 4);
+  g_string_append(s, "\n[pose]\n");
+  append_numbers(s, "rotation", c->pose_rotation, 9, 3);
+  append_numbers(s, "centre", c->pose_centre, 3, 3);
+  return g_string_free(s, false);
+}
+
+bool
+calib_save(const char *path, const StereoCalib *calib, GError **error)
+{
+  g_return_val_if_fail(path != NULL && calib != NULL, false);
+  g_autoptr(GError) local = NULL;
+  if (!validate_named(calib, path, error))
+    return false;
+  g_autofree char *text = calib_to_data(calib);
+  if (!g_file_set_contents(path, text, -1, &local)) {
+    g_set_error(error, CALIB_ERROR, CALIB_ERROR_IO, "%s: %s", path, local->message);
+    return false;
+  }
+  return true;
+}
+
+/* Geometry ------------------------------------------------------------------------ */
+
+void
+calib_init_ideal(StereoCalib *c, int width, int height, double focal, double cx, double cy,
+                 double baseline, const double dist[5], const double rotation[9],
+                 const double centre[3])
+{
+  g_return_if_fail(c != NULL && rotation != NULL && centre != NULL);
+  static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+  const double K[9] = { focal, 0, cx, 0, focal, cy, 0, 0, 1 };
+  const double P1[12] = { focal, 0, cx, 0, 0, focal, cy, 0, 0, 0, 1, 0 };
+  const double P2[12] = { focal, 0, cx, -focal * baseline, 0, focal, cy, 0, 0, 0, 1, 0 };
+  *c = (StereoCalib){ .width = width, .height = height };
+  memcpy(c->K_left, K, sizeof(K));
+  memcpy(c->K_right, K, sizeof(K));
+  if (dist) {
+    memcpy(c->dist_left, dist, sizeof(c->dist_left));
+    memcpy(c->dist_right, dist, sizeof(c->dist_right));
+  }
+  memcpy(c->R1, I, sizeof(I));
+  memcpy(c->R2, I, sizeof(I));
+  memcpy(c->P1, P1, sizeof(P1));
+  memcpy(c->P2, P2, sizeof(P2));
+  compute_Q(c->P1, c->P2, c->Q);
+  memcpy(c->pose_rotation, rotation, sizeof(c->pose_rotation));
+  memcpy(c->pose_centre, centre, sizeof(c->pose_centre));
+}
+
+double
+calib_focal(const StereoCalib *c)
+{
+  return c->P1[0];
+}
+
+double
+calib_baseline(const StereoCalib *c)
+{
+  return -c->P2[3] / c->P2[0];
+}
+
+double
+calib_doffs(const StereoCalib *c)
+{
+  return c->P1[2] - c->P2[2];
+}
+
+double
+calib_depth_mm(const StereoCalib *c, double disparity)
+{
+  if (isnan(disparity))
+    return NAN;
+  double dd = disparity - calib_doffs(c);
+  if (dd <= 0.0)
+    return INFINITY;
+  return 1000.0 * calib_focal(c) * calib_baseline(c) / dd;
+}
+
+bool
+calib_reproject(const StereoCalib *c, double x, double y, double d, double point[3])
+{
+  if (!isfinite(d))
+    return false;
+  const double in[4] = { x, y, d, 1.0 };
+  double out[4];
+  for (int i = 0; i < 4; i++)
+    out[i] = c->Q[4 * i] * in[0] + c->Q[4 * i + 1] * in[1] + c->Q[4 * i + 2] * in[2] +
+             c->Q[4 * i + 3] * in[3];
+  if (!(out[3] > 0.0))
+    return false;
+  for (int i = 0; i < 3; i++)
+    point[i] = out[i] / out[3];
+  return true;
+}
+
+void
+calib_camera_to_pitch(const StereoCalib *c, const double cam[3], double pitch[3])
+{
+  const double *R = c->pose_rotation;
+  double p[3];
+  for (int i = 0; i < 3; i++)
+    p[i] = R[3 * i] * cam[0] + R[3 * i + 1] * cam[1] + R[3 * i + 2] * cam[2] +
+           c->pose_centre[i];
+  memcpy(pitch, p, sizeof(p));
+}
+
+bool
+calib_pixel_to_pitch(const StereoCalib *c, double x, double y, double d, double pitch[3])
+{
+  double cam[3];
+  if (!calib_reproject(c, x, y, d, cam))
+    return false;
+  calib_camera_to_pitch(c, cam, pitch);
+  return true;
+}
+
+void
+calib_rectified_to_raw(const StereoCalib *c, CalibSide side, double x, double y, double *u,
+                       double *v)
+{
+  const double *P = side == CALIB_LEFT ? c->P1 : c->P2;
+  const double *R = side == CALIB_LEFT ? c->R1 : c->R2;
+  const double *K = side == CALIB_LEFT ? c->K_left : c->K_right;
+  const double *D = side == CALIB_LEFT ? c->dist_left : c->dist_right;
+  /* Ray in the rectified frame: inverse of the upper-triangular P[:, :3]. */
+  double ry = (y - P[6]) / P[5];
+  double rx = (x - P[2] - P[1] * ry) / P[0];
+  double r[3] = { rx, ry, 1.0 };
+  /* Into the raw camera frame: R^T. */
+  double q[3];
+  for (int i = 0; i < 3; i++)
+    q[i] = R[i] * r[0] + R[3 + i] * r[1] + R[6 + i] * r[2];
+  double xn = q[0] / q[2], yn = q[1] / q[2];
+  double r2 = xn * xn + yn * yn;
+  double radial = 1.0 + r2 * (D[0] + r2 * (D[1] + r2 * D[4]));
+  double xd = xn * radial + 2.0 * D[2] * xn * yn + D[3] * (r2 + 2.0 * xn * xn);
+  double yd = yn * radial + D[2] * (r2 + 2.0 * yn * yn) + 2.0 * D[3] * xn * yn;
+  *u = K[0] * xd + K[1] * yd + K[2];
+  *v = K[4] * yd + K[5];
+}

@@ -1,0 +1,283 @@
+/* test-calib: calibration files (the documented example, round trip, one test per kind
+ * of error) and the geometry helpers against values computed by hand. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "kernels/calib.h"
+
+static char *example_path;
+static char *tmp_dir;
+
+static char *
+example_text(void)
+{
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(example_path, &text, NULL, NULL));
+  return text;
+}
+
+static void
+test_example(void)
+{
+  StereoCalib c;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(calib_load(example_path, &c, &error));
+  g_assert_no_error(error);
+  g_assert_cmpint(c.width, ==, 640);
+  g_assert_cmpint(c.height, ==, 360);
+  g_assert_cmpfloat_with_epsilon(calib_focal(&c), 700.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(calib_baseline(&c), 1.6, 1e-12);
+  g_assert_cmpfloat_with_epsilon(calib_doffs(&c), 0.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(c.dist_left[0], -0.081, 1e-15);
+  g_assert_cmpfloat_with_epsilon(c.K_right[5], 181.0, 1e-15);
+  g_assert_cmpfloat_with_epsilon(c.pose_centre[1], -79.0, 1e-15);
+}
+
+static void
+test_round_trip(void)
+{
+  static const double R[9] = { 0.6, 0, -0.8, 0.8, 0, 0.6, 0, -1, 0 };
+  static const double C[3] = { 12.25, -80.5, 23.0 };
+  static const double D[5] = { -0.1, 0.02, 0.001, -0.002, 0.003 };
+  StereoCalib c, back;
+  calib_init_ideal(&c, 1920, 1080, 1234.5678, 959.5, 539.5, 1.75, D, R, C);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(calib_validate(&c, &error));
+  g_autofree char *path = g_build_filename(tmp_dir, "round.conf", NULL);
+  g_assert_true(calib_save(path, &c, &error));
+  g_assert_no_error(error);
+  g_assert_true(calib_load(path, &back, &error));
+  g_assert_no_error(error);
+  /* Every number survives exactly (%.17g); -0 may come back as 0, equal as numbers. */
+  g_assert_cmpint(back.width, ==, c.width);
+  g_assert_cmpint(back.height, ==, c.height);
+  const double *a = c.K_left, *b = back.K_left;
+  gsize n = (sizeof(c) - G_STRUCT_OFFSET(StereoCalib, K_left)) / sizeof(double);
+  g_assert_cmpuint(n, ==, 9 + 5 + 9 + 5 + 9 + 9 + 12 + 12 + 16 + 9 + 3);
+  for (gsize i = 0; i < n; i++)
+    g_assert_true(a[i] == b[i]);
+}
+
+#define CUT "\x01cut"
+
+/* Replaces the first line starting with `prefix` by `line` (NULL: drops it; CUT: drops
+ * it and everything after it). */
+static char *
+edit(const char *text, const char *prefix, const char *line)
+{
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  GString *out = g_string_new(NULL);
+  bool done = false;
+  for (int i = 0; lines[i]; i++) {
+    if (!done && g_str_has_prefix(lines[i], prefix)) {
+      done = true;
+      if (line && strcmp(line, CUT) == 0)
+        break;
+      if (line)
+        g_string_append_printf(out, "%s\n", line);
+      continue;
+    }
+    g_string_append_printf(out, "%s\n", lines[i]);
+  }
+  g_assert_true(done);
+  return g_string_free(out, false);
+}
+
+typedef struct {
+  const char *name;
+  const char *prefix;      /* the line to change */
+  const char *line;        /* its replacement, NULL to drop it */
+  CalibError code;
+  const char *expect;      /* "[group] key" in the message */
+  const char *problem;     /* a word of the problem */
+} ErrorCase;
+
+static const ErrorCase error_cases[] = {
+  { "missing-key", "distortion=-0.081", NULL, CALIB_ERROR_MISSING, "[left] distortion",
+    "missing" },
+  { "missing-group", "[pose]", CUT, CALIB_ERROR_MISSING, "[pose] rotation", "missing" },
+  { "unknown-group", "[pose]", "[posture]", CALIB_ERROR_UNKNOWN, "[posture]", "unknown" },
+  { "malformed", "K=702.5", "K=702.5 0 321.2  0 abc 178.4  0 0 1", CALIB_ERROR_MALFORMED,
+    "[left] K", "'abc' is not a number" },
+  { "count", "P1=", "P1=700 0 319.5 0  0 700 179.5 0  0 0 1", CALIB_ERROR_MALFORMED,
+    "[rectification] P1", "expected 12 numbers, found 11" },
+  { "non-finite", "centre=", "centre=-20 nan 25", CALIB_ERROR_MALFORMED, "[pose] centre",
+    "finite" },
+  { "infinite", "distortion=-0.077", "distortion=-0.077 0.104 inf 0.0001 -0.027",
+    CALIB_ERROR_MALFORMED, "[right] distortion", "finite" },
+  { "negative-focal", "K=699.1", "K=-699.1 0 317.9  0 698.7 181.0  0 0 1",
+    CALIB_ERROR_INVALID, "[right] K", "positive" },
+  { "not-intrinsics", "K=702.5", "K=702.5 0 321.2  0 701.8 178.4  0 0 2",
+    CALIB_ERROR_INVALID, "[left] K", "form" },
+  { "baseline-sign", "P2=", "P2=700 0 319.5 1120  0 700 179.5 0  0 0 1 0",
+    CALIB_ERROR_INVALID, "[rectification] P2", "negative" },
+  { "focal-mismatch", "P2=", "P2=701 0 319.5 -1120  0 701 179.5 0  0 0 1 0",
+    CALIB_ERROR_INVALID, "[rectification] P2", "P1" },
+  { "q-mismatch", "Q=", "Q=1 0 0 -319.5  0 1 0 -179.5  0 0 0 700  0 0 0.6 0",
+    CALIB_ERROR_INVALID, "[rectification] Q", "P1 and P2" },
+  { "not-rotation", "R2=", "R2=1 0 0  0 0.8 -0.6  0 0.6 0.81", CALIB_ERROR_INVALID,
+    "[rectification] R2", "rotation" },
+  { "reflection", "R1=", "R1=-1 0 0  0 0.8 -0.6  0 0.6 0.8", CALIB_ERROR_INVALID,
+    "[rectification] R1", "reflection" },
+  { "pose-rotation", "rotation=", "rotation=1 0 0 0 1 0 0 0 0", CALIB_ERROR_INVALID,
+    "[pose] rotation", "rotation" },
+  { "unknown-key", "centre=", "centre=-20 -79 25\nheight=3", CALIB_ERROR_UNKNOWN,
+    "[pose] height", "unknown key" },
+  { "version", "version=", "version=2", CALIB_ERROR_INVALID, "[calibration] version",
+    "outside" },
+  { "width", "width=", "width=640.5", CALIB_ERROR_MALFORMED, "[calibration] width",
+    "integer" },
+  { "height-range", "height=", "height=0", CALIB_ERROR_INVALID, "[calibration] height",
+    "outside" },
+};
+
+static void
+test_error(gconstpointer data)
+{
+  const ErrorCase *ec = data;
+  g_autofree char *text = example_text();
+  g_autofree char *bad = edit(text, ec->prefix, ec->line);
+  g_autofree char *name = g_strdup_printf("%s.conf", ec->name);
+  g_autofree char *path = g_build_filename(tmp_dir, name, NULL);
+  g_assert_true(g_file_set_contents(path, bad, -1, NULL));
+  StereoCalib c;
+  g_autoptr(GError) error = NULL;
+  g_assert_false(calib_load(path, &c, &error));
+  g_assert_error(error, CALIB_ERROR, (gint)ec->code);
+  g_test_message("%s", error->message);
+  g_autofree char *where = g_strdup_printf("%s: %s", path, ec->expect);
+  g_assert_true(g_str_has_prefix(error->message, where));
+  g_assert_nonnull(strstr(error->message, ec->problem));
+}
+
+static void
+test_unreadable(void)
+{
+  g_autofree char *path = g_build_filename(tmp_dir, "absent.conf", NULL);
+  StereoCalib c;
+  g_autoptr(GError) error = NULL;
+  g_assert_false(calib_load(path, &c, &error));
+  g_assert_error(error, CALIB_ERROR, CALIB_ERROR_IO);
+  g_assert_true(g_str_has_prefix(error->message, path));
+}
+
+/* A camera 80 m behind the y = 0 line, 20 m up, looking along +y, level. */
+static void
+level_calib(StereoCalib *c, double cx_right)
+{
+  static const double R[9] = { 1, 0, 0, 0, 0, 1, 0, -1, 0 };
+  static const double C[3] = { 0, -80, 20 };
+  calib_init_ideal(c, 640, 360, 700, 319.5, 179.5, 1.6, NULL, R, C);
+  /* A disparity offset as stereoRectify without CALIB_ZERO_DISPARITY leaves it. */
+  c->P2[2] = cx_right;
+  c->Q[15] = (c->P1[2] - cx_right) / (c->P2[3] / c->P2[0]);
+}
+
+static void
+test_geometry(void)
+{
+  StereoCalib c;
+  level_calib(&c, 319.5);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(calib_validate(&c, &error));
+  /* Z = f B / d = 700 * 1.6 / 20 = 56 m. */
+  g_assert_cmpfloat_with_epsilon(calib_depth_mm(&c, 20.0), 56000.0, 1e-9);
+  g_assert_true(isinf(calib_depth_mm(&c, 0.0)));
+  g_assert_true(isnan(calib_depth_mm(&c, NAN)));
+  /* 100 px right of the principal point at 56 m: X = 100 * 56 / 700 = 8 m. */
+  double p[3];
+  g_assert_true(calib_reproject(&c, 419.5, 179.5, 20.0, p));
+  g_assert_cmpfloat_with_epsilon(p[0], 8.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(p[1], 0.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(p[2], 56.0, 1e-12);
+  /* 35 px below at d = 14: Z = 80, Y = 35 * 80 / 700 = 4 m below the axis. */
+  g_assert_true(calib_reproject(&c, 319.5, 214.5, 14.0, p));
+  g_assert_cmpfloat_with_epsilon(p[1], 4.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(p[2], 80.0, 1e-12);
+  /* In the pitch: camera x -> pitch x, camera y (down) -> -z, camera z -> +y. */
+  double q[3];
+  g_assert_true(calib_pixel_to_pitch(&c, 419.5, 179.5, 20.0, q));
+  g_assert_cmpfloat_with_epsilon(q[0], 8.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(q[1], -24.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(q[2], 20.0, 1e-12);
+  g_assert_true(calib_pixel_to_pitch(&c, 319.5, 214.5, 14.0, q));
+  g_assert_cmpfloat_with_epsilon(q[1], 0.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(q[2], 16.0, 1e-12);
+  double cam[3] = { 0, 2, 10 };
+  calib_camera_to_pitch(&c, cam, q);
+  g_assert_cmpfloat_with_epsilon(q[1], -70.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(q[2], 18.0, 1e-12);
+  /* No point for d <= doffs or a non-finite d. */
+  g_assert_false(calib_reproject(&c, 10, 10, 0.0, p));
+  g_assert_false(calib_reproject(&c, 10, 10, INFINITY, p));
+
+  /* With doffs = 10 px the same depth needs d = 30. */
+  level_calib(&c, 309.5);
+  g_assert_true(calib_validate(&c, &error));
+  g_assert_cmpfloat_with_epsilon(calib_doffs(&c), 10.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(calib_depth_mm(&c, 30.0), 56000.0, 1e-9);
+  g_assert_true(calib_reproject(&c, 419.5, 179.5, 30.0, p));
+  g_assert_cmpfloat_with_epsilon(p[0], 8.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(p[2], 56.0, 1e-12);
+  g_assert_true(isinf(calib_depth_mm(&c, 10.0)));
+}
+
+static void
+test_rectify_map(void)
+{
+  StereoCalib c;
+  level_calib(&c, 319.5);
+  double u, v;
+  /* No distortion, no rotation: identity. */
+  calib_rectified_to_raw(&c, CALIB_LEFT, 12.25, 300.5, &u, &v);
+  g_assert_cmpfloat_with_epsilon(u, 12.25, 1e-12);
+  g_assert_cmpfloat_with_epsilon(v, 300.5, 1e-12);
+  /* k1 = -0.1: xn = 100 / 700, r^2 = 1/49, u = 319.5 + 100 (1 - 0.1 / 49). */
+  c.dist_left[0] = -0.1;
+  calib_rectified_to_raw(&c, CALIB_LEFT, 419.5, 179.5, &u, &v);
+  g_assert_cmpfloat_with_epsilon(u, 319.5 + 100.0 * (1.0 - 0.1 / 49.0), 1e-9);
+  g_assert_cmpfloat_with_epsilon(v, 179.5, 1e-12);
+  /* p1 = 0.01 at xn = yn = 0.1 (70 px right and down): xd = 0.1 + 2 p1 xn yn,
+   * yd = 0.1 + p1 (r^2 + 2 yn^2), r^2 = 0.02. */
+  c.dist_left[0] = 0.0;
+  c.dist_left[2] = 0.01;
+  calib_rectified_to_raw(&c, CALIB_LEFT, 389.5, 249.5, &u, &v);
+  g_assert_cmpfloat_with_epsilon(u, 319.5 + 700.0 * (0.1 + 0.0002), 1e-9);
+  g_assert_cmpfloat_with_epsilon(v, 179.5 + 700.0 * (0.1 + 0.0004), 1e-9);
+  /* R2 tilts the right camera: the rectified principal ray (0, 0, 1) is R2^T (0, 0, 1)
+   * = (0, 0.6, 0.8) in the raw frame, so it lands 0.75 f below cy. */
+  static const double R[9] = { 1, 0, 0, 0, 0.8, -0.6, 0, 0.6, 0.8 };
+  memcpy(c.R2, R, sizeof(R));
+  c.K_right[5] = 200.0;
+  calib_rectified_to_raw(&c, CALIB_RIGHT, 319.5, 179.5, &u, &v);
+  g_assert_cmpfloat_with_epsilon(u, 319.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon(v, 200.0 + 0.75 * 700.0, 1e-9);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  example_path = g_build_filename(STEREOD_SOURCE_DIR, "config", "calib", "example.conf", NULL);
+  tmp_dir = g_dir_make_tmp("test-calib-XXXXXX", NULL);
+  g_assert_nonnull(tmp_dir);
+  g_test_add_func("/calib/example", test_example);
+  g_test_add_func("/calib/round-trip", test_round_trip);
+  g_test_add_func("/calib/error/unreadable", test_unreadable);
+  for (gsize i = 0; i < G_N_ELEMENTS(error_cases); i++) {
+    g_autofree char *name = g_strdup_printf("/calib/error/%s", error_cases[i].name);
+    g_test_add_data_func(name, &error_cases[i], test_error);
+  }
+  g_test_add_func("/calib/geometry", test_geometry);
+  g_test_add_func("/calib/rectify-map", test_rectify_map);
+  int rc = g_test_run();
+  g_autoptr(GDir) dir = g_dir_open(tmp_dir, 0, NULL);
+  for (const char *n; dir && (n = g_dir_read_name(dir));) {
+    g_autofree char *p = g_build_filename(tmp_dir, n, NULL);
+    g_unlink(p);
+  }
+  g_rmdir(tmp_dir);
+  return rc;
+}
