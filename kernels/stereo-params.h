@@ -19,7 +19,9 @@ G_BEGIN_DECLS
 /* Fixed constants of the filter (docs/algorithm.md §5, §10), shared by the GPU stages and
  * the reference so that the two cannot disagree. Intensities are I = Y / 255. */
 #define STEREO_SEARCH_WEIGHT_GAMMA 0.06      /* §5 support weight exp(-|a - a_c| / gamma) */
-#define STEREO_DENSIFY_EDGE_MARGIN (15.0 / 255.0)  /* §10 densify side choice, in I units */
+#define STEREO_DENSIFY_EDGE_MARGIN (15.5 / 255.0)  /* §10 densify side choice, in I units;
+                                                     half a level off an 8-bit step so that
+                                                     fp32 and double never tie */
 
 typedef struct {
   int width, height;        /* rectified input size, px (>= 16 x 16) */

@@ -12,7 +12,6 @@ typedef enum {
   PROG_REDUCE,
   PROG_QUADRATURE,
   PROG_MEAN,
-  PROG_SEARCH_STATS,
   PROG_SEARCH,
   PROG_PHASE,
   PROG_SMOOTH_ROWS,
@@ -32,7 +31,6 @@ static const char *const prog_files[PROG_COUNT] = {
   [PROG_REDUCE] = "reduce.comp",
   [PROG_QUADRATURE] = "quadrature.comp",
   [PROG_MEAN] = "mean.comp",
-  [PROG_SEARCH_STATS] = "search_stats.comp",
   [PROG_SEARCH] = "search.comp",
   [PROG_PHASE] = "phase.comp",
   [PROG_SMOOTH_ROWS] = "smooth_rows.comp",
@@ -78,8 +76,10 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
   ps->gpu = gpu;
   ps->params = *params;
 
-  g_autofree char *defines = g_strdup_printf("#define RADIUS %d\n#define SEARCH_R %d\n",
-                                             params->radius, params->search_radius);
+  g_autofree char *defines = g_strdup_printf(
+    "#define RADIUS %d\n#define SEARCH_R %d\n#define WEIGHT_GAMMA %.9e\n"
+    "#define EDGE_MARGIN %.9e\n", params->radius, params->search_radius,
+    STEREO_SEARCH_WEIGHT_GAMMA, STEREO_DENSIFY_EDGE_MARGIN);
   for (int i = 0; i < PROG_COUNT; i++) {
     g_autofree char *label = g_strdup_printf("stereo/%s", prog_files[i]);
     GpuProgramParams pp = {
@@ -214,18 +214,8 @@ stereo_pass_mean(StereoPasses *ps, GpuBuffer *partials, int partial_base, int wi
 }
 
 void
-stereo_pass_search_stats(StereoPasses *ps, GpuImage *img, GpuImage *stats)
-{
-  GpuProgram *p = ps->prog[PROG_SEARCH_STATS];
-  set_size(p, "size", stats);
-  gpu_bind_image(0, img, GPU_ACCESS_READ);
-  gpu_bind_image(1, stats, GPU_ACCESS_WRITE);
-  run_2d(p, stats);
-}
-
-void
-stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *stats, GpuImage *disp, int eta,
-                   int t_min, int t_max)
+stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int t_min,
+                   int t_max)
 {
   GpuProgram *p = ps->prog[PROG_SEARCH];
   set_size(p, "size", disp);
@@ -233,7 +223,6 @@ stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *stats, GpuImage *d
   gpu_program_set_int(p, "t_min", t_min);
   gpu_program_set_int(p, "t_max", t_max);
   gpu_bind_image(0, img, GPU_ACCESS_READ);
-  gpu_bind_image(1, stats, GPU_ACCESS_READ);
   gpu_bind_image(2, disp, GPU_ACCESS_WRITE);
   run_2d(p, disp);
 }
@@ -335,8 +324,9 @@ stereo_pass_median(StereoPasses *ps, GpuImage *src, GpuImage *dst)
 }
 
 void
-stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *dst)
+stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *intensity, GpuImage *dst)
 {
+  gpu_bind_image(2, intensity, GPU_ACCESS_READ);
   simple_pass(ps, PROG_DENSIFY, src, dst);
 }
 
@@ -347,8 +337,8 @@ stereo_pass_densify_median(StereoPasses *ps, GpuImage *src, GpuImage *dst)
 }
 
 GpuImage *
-stereo_pass_post(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage *a,
-                 GpuImage *b)
+stereo_pass_post(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage *intensity,
+                 GpuImage *a, GpuImage *b)
 {
   stereo_pass_post_lr(ps, disp_l, ps->params.lr_check ? disp_r : NULL, a);
   GpuImage *cur = a, *other = b;
@@ -357,7 +347,7 @@ stereo_pass_post(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage 
     GpuImage *t = cur; cur = other; other = t;
   }
   if (ps->params.densify) {
-    stereo_pass_densify(ps, cur, other);
+    stereo_pass_densify(ps, cur, intensity, other);
     stereo_pass_densify_median(ps, other, cur);
   }
   return cur;

@@ -36,10 +36,10 @@ int stereo_pass_quadrature_groups(int width, int height);
 /* Mean |qL|, |qR| of a level into means[layer * STEREO_MAX_LEVELS + level] (vec2). */
 void stereo_pass_mean(StereoPasses *ps, GpuBuffer *partials, int partial_base, int width,
                       int height, int layers, GpuBuffer *means, int level);
-void stereo_pass_search_stats(StereoPasses *ps, GpuImage *img, GpuImage *stats);
-/* ZNCC search for direction eta into disp (d, cert, 0, v). */
-void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *stats, GpuImage *disp,
-                        int eta, int t_min, int t_max);
+/* Support-weighted ZNCC search for direction eta on the intensities of the search level,
+ * into disp (d, cert, 0, v). */
+void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int t_min,
+                        int t_max);
 /* Phase terms for level `level` (its size is disp's) from responses and prior. */
 void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *disp, GpuImage *terms,
                        GpuBuffer *means, int level, int eta);
@@ -50,14 +50,15 @@ void stereo_pass_smooth_solve(StereoPasses *ps, GpuImage *terms, GpuImage *tmp,
 /* fill_iterations rounds of the hole fill on disp (tmp may be larger). */
 void stereo_pass_fill(StereoPasses *ps, GpuImage *disp, GpuImage *tmp);
 void stereo_pass_upsample(StereoPasses *ps, GpuImage *coarse, GpuImage *fine);
-/* L-R check + validity, median, densify; a and b are scratch images of disp_l's size.
- * Returns the image holding the result (a or b). disp_r is ignored without L-R check. */
+/* L-R check + validity, median, densify; `intensity` is level 0 (RG32F, L in .r); a and b
+ * are scratch images of disp_l's size. Returns the image holding the result (a or b).
+ * disp_r is ignored without L-R check. */
 GpuImage *stereo_pass_post(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r,
-                           GpuImage *a, GpuImage *b);
+                           GpuImage *intensity, GpuImage *a, GpuImage *b);
 /* Individual post steps (for tests). */
 void stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage *dst);
 void stereo_pass_median(StereoPasses *ps, GpuImage *src, GpuImage *dst);
-void stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *dst);
+void stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *intensity, GpuImage *dst);
 void stereo_pass_densify_median(StereoPasses *ps, GpuImage *src, GpuImage *dst);
 /* Packs (d, state, k) into `out` at `offset` bytes: per layer the disparity plane then the
  * confidence plane, see stereo_pack_layout. */

@@ -51,7 +51,7 @@ struct StereoEngine {
   GpuImage *img[STEREO_MAX_LEVELS];
   GpuImage *quad[STEREO_MAX_LEVELS];
   GpuImage *disp[2][STEREO_MAX_LEVELS];
-  GpuImage *terms, *tmp, *stats, *post_a, *post_b;
+  GpuImage *terms, *tmp, *post_a, *post_b;
   GpuBuffer *partials, *means, *packed;
   int partial_base[STEREO_MAX_LEVELS];
   size_t layer_bytes, conf_offset;
@@ -80,7 +80,6 @@ stereo_engine_free(StereoEngine *e)
   gpu_image_free(e->in8);
   gpu_image_free(e->terms);
   gpu_image_free(e->tmp);
-  gpu_image_free(e->stats);
   gpu_image_free(e->post_a);
   gpu_image_free(e->post_b);
   gpu_buffer_free(e->partials);
@@ -136,12 +135,6 @@ engine_alloc(StereoEngine *e, GError **error)
       !(e->post_a = make_image(e, "post", 0, w0, h0, GPU_FORMAT_RGBA32F, 1, error)) ||
       !(e->post_b = make_image(e, "post", 1, w0, h0, GPU_FORMAT_RGBA32F, 1, error)))
     return false;
-  if (e->search) {
-    int w, h;
-    stereo_params_level_size(&e->p, e->start, &w, &h);
-    if (!(e->stats = make_image(e, "stats", e->start, w, h, GPU_FORMAT_RGBA32F, 1, error)))
-      return false;
-  }
   if (!(e->partials = make_buffer(e, "partials", 0, (size_t)partials * 8, GPU_BUFFER_STORAGE,
                                   error)) ||
       !(e->means = make_buffer(e, "means", 0, STEREO_MAX_LEVELS * 8, GPU_BUFFER_STORAGE,
@@ -237,10 +230,9 @@ engine_run(StereoEngine *e, Slot *sl)
   gpu_timer_stamp(sl->timer, 3);
 
   if (e->search) {
-    stereo_pass_search_stats(e->passes, e->img[e->start], e->stats);
     for (int d = 0; d < e->n_dirs; d++) {
-      stereo_pass_search(e->passes, e->img[e->start], e->stats, e->disp[d][e->start],
-                         d ? -1 : 1, e->t_min, e->t_max);
+      stereo_pass_search(e->passes, e->img[e->start], e->disp[d][e->start], d ? -1 : 1,
+                         e->t_min, e->t_max);
       stereo_pass_fill(e->passes, e->disp[d][e->start], e->tmp);
     }
   } else {
@@ -266,8 +258,9 @@ engine_run(StereoEngine *e, Slot *sl)
   }
   gpu_timer_stamp(sl->timer, 5);
 
-  GpuImage *res = stereo_pass_post(e->passes, e->disp[0][0], e->n_dirs > 1 ? e->disp[1][0] : NULL,
-                                   e->post_a, e->post_b);
+  GpuImage *res = stereo_pass_post(e->passes, e->disp[0][0],
+                                   e->n_dirs > 1 ? e->disp[1][0] : NULL, e->img[0], e->post_a,
+                                   e->post_b);
   stereo_pass_pack(e->passes, res, e->packed, e->format == STEREO_OUTPUT_S16);
   gpu_timer_stamp(sl->timer, 6);
   gpu_buffer_copy(sl->readback, 0, e->packed, 0, e->layer_bytes);

@@ -1,11 +1,11 @@
 #version 450
-// Discrete ZNCC search (docs/algorithm.md §5) for one direction: every integer candidate
-// t_min..t_max of a pixel is evaluated in this one dispatch and the best is kept (argmax),
-// refined by a parabola through its neighbours.
+// Discrete search (docs/algorithm.md §5) for one direction: ZNCC with adaptive support
+// weights on the reference window, w_k = exp(-|a_k - a_c| / WEIGHT_GAMMA). Every integer
+// candidate t_min..t_max of a pixel is evaluated in this one dispatch and the best is
+// kept (argmax), refined by a parabola through its neighbours.
 // Output (d_init, certainty, 0, v) with v = certainty > 0 (the hole-fill flag).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rg32f, binding = 0) readonly uniform image2DArray img;
-layout(rgba32f, binding = 1) readonly uniform image2DArray stats;
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;
 uniform ivec2 size;
 uniform int eta;          // +1: reference L, other R; -1: reference R, other L
@@ -13,31 +13,41 @@ uniform int t_min;
 uniform int t_max;
 
 #define WN (2 * SEARCH_R + 1)
-const float FLAT = float(WN * WN) * 1e-6;
+#define WK (WN * WN)
 
-float ref_c[WN * WN];
+float wk[WK];        // support weights
+float wac[WK];       // w_k (a_k - mean_a)
 
-float cost(ivec3 g, int t, float sa)
+float oth(ivec3 p) { vec2 v = imageLoad(img, p).rg; return eta > 0 ? v.y : v.x; }
+
+// Weighted ZNCC of candidate t; -2 marks an invalid candidate.
+float cost(ivec3 g, int t, float s_w, float s_aa)
 {
   int xo = g.x - eta * t;
   if (xo - SEARCH_R < 0 || xo + SEARCH_R > size.x - 1)
-    return -2.0;                        // invalid candidate
-  vec4 so = imageLoad(stats, ivec3(xo, g.y, g.z));
-  float sb = eta > 0 ? so.w : so.y;
-  if (sa < FLAT || sb < FLAT)
-    return 0.0;
-  float mb = eta > 0 ? so.z : so.x;
-  float acc = 0.0;
+    return -2.0;
+  float sb = 0.0;
   int k = 0;
   for (int j = -SEARCH_R; j <= SEARCH_R; j++) {
     int y = clamp(g.y + j, 0, size.y - 1);
+    for (int i = -SEARCH_R; i <= SEARCH_R; i++, k++)
+      sb += wk[k] * oth(ivec3(xo + i, y, g.z));
+  }
+  float mb = sb / s_w;
+  float s_bb = 0.0, s_ab = 0.0;
+  k = 0;
+  for (int j = -SEARCH_R; j <= SEARCH_R; j++) {
+    int y = clamp(g.y + j, 0, size.y - 1);
     for (int i = -SEARCH_R; i <= SEARCH_R; i++, k++) {
-      vec2 p = imageLoad(img, ivec3(xo + i, y, g.z)).rg;
-      float b = (eta > 0 ? p.y : p.x) - mb;
-      acc += ref_c[k] * b;
+      float b = oth(ivec3(xo + i, y, g.z)) - mb;
+      s_bb += wk[k] * b * b;
+      s_ab += wac[k] * b;
     }
   }
-  return acc * inversesqrt(sa * sb);
+  float flat_lim = s_w * 1e-6;
+  if (s_aa < flat_lim || s_bb < flat_lim)
+    return 0.0;
+  return s_ab * inversesqrt(s_aa * s_bb);
 }
 
 void main()
@@ -45,21 +55,34 @@ void main()
   ivec3 g = ivec3(gl_GlobalInvocationID);
   if (g.x >= size.x || g.y >= size.y)
     return;
-  vec4 s = imageLoad(stats, g);
-  float ma = eta > 0 ? s.x : s.z;
-  float sa = eta > 0 ? s.y : s.w;
+  vec2 c = imageLoad(img, g).rg;
+  float ac = eta > 0 ? c.x : c.y;
+  float s_w = 0.0;
+  float sa = 0.0;
   int k = 0;
   for (int j = -SEARCH_R; j <= SEARCH_R; j++)
     for (int i = -SEARCH_R; i <= SEARCH_R; i++, k++) {
       vec2 p = imageLoad(img, ivec3(clamp(g.xy + ivec2(i, j), ivec2(0), size - 1), g.z)).rg;
-      ref_c[k] = (eta > 0 ? p.x : p.y) - ma;
+      float a = eta > 0 ? p.x : p.y;
+      float w = exp(-abs(a - ac) / WEIGHT_GAMMA);
+      wk[k] = w;
+      wac[k] = a;
+      s_w += w;
+      sa += w * a;
     }
+  float ma = sa / s_w;
+  float s_aa = 0.0;
+  for (k = 0; k < WK; k++) {
+    float d = wac[k] - ma;
+    s_aa += wk[k] * d * d;
+    wac[k] = wk[k] * d;
+  }
   float best = -2.0;
   int bt = t_min;
   for (int t = t_min; t <= t_max; t++) {
-    float c = cost(g, t, sa);
-    if (c > best) {
-      best = c;
+    float cc = cost(g, t, s_w, s_aa);
+    if (cc > best) {
+      best = cc;
       bt = t;
     }
   }
@@ -67,7 +90,7 @@ void main()
   if (best > 0.0) {
     float d = float(bt);
     if (bt > t_min && bt < t_max) {
-      float cm = cost(g, bt - 1, sa), cp = cost(g, bt + 1, sa);
+      float cm = cost(g, bt - 1, s_w, s_aa), cp = cost(g, bt + 1, s_w, s_aa);
       if (cm > -2.0 && cp > -2.0) {
         float den = cm - 2.0 * best + cp;
         if (den < 0.0)

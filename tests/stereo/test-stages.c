@@ -258,16 +258,13 @@ test_search(void)
   round_to_float(l);
   round_to_float(r);
   g_autoptr(GpuImage) img = image_new(f.ctx, w, h, GPU_FORMAT_RG32F);
-  g_autoptr(GpuImage) stats = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
   g_autoptr(GpuImage) disp = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
   const RefImage *s[2] = { l, r };
   upload_channels(img, s, (int[]){ 0, 0 }, 2);
   int t_min = 0, t_max = 24;
   for (int eta = 1; eta >= -1; eta -= 2) {
-    poison(stats);
     poison(disp);
-    stereo_pass_search_stats(f.ps, img, stats);
-    stereo_pass_search(f.ps, img, stats, disp, eta, t_min, t_max);
+    stereo_pass_search(f.ps, img, disp, eta, t_min, t_max);
     g_autofree float *out = download(disp);
     check_all_finite(out, (size_t)w * h * 4, "search");
     StereoParams p = f.p;
@@ -530,6 +527,14 @@ test_post(void)
   g_autoptr(GpuImage) dr = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
   g_autoptr(GpuImage) a = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
   g_autoptr(GpuImage) b = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
+  /* Level-0 intensity for the densify side choice: 8-bit values with steps around the
+   * edge margin, as the engine's ingest produces them. */
+  g_autoptr(GpuImage) inten = image_new(f.ctx, w, h, GPU_FORMAT_RG32F);
+  g_autoptr(RefImage) ir = ref_image_new(w, h, 1);
+  for (int i = 0; i < w * h; i++)
+    ir->data[i] = (float)(g_rand_int_range(rng, 0, 256) / 255.0);
+  const RefImage *si[1] = { ir };
+  upload_channels(inten, si, (int[]){ 0 }, 1);
   const RefImage *sl[3] = { fl, fl, fl }, *sr[1] = { fr };
   upload_channels(dl, sl, (int[]){ REF_D, REF_CERT, REF_SIGMA }, 3);
   upload_channels(dr, sr, (int[]){ REF_D }, 1);
@@ -576,13 +581,13 @@ test_post(void)
 
   /* 3. densify (scanline fill, then the 9x3 median of the filled pixels) */
   poison(a);
-  stereo_pass_densify(f.ps, b, a);
+  stereo_pass_densify(f.ps, b, inten, a);
   poison(b);
   stereo_pass_densify_median(f.ps, a, b);
   g_autofree float *vd = download(b);
   check_all_finite(vd, n * 4, "densify");
   g_autofree bool *filled = g_new0(bool, n);
-  ref_densify(w, h, d, valid, filled);
+  ref_densify(w, h, ir->data, d, valid, filled);
   int nfilled = 0;
   for (size_t i = 0; i < n; i++) {
     float state = vd[4 * i + 1];
