@@ -57,6 +57,9 @@ void gpu_context_free(GpuContext *ctx);
 const char *gpu_context_get_renderer(GpuContext *ctx);  /* GL_RENDERER string */
 const char *gpu_context_get_version(GpuContext *ctx);   /* GL_VERSION string */
 bool gpu_context_is_software(GpuContext *ctx);          /* llvmpipe/softpipe */
+/* Which EGL device or platform was chosen, for logs: "EGL device 1 (software)",
+ * "EGL device 0 (hardware, /dev/dri/card0)", "Mesa surfaceless platform". */
+const char *gpu_context_get_device(GpuContext *ctx);
 /* Drains glGetError(). Returns TRUE when no error was pending; otherwise logs once with
  * `stage`, sets the sticky failed flag and a GError (GPU_ERROR_GL). */
 bool gpu_context_check(GpuContext *ctx, const char *stage, GError **error);
@@ -222,7 +225,7 @@ GpuTimer *gpu_timer_new(GpuContext *ctx, int count, GError **error);
 void gpu_timer_free(GpuTimer *timer);
 void gpu_timer_stamp(GpuTimer *timer, int index);       /* glQueryCounter */
 /* Fills ns[0..count-1] with GPU timestamps in ns. wait = FALSE returns FALSE when some
- * stamp is not available yet. */
+ * stamp is not available yet. A stamp never written reads 0 and makes it return FALSE. */
 bool gpu_timer_read(GpuTimer *timer, bool wait, uint64_t *ns);
 int gpu_timer_get_count(GpuTimer *timer);
 
