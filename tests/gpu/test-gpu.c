@@ -729,6 +729,11 @@ test_program_include(void)
     "#version 450\n#include \"test-nested.glsl\"\nlayout(local_size_x = 1) in;\n"
     "layout(std430, binding = 0) buffer B { float v[]; };\n"
     "void main() { v[0] = test_scale(); }\n", NULL);
+  gpu_bind_storage(0, out);
+  gpu_program_dispatch(inline_prog, 1, 1, 1);
+  gpu_barrier();
+  g_assert_true(gpu_buffer_read(out, 0, v, sizeof(float), NULL));
+  g_assert_cmpfloat(v[0], ==, 2.0f);
 
   /* An error inside an included file names that file's source number and line. */
   g_test_expect_message(LOG_DOMAIN, G_LOG_LEVEL_WARNING, "*failed to compile*");
