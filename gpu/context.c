@@ -127,8 +127,9 @@ debug_callback(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei l
     g_debug("%s: GL debug (error %u): %s", ctx->label, id, message);
     return;
   }
-  /* Compiler errors reach the caller through the GError of gpu_program_new(). */
-  if (type == GL_DEBUG_TYPE_ERROR && source == GL_DEBUG_SOURCE_SHADER_COMPILER) {
+  /* Compiler errors reach the caller through the GError of gpu_program_new(); Mesa
+   * also sends compiler warnings at high severity, which are no run-time problem. */
+  if (source == GL_DEBUG_SOURCE_SHADER_COMPILER) {
     g_debug("%s: GL debug (compiler %u): %s", ctx->label, id, message);
     return;
   }

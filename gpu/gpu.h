@@ -116,13 +116,15 @@ const char *gpu_image_get_label(GpuImage *img);
 bool gpu_image_upload(GpuImage *img, int layer, const void *data, size_t stride, GError **error);
 bool gpu_image_download(GpuImage *img, int layer, void *data, size_t stride, GError **error);
 /* Fills every texel of every layer with `value` (channels beyond the format's are
- * ignored; integer formats take the values converted to integers). Tests use it to
- * poison outputs. */
+ * ignored; integer formats take the values rounded to the nearest integer and clamped,
+ * NaN as 0). Tests use it to poison outputs. */
 bool gpu_image_fill(GpuImage *img, const float value[4], GError **error);
 
 /* Asynchronous transfers through a buffer (a pixel-unpack / pixel-pack source):
  * the host pixels live in `buf` at `offset`, rows `stride` bytes apart. These only
- * queue GL commands; use a fence to know when the buffer may be reused or read. */
+ * queue GL commands; use a fence to know when the buffer may be reused or read.
+ * They return FALSE (GPU_ERROR_LIMIT) when the layer does not fit in the buffer, but do
+ * not drain glGetError: call gpu_context_check() after the stage. */
 typedef struct GpuBuffer GpuBuffer;
 bool gpu_image_upload_from_buffer(GpuImage *img, int layer, GpuBuffer *buf, size_t offset,
                                   size_t stride, GError **error);
@@ -219,7 +221,9 @@ void gpu_bind_image(int unit, GpuImage *img, GpuAccess access);
 void gpu_bind_texture(GpuContext *ctx, int unit, GpuImage *img, bool linear);
 void gpu_bind_storage(int binding, GpuBuffer *buf);   /* GL_SHADER_STORAGE_BUFFER */
 void gpu_bind_uniform(int binding, GpuBuffer *buf);   /* GL_UNIFORM_BUFFER */
-/* glMemoryBarrier with image-access, texture-fetch, storage and pixel-buffer bits. */
+/* glMemoryBarrier with image-access, texture-fetch, storage and pixel-buffer bits, plus
+ * texture-update, buffer-update, uniform and client-mapped-buffer bits (so downloads,
+ * buffer reads and persistent maps after a fence see shader writes). */
 void gpu_barrier(void);
 
 /* ---------------------------------------------------------------- timers */

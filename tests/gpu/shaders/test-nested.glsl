@@ -1,0 +1,4 @@
+float test_scale()
+{
+  return 2.0;
+}
