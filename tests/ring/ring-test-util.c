@@ -5,7 +5,9 @@
 #include <glib-unix.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 char *
@@ -90,28 +92,46 @@ ring_test_frame_check(const StereodFrame *fr)
   return bad;
 }
 
-double
-ring_test_writer_rate(RingWriter *w, double seconds)
+static double
+thread_cpu_seconds(void)
 {
-  gint64 start = g_get_monotonic_time();
-  gint64 end = start + (gint64) (seconds * G_USEC_PER_SEC);
-  guint64 frames = 0;
-  gint64 now;
-  do {
-    ring_test_publish(w);
-    frames++;
-    now = g_get_monotonic_time();
-  } while (now < end);
-  return frames / ((now - start) / (double) G_USEC_PER_SEC);
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-double
-ring_test_writer_best_rate(RingWriter *w, int windows, double seconds)
+static long
+thread_voluntary_switches(void)
 {
-  double best = 0.0;
-  for (int i = 0; i < windows; i++)
-    best = MAX(best, ring_test_writer_rate(w, seconds));
-  return best;
+  struct rusage ru;
+  getrusage(RUSAGE_THREAD, &ru);
+  return ru.ru_nvcsw;
+}
+
+RingTestRate
+ring_test_writer_rate(RingWriter *w, int windows, double seconds)
+{
+  RingTestRate rate = { 0 };
+  long waits0 = thread_voluntary_switches();
+  for (int i = 0; i < windows; i++) {
+    gint64 start = g_get_monotonic_time();
+    gint64 end = start + (gint64) (seconds * G_USEC_PER_SEC);
+    double cpu0 = thread_cpu_seconds();
+    guint64 frames = 0;
+    gint64 now;
+    do {
+      ring_test_publish(w);
+      frames++;
+      now = g_get_monotonic_time();
+    } while (now < end);
+    double cpu = thread_cpu_seconds() - cpu0;
+    rate.wall_fps = MAX(rate.wall_fps, frames / ((now - start) / (double) G_USEC_PER_SEC));
+    if (cpu > 0)
+      rate.cpu_fps = MAX(rate.cpu_fps, frames / cpu);
+    rate.frames += frames;
+  }
+  rate.waits = thread_voluntary_switches() - waits0;
+  return rate;
 }
 
 void
@@ -183,7 +203,7 @@ ring_test_peer_wait_output(RingTestPeer *peer, RingWriter *w, const char *text, 
 }
 
 gboolean
-ring_test_peer_wait_stopped(RingTestPeer *peer, double seconds)
+ring_test_peer_wait_stopped(RingTestPeer *peer, RingWriter *w, double seconds)
 {
   gint64 end = g_get_monotonic_time() + (gint64) (seconds * G_USEC_PER_SEC);
   while (g_get_monotonic_time() < end) {
@@ -196,7 +216,8 @@ ring_test_peer_wait_stopped(RingTestPeer *peer, double seconds)
       peer->wait_status = status;
       return FALSE;
     }
-    g_usleep(1000);
+    ring_test_publish(w);
+    g_usleep(200);
   }
   return FALSE;
 }

@@ -20,6 +20,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(StereodClient, stereod_client_close)
 static inline int16_t
 ring_pattern_disparity(uint64_t f, uint32_t x, uint32_t y)
 {
+  if (x == 0 && y == 0)
+    return STEREOD_RING_DISPARITY_INVALID;   /* every frame has one invalid pixel */
   return (int16_t) ((f * 7 + x + 3 * y) & 0x3fff);
 }
 
@@ -61,12 +63,20 @@ void ring_test_publish(RingWriter *w);
  * and metadata); 0 for a consistent frame. */
 guint64 ring_test_frame_check(const StereodFrame *frame);
 
-/* Publishes as fast as possible for `seconds` and returns frames per second. */
-double ring_test_writer_rate(RingWriter *w, double seconds);
+/* The writer's speed over some windows of publishing as fast as it can.
+ * wall_fps: frames per second of elapsed time, the best window (the one least
+ * disturbed by other work on the machine). cpu_fps: frames per second of the writer
+ * thread's CPU time, the best window (insensitive to other processes taking the CPU,
+ * sensitive to any extra work per frame). waits: voluntary context switches of the
+ * writer thread over all windows, i.e. the times it blocked. */
+typedef struct {
+  double wall_fps;
+  double cpu_fps;
+  long waits;
+  guint64 frames;
+} RingTestRate;
 
-/* The best of `windows` windows of `seconds` each: the rate with the least
- * interference from other work on the machine. */
-double ring_test_writer_best_rate(RingWriter *w, int windows, double seconds);
+RingTestRate ring_test_writer_rate(RingWriter *w, int windows, double seconds);
 
 /* A reader process (ring-test-peer) and its output. */
 typedef struct {
@@ -88,8 +98,9 @@ gboolean ring_test_peer_wait_output(RingTestPeer *peer, RingWriter *w, const cha
                                     double seconds);
 /* Non-blocking: TRUE once the peer exited (reaps it and collects its output). */
 gboolean ring_test_peer_poll(RingTestPeer *peer);
-/* Waits for the peer to stop (SIGSTOP) for at most `seconds`; TRUE if it did. */
-gboolean ring_test_peer_wait_stopped(RingTestPeer *peer, double seconds);
+/* Publishes frames from `w` until the peer stopped itself (SIGSTOP), for at most
+ * `seconds`; TRUE if it did. */
+gboolean ring_test_peer_wait_stopped(RingTestPeer *peer, RingWriter *w, double seconds);
 /* Publishes frames (unpaced, or at `hz` > 0) until every peer exited or `seconds`
  * passed; returns TRUE when all exited. */
 gboolean ring_test_run_writer_until_peers_exit(RingWriter *w, RingTestPeer *peers, guint n,
