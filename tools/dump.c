@@ -50,8 +50,8 @@ dump_format_frame(const StereodFrame *f, guint64 skipped, guint64 now_ns)
                          G_GUINT64_FORMAT " flags=0x%x",
                          (guint64) f->counter, (guint64) f->frame_number, stamp,
                          (unsigned) (f->capture_ns % 1000000000u / 1000u),
-                         ((double) f->publish_ns - (double) f->capture_ns) / 1e6,
-                         ((double) now_ns - (double) f->publish_ns) / 1e6, skipped, f->flags);
+                         (gint64) (f->publish_ns - f->capture_ns) / 1e6,
+                         (gint64) (now_ns - f->publish_ns) / 1e6, skipped, f->flags);
   if (f->disparity != NULL) {
     guint64 valid = 0;
     double sum = 0.0;

@@ -68,7 +68,7 @@ test_format(void)
   g_test_message("%s", line);
   g_assert_true(g_str_has_prefix(line, "counter=1 frame=77 capture=2023-11-14T22:13:20.000001Z "));
   g_assert_nonnull(strstr(line, " age_ms=2.500 skipped=4 flags=0x2 valid=50.0% mean_px=2.000"));
-  g_autofree char *latency = g_strdup_printf(" latency_ms=%.3f ", (f.publish_ns - f.capture_ns) / 1e6);
+  g_autofree char *latency = g_strdup_printf(" latency_ms=%.3f ", (gint64) (f.publish_ns - f.capture_ns) / 1e6);
   g_assert_nonnull(strstr(line, latency));
   stereod_frame_clear(&f);
 }
