@@ -10,6 +10,28 @@
 #include <time.h>
 #include <unistd.h>
 
+void
+ring_test_remove_stale(void)
+{
+  g_autoptr(GDir) dir = g_dir_open(STEREOD_RING_SHM_DIR, 0, NULL);
+  if (dir == NULL)
+    return;
+  const char *entry;
+  const char *prefix = STEREOD_RING_PREFIX "test-";
+  while ((entry = g_dir_read_name(dir)) != NULL) {
+    if (!g_str_has_prefix(entry, prefix))
+      continue;
+    char *end = NULL;
+    guint64 pid = g_ascii_strtoull(entry + strlen(prefix), &end, 10);
+    if (pid == 0 || *end != '-')
+      continue;
+    if (kill((pid_t) pid, 0) < 0 && errno == ESRCH) {
+      g_autofree char *path = g_build_filename(STEREOD_RING_SHM_DIR, entry, NULL);
+      unlink(path);
+    }
+  }
+}
+
 char *
 ring_test_pair_name(const char *tag)
 {

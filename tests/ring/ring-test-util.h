@@ -49,6 +49,10 @@ ring_pattern_capture_ns(uint64_t f)
   return RING_TEST_CAPTURE_BASE + f * 1000u;
 }
 
+/* Removes rings left in /dev/shm by test processes that died before cleaning up
+ * (names test-PID-*, PID no longer running). Call at the start of a test program. */
+void ring_test_remove_stale(void);
+
 /* A unique pair name for this process and `tag` (free with g_free). */
 char *ring_test_pair_name(const char *tag);
 

@@ -196,6 +196,7 @@ int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  ring_test_remove_stale();
   g_test_add_func("/dump/meter", test_meter);
   g_test_add_func("/dump/format", test_format);
   g_test_add_func("/dump/to-float", test_to_float);

@@ -249,6 +249,7 @@ int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  ring_test_remove_stale();
   g_test_add_func("/ring/fault/reader-killed-mid-read", test_reader_killed_mid_read);
   g_test_add_func("/ring/fault/slow-reader", test_slow_reader);
   g_test_add_func("/ring/fault/torn-reads-forced", test_torn_reads_forced);

@@ -170,6 +170,7 @@ int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  ring_test_remove_stale();
   g_test_add_func("/ring/procs/three-readers", test_three_readers);
   g_test_add_func("/ring/procs/three-readers-unpaced", test_three_readers_unpaced);
   g_test_add_func("/ring/procs/readers-see-close", test_readers_see_close);

@@ -540,6 +540,7 @@ int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  ring_test_remove_stale();
   g_test_add_func("/ring/layout", test_layout);
   g_test_add_func("/ring/open-errors", test_open_errors);
   g_test_add_func("/ring/writer-params", test_writer_params);
