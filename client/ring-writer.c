@@ -1,0 +1,310 @@
+/* ring-writer.c: creating and publishing into a stereod shm ring (see ring-writer.h,
+ * and <stereod/ring.h> for the layout and the protocol). */
+#include "ring-writer.h"
+#include "ring-private.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+struct RingWriter {
+  StereodRingHeader *header;     /* the whole object, mapped read-write */
+  size_t map_size;
+  ino_t ino;                     /* of our object, to unlink only our own name */
+  dev_t dev;
+  bool keep_on_close;
+  bool in_progress;              /* between begin and commit */
+  uint64_t counter;              /* frames published (mirror of header->counter) */
+  uint64_t pending_seq;          /* seq of the slot being written, odd */
+  char path[RING_PATH_MAX];
+};
+
+static inline uint64_t
+round_up(uint64_t v, uint64_t to)
+{
+  return (v + to - 1) / to * to;
+}
+
+static inline StereodRingSlot *
+writer_slot(RingWriter *w, uint64_t index)
+{
+  uint8_t *base = (uint8_t *) w->header;
+  return (StereodRingSlot *) (base + w->header->header_size + index * w->header->slot_size);
+}
+
+/* Fills `h` (zeroed) with the layout for the parameters. */
+static int
+layout_compute(const RingWriterParams *p, StereodRingHeader *h)
+{
+  if (!ring_name_is_valid(p->name))
+    return -EINVAL;
+  if (p->width == 0 || p->height == 0 || p->width > 32768 || p->height > 32768)
+    return -EINVAL;
+  if (p->formats == 0 || (p->formats & ~STEREOD_RING_FORMAT_ALL) != 0)
+    return -EINVAL;
+  uint32_t slots = p->slot_count ? p->slot_count : STEREOD_RING_DEFAULT_SLOTS;
+  if (slots < 2 || slots > STEREOD_RING_MAX_SLOTS)
+    return -EINVAL;
+  double scale = p->disparity_scale != 0.0 ? p->disparity_scale : STEREOD_RING_DEFAULT_DISPARITY_SCALE;
+  if (!(scale > 0.0))
+    return -EINVAL;
+
+  uint64_t off = sizeof(StereodRingSlot);
+  for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++) {
+    if (!(p->formats & STEREOD_RING_FORMAT(k)))
+      continue;
+    uint64_t stride = (uint64_t) p->width * stereod_ring_plane_element_size(k);
+    uint64_t size = stride * p->height;
+    h->planes[k].offset = (uint32_t) off;
+    h->planes[k].stride = (uint32_t) stride;
+    h->planes[k].size = (uint32_t) size;
+    off = round_up(off + size, STEREOD_RING_ALIGN);
+    if (off > UINT32_MAX / 2)
+      return -EFBIG;
+  }
+  uint64_t slot_size = round_up(off, STEREOD_RING_PAGE);
+
+  memcpy(h->magic, STEREOD_RING_MAGIC, STEREOD_RING_MAGIC_SIZE);
+  h->version = STEREOD_RING_VERSION;
+  h->header_size = (uint32_t) round_up(sizeof(StereodRingHeader), STEREOD_RING_PAGE);
+  h->slot_count = slots;
+  h->slot_size = (uint32_t) slot_size;
+  h->total_size = h->header_size + slots * slot_size;
+  h->width = p->width;
+  h->height = p->height;
+  h->formats = p->formats;
+  h->writer_pid = (int32_t) getpid();
+  h->created_ns = ring_now_ns(CLOCK_REALTIME);
+  snprintf(h->name, sizeof h->name, "%s", p->name);
+  h->disparity_scale = scale;
+  h->calibration = p->calibration;
+  memcpy(h->producer, p->producer, sizeof h->producer);
+  return 0;
+}
+
+/* Whether process `pid` maps the object with inode `ino` (i.e. is its live writer).
+ * When /proc cannot tell (another user's process), a live pid counts as a writer. */
+static bool
+pid_maps_object(pid_t pid, ino_t ino)
+{
+  if (pid <= 0)
+    return false;
+  if (kill(pid, 0) < 0 && errno == ESRCH)
+    return false;
+  char maps[64];
+  snprintf(maps, sizeof maps, "/proc/%d/maps", (int) pid);
+  FILE *f = fopen(maps, "re");
+  if (f == NULL)
+    return true;
+  bool found = false;
+  char line[512];
+  while (!found && fgets(line, sizeof line, f) != NULL) {
+    unsigned long long inode = 0;
+    char perms[8];
+    if (sscanf(line, "%*s %7s %*s %*s %llu", perms, &inode) == 2)
+      found = inode == (unsigned long long) ino && strchr(perms, 's') != NULL;
+  }
+  fclose(f);
+  return found;
+}
+
+/* Deals with an existing object under the final name: -EBUSY when its writer is alive,
+ * otherwise tells its readers it is closed so they can reopen. */
+static int
+retire_existing(const char *path)
+{
+  int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return errno == ENOENT ? 0 : -errno;
+  struct stat st;
+  int r = 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t) sizeof(StereodRingHeader)) {
+    StereodRingHeader *h = mmap(NULL, sizeof *h, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (h != MAP_FAILED) {
+      if (memcmp(h->magic, STEREOD_RING_MAGIC, STEREOD_RING_MAGIC_SIZE) == 0) {
+        bool closed = ring_load32(&h->closed, memory_order_acquire) != 0;
+        if (!closed && h->writer_pid != getpid() && pid_maps_object(h->writer_pid, st.st_ino)) {
+          r = -EBUSY;
+        } else {
+          atomic_store_explicit(RING_A32(&h->closed), 1, memory_order_release);
+          atomic_fetch_add_explicit(RING_A32(&h->futex), 1, memory_order_release);
+          ring_futex_wake_all(&h->futex);
+        }
+      }
+      munmap(h, sizeof *h);
+    }
+  }
+  close(fd);
+  return r;
+}
+
+int
+ring_writer_new(const RingWriterParams *params, RingWriter **out)
+{
+  if (out == NULL || params == NULL)
+    return -EINVAL;
+  *out = NULL;
+
+  StereodRingHeader layout = { 0 };
+  int r = layout_compute(params, &layout);
+  if (r < 0)
+    return r;
+
+  RingWriter *w = calloc(1, sizeof *w);
+  if (w == NULL)
+    return -ENOMEM;
+  w->keep_on_close = params->keep_on_close;
+  ring_path_format(w->path, sizeof w->path, params->name, NULL);
+
+  /* Built under a name no reader opens ('~' is not allowed in pair names), then
+   * renamed over the final name: readers never see a half-written header, and an
+   * object left by a dead writer is replaced in one step. */
+  char tmp[RING_PATH_MAX + 32];
+  char suffix[32];
+  snprintf(suffix, sizeof suffix, "~%d.tmp", (int) getpid());
+  ring_path_format(tmp, sizeof tmp, params->name, suffix);
+
+  mode_t mode = params->mode ? params->mode : 0640;
+  int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0 && errno == EEXIST) {
+    unlink(tmp);   /* left by a crashed process that had our pid */
+    fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+  }
+  if (fd < 0) {
+    r = -errno;
+    free(w);
+    return r;
+  }
+
+  struct stat st;
+  void *map = MAP_FAILED;
+  w->map_size = layout.total_size;
+  if (fchmod(fd, mode) < 0 || ftruncate(fd, (off_t) layout.total_size) < 0 || fstat(fd, &st) < 0)
+    goto fail_errno;
+  map = mmap(NULL, w->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED)
+    goto fail_errno;
+  w->header = map;
+  memcpy(w->header, &layout, sizeof layout);   /* slots are zero: seq 0, never written */
+  w->ino = st.st_ino;
+  w->dev = st.st_dev;
+
+  r = retire_existing(w->path);
+  if (r < 0)
+    goto fail;
+  if (rename(tmp, w->path) < 0)
+    goto fail_errno;
+  close(fd);
+  *out = w;
+  return 0;
+
+fail_errno:
+  r = -errno;
+fail:
+  if (map != MAP_FAILED)
+    munmap(map, w->map_size);
+  close(fd);
+  unlink(tmp);
+  free(w);
+  return r;
+}
+
+void
+ring_writer_free(RingWriter *w)
+{
+  if (w == NULL)
+    return;
+  if (w->header != NULL) {
+    atomic_store_explicit(RING_A32(&w->header->closed), 1, memory_order_release);
+    atomic_fetch_add_explicit(RING_A32(&w->header->futex), 1, memory_order_release);
+    ring_futex_wake_all(&w->header->futex);
+    struct stat st;
+    /* Only our own name: a newer writer may have taken it over. */
+    if (!w->keep_on_close && stat(w->path, &st) == 0 && st.st_ino == w->ino && st.st_dev == w->dev)
+      unlink(w->path);
+    munmap(w->header, w->map_size);
+  }
+  free(w);
+}
+
+int
+ring_writer_begin(RingWriter *w, RingWriterSlot *out)
+{
+  if (w == NULL || out == NULL)
+    return -EINVAL;
+  if (w->in_progress)
+    return -EBUSY;
+  const StereodRingHeader *h = w->header;
+  StereodRingSlot *slot = writer_slot(w, w->counter % h->slot_count);
+  uint64_t seq = ring_load64(&slot->seq, memory_order_relaxed);
+  w->pending_seq = (seq & 1u) ? seq + 2 : seq + 1;   /* odd */
+  atomic_store_explicit(RING_A64(&slot->seq), w->pending_seq, memory_order_relaxed);
+  /* Orders the odd seq before every store into the slot that follows. */
+  atomic_thread_fence(memory_order_release);
+  w->in_progress = true;
+
+  memset(out, 0, sizeof *out);
+  for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++) {
+    if (h->planes[k].offset == 0)
+      continue;
+    out->planes[k] = (uint8_t *) slot + h->planes[k].offset;
+    out->strides[k] = h->planes[k].stride;
+  }
+  out->width = h->width;
+  out->height = h->height;
+  out->counter = w->counter + 1;
+  return 0;
+}
+
+int
+ring_writer_commit(RingWriter *w, const RingWriterMeta *meta)
+{
+  if (w == NULL || meta == NULL || !w->in_progress)
+    return -EINVAL;
+  StereodRingHeader *h = w->header;
+  StereodRingSlot *slot = writer_slot(w, w->counter % h->slot_count);
+  uint64_t k = w->counter + 1;
+  slot->counter = k;
+  slot->frame_number = meta->frame_number;
+  slot->capture_ns = meta->capture_ns;
+  slot->flags = meta->flags;
+  slot->publish_ns = ring_now_ns(CLOCK_REALTIME);
+  atomic_store_explicit(RING_A64(&slot->seq), w->pending_seq + 1, memory_order_release);
+  atomic_store_explicit(RING_A64(&h->counter), k, memory_order_release);
+  atomic_fetch_add_explicit(RING_A32(&h->futex), 1, memory_order_release);
+  ring_futex_wake_all(&h->futex);
+  w->counter = k;
+  w->in_progress = false;
+  return 0;
+}
+
+int
+ring_writer_publish(RingWriter *w, const RingWriterMeta *meta,
+                    const void *const planes[STEREOD_RING_PLANE_COUNT])
+{
+  RingWriterSlot slot;
+  int r = ring_writer_begin(w, &slot);
+  if (r < 0)
+    return r;
+  for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++) {
+    if (planes != NULL && planes[k] != NULL && slot.planes[k] != NULL)
+      memcpy(slot.planes[k], planes[k], (size_t) slot.strides[k] * slot.height);
+  }
+  return ring_writer_commit(w, meta);
+}
+
+uint64_t
+ring_writer_get_counter(const RingWriter *w)
+{
+  return w != NULL ? w->counter : 0;
+}
+
+const char *
+ring_writer_get_path(const RingWriter *w)
+{
+  return w != NULL ? w->path : NULL;
+}
