@@ -21,7 +21,7 @@
 #define PROG "stereod-disparity"
 #define EXIT_USAGE 2
 
-static char *opt_output, *opt_png16, *opt_color, *opt_device;
+static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt;
 static double opt_max_disparity = 0.0;
 static int opt_scales = 0, opt_repeat = 1;
 static gboolean opt_no_lr_check, opt_verbose, opt_quiet;
@@ -41,6 +41,9 @@ static const GOptionEntry entries[] = {
     "Pyramid levels, 1..8 (default 0 = automatic)", "N" },
   { "no-lr-check", 0, 0, G_OPTION_ARG_NONE, &opt_no_lr_check,
     "Skip the right-view pass and the left-right consistency check", NULL },
+  { "gt", 0, 0, G_OPTION_ARG_FILENAME, &opt_gt,
+    "Score against a ground-truth PFM of the left view (inf/NaN = unknown): bad-1, bad-2, "
+    "density and MAE on the pixels that are visible in both views", "GT.pfm" },
   { "device", 0, 0, G_OPTION_ARG_STRING, &opt_device,
     "EGL device: auto, hardware, software, surfaceless or an index (default auto)", "DEV" },
   { "repeat", 'n', 0, G_OPTION_ARG_INT, &opt_repeat,
@@ -86,7 +89,7 @@ check_usage(void)
   int n = opt_files ? (int)g_strv_length(opt_files) : 0;
   if (n != 2)
     return fail(EXIT_USAGE, "expected two input files, LEFT and RIGHT, got %d (see --help)", n);
-  if (!opt_output && !opt_png16 && !opt_color)
+  if (!opt_output && !opt_png16 && !opt_color && !opt_gt)
     return fail(EXIT_USAGE, "nothing to write: give -o OUT.pfm, --png16 or --color");
   if (opt_max_disparity < 0.0 || opt_max_disparity > 1000.0 || isnan(opt_max_disparity))
     return fail(EXIT_USAGE, "--max-disparity must be within 0..1000 px (0 = default)");
@@ -144,6 +147,78 @@ write_outputs(const float *disp, int w, int h)
   return 0;
 }
 
+/* Non-occluded mask from the left-view ground truth alone: pixel x of a row is visible
+ * in the right view unless a pixel with a disparity larger by more than 1 px lands on the
+ * same right-image column (forward warp with a z-buffer, per row). */
+static void
+noc_mask(const float *gt, int w, int h, bool *noc)
+{
+  g_autofree float *zbuf = g_new(float, w);
+  for (int y = 0; y < h; y++) {
+    const float *row = gt + (size_t)y * w;
+    for (int x = 0; x < w; x++)
+      zbuf[x] = -INFINITY;
+    for (int x = 0; x < w; x++) {
+      if (!isfinite(row[x]))
+        continue;
+      int xr = (int)lround(x - row[x]);
+      if (xr >= 0 && xr < w)
+        zbuf[xr] = MAX(zbuf[xr], row[x]);
+    }
+    for (int x = 0; x < w; x++) {
+      size_t i = (size_t)y * w + x;
+      noc[i] = false;
+      if (!isfinite(row[x]))
+        continue;
+      int xr = (int)lround(x - row[x]);
+      noc[i] = xr >= 0 && xr < w && row[x] >= zbuf[xr] - 1.0f;
+    }
+  }
+}
+
+/* Prints the Middlebury-style scores of `disp` against a ground-truth PFM. */
+static int
+score_gt(const float *disp, int w, int h)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ImageioF32) gt = imageio_read_pfm(opt_gt, &error);
+  if (!gt)
+    return fail(EXIT_FAILURE, "%s", error->message);
+  if (gt->width != w || gt->height != h)
+    return fail(EXIT_FAILURE, "%s is %dx%d but the pair is %dx%d", opt_gt, gt->width,
+                gt->height, w, h);
+  size_t n = (size_t)w * h;
+  g_autofree float *g = g_new(float, n);
+  for (int y = 0; y < h; y++)
+    memcpy(g + (size_t)y * w, (const uint8_t *)gt->data + (size_t)y * gt->stride,
+           sizeof(float) * w);
+  g_autofree bool *noc = g_new(bool, n);
+  noc_mask(g, w, h, noc);
+  size_t scored = 0, bad1 = 0, bad2 = 0, have = 0;
+  double sum = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!noc[i])
+      continue;
+    scored++;
+    if (isnan(disp[i])) {
+      bad1++;
+      bad2++;
+      continue;
+    }
+    double e = fabs(disp[i] - g[i]);
+    have++;
+    sum += e;
+    bad1 += e > 1.0;
+    bad2 += e > 2.0;
+  }
+  if (!scored)
+    return fail(EXIT_FAILURE, "%s: no pixel with a ground truth visible in both views", opt_gt);
+  printf("%s: noc bad-1 %.2f%%, bad-2 %.2f%%, density %.2f%%, MAE %.3f px over %zu pixels\n",
+         opt_gt, 100.0 * bad1 / scored, 100.0 * bad2 / scored, 100.0 * have / scored,
+         have ? sum / have : 0.0, scored);
+  return 0;
+}
+
 static int
 run(void)
 {
@@ -198,6 +273,8 @@ run(void)
   int status = write_outputs(disp, w, h);
   if (status)
     return status;
+  if (opt_gt && (status = score_gt(disp, w, h)))
+    return status;
 
   if (!opt_quiet) {
     const StereoParams *used = stereo_engine_get_params(engine);
@@ -234,5 +311,6 @@ main(int argc, char **argv)
   g_free(opt_png16);
   g_free(opt_color);
   g_free(opt_device);
+  g_free(opt_gt);
   return status;
 }
