@@ -212,7 +212,7 @@ int
 main(int argc, char **argv)
 {
   g_autofree char *sizes_s = NULL, *scales_s = NULL, *flight_s = NULL, *csv_path = NULL;
-  g_autofree char *device = NULL, *format_s = NULL;
+  g_autofree char *device = NULL, *format_s = NULL, *save_dir = NULL;
   Options o = { .frames = 200, .warmup = 20, .max_disparity = 128 };
   GOptionEntry entries[] = {
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_s, "WxH list", "640x480,1920x1080" },
@@ -225,6 +225,8 @@ main(int argc, char **argv)
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path, "also write CSV", "FILE" },
     { "reference", 0, 0, G_OPTION_ARG_INT, &o.reference, "time the CPU reference on N pairs", "N" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &device, "EGL device", "D" },
+    { "save-pairs", 0, 0, G_OPTION_ARG_FILENAME, &save_dir,
+      "write the first input pair of each size as PGM (for bench/opencv_peer.py)", "DIR" },
     { NULL },
   };
   GError *error = NULL;
@@ -280,6 +282,20 @@ main(int argc, char **argv)
       make_pair(rng, sizes[i].w, sizes[i].h, MIN(o.max_disparity, sizes[i].w / 2) * 0.6,
                 left[k], right[k]);
     }
+    if (save_dir)
+      for (int k = 0; k < 2; k++) {
+        g_autofree char *name = g_strdup_printf("%dx%d-%s.pgm", sizes[i].w, sizes[i].h,
+                                                k ? "right" : "left");
+        g_autofree char *path = g_build_filename(save_dir, name, NULL);
+        FILE *fp = fopen(path, "wbe");
+        if (!fp || fprintf(fp, "P5\n%d %d\n255\n", sizes[i].w, sizes[i].h) < 0 ||
+            fwrite(k ? right[0] : left[0], (size_t)sizes[i].w * sizes[i].h, 1, fp) != 1) {
+          fprintf(stderr, "stereod-bench: cannot write %s\n", path);
+          rc = 1;
+        }
+        if (fp)
+          fclose(fp);
+      }
     for (int s = 0; s < n_scales; s++) {
       for (int f = 0; f < n_flights; f++)
         if (!bench_one(gpu, &o, sizes[i], scales[s], flights[f], left, right))

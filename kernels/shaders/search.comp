@@ -3,6 +3,8 @@
 // weights on the reference window, w_k = exp(-|a_k - a_c| / WEIGHT_GAMMA). Every integer
 // candidate t_min..t_max of a pixel is evaluated in this one dispatch and the best is
 // kept (argmax), refined by a parabola through its neighbours.
+// The other image's rows that a 16x16 tile needs for CHUNK candidates are staged in
+// shared memory, chunk after chunk, so each texel is fetched once per chunk.
 // Output (d_init, certainty, 0, v) with v = certainty > 0 (the hole-fill flag).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rg32f, binding = 0) readonly uniform image2DArray img;
@@ -14,36 +16,37 @@ uniform int t_max;
 
 #define WN (2 * SEARCH_R + 1)
 #define WK (WN * WN)
+#define CHUNK 64
+#define TILE_H (16 + 2 * SEARCH_R)
+#define TILE_W (16 + CHUNK - 1 + 2 * SEARCH_R)
+
+shared float tile[TILE_H][TILE_W];
 
 float wk[WK];        // support weights
 float wac[WK];       // w_k (a_k - mean_a)
 
-float oth(ivec3 p) { vec2 v = imageLoad(img, p).rg; return eta > 0 ? v.y : v.x; }
-
-// Weighted ZNCC of candidate t; -2 marks an invalid candidate.
-float cost(ivec3 g, int t, float s_w, float s_aa)
+// Weighted ZNCC of candidate t from the staged tile; -2 marks an invalid candidate.
+// (lx, ly): the pixel's position in the workgroup; base: image x of tile column 0.
+float cost(ivec3 g, int t, int lx, int ly, int base, float s_w, float s_aa)
 {
   int xo = g.x - eta * t;
   if (xo - SEARCH_R < 0 || xo + SEARCH_R > size.x - 1)
     return -2.0;
+  int c0 = xo - SEARCH_R - base;
   float sb = 0.0;
   int k = 0;
-  for (int j = -SEARCH_R; j <= SEARCH_R; j++) {
-    int y = clamp(g.y + j, 0, size.y - 1);
-    for (int i = -SEARCH_R; i <= SEARCH_R; i++, k++)
-      sb += wk[k] * oth(ivec3(xo + i, y, g.z));
-  }
+  for (int j = 0; j < WN; j++)
+    for (int i = 0; i < WN; i++, k++)
+      sb += wk[k] * tile[ly + j][c0 + i];
   float mb = sb / s_w;
   float s_bb = 0.0, s_ab = 0.0;
   k = 0;
-  for (int j = -SEARCH_R; j <= SEARCH_R; j++) {
-    int y = clamp(g.y + j, 0, size.y - 1);
-    for (int i = -SEARCH_R; i <= SEARCH_R; i++, k++) {
-      float b = oth(ivec3(xo + i, y, g.z)) - mb;
+  for (int j = 0; j < WN; j++)
+    for (int i = 0; i < WN; i++, k++) {
+      float b = tile[ly + j][c0 + i] - mb;
       s_bb += wk[k] * b * b;
       s_ab += wac[k] * b;
     }
-  }
   float flat_lim = s_w * 1e-6;
   if (s_aa < flat_lim || s_bb < flat_lim)
     return 0.0;
@@ -53,49 +56,80 @@ float cost(ivec3 g, int t, float s_w, float s_aa)
 void main()
 {
   ivec3 g = ivec3(gl_GlobalInvocationID);
-  if (g.x >= size.x || g.y >= size.y)
-    return;
-  vec2 c = imageLoad(img, g).rg;
-  float ac = eta > 0 ? c.x : c.y;
-  float s_w = 0.0;
-  float sa = 0.0;
-  int k = 0;
-  for (int j = -SEARCH_R; j <= SEARCH_R; j++)
-    for (int i = -SEARCH_R; i <= SEARCH_R; i++, k++) {
-      vec2 p = imageLoad(img, ivec3(clamp(g.xy + ivec2(i, j), ivec2(0), size - 1), g.z)).rg;
-      float a = eta > 0 ? p.x : p.y;
-      float w = exp(-abs(a - ac) / WEIGHT_GAMMA);
-      wk[k] = w;
-      wac[k] = a;
-      s_w += w;
-      sa += w * a;
+  int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
+  ivec2 origin = ivec2(gl_WorkGroupID.xy) * 16;
+  bool inside = g.x < size.x && g.y < size.y;
+  // Rows are clamped like the reference window: tile row r is image row origin.y - R + r.
+  // (The y clamp of the other window equals the clamp of the row index.)
+  float s_w = 0.0, s_aa = 0.0;
+  if (inside) {
+    vec2 c = imageLoad(img, g).rg;
+    float ac = eta > 0 ? c.x : c.y;
+    float sa = 0.0;
+    int k = 0;
+    for (int j = -SEARCH_R; j <= SEARCH_R; j++)
+      for (int i = -SEARCH_R; i <= SEARCH_R; i++, k++) {
+        vec2 p = imageLoad(img, ivec3(clamp(g.xy + ivec2(i, j), ivec2(0), size - 1), g.z)).rg;
+        float a = eta > 0 ? p.x : p.y;
+        float w = exp(-abs(a - ac) / WEIGHT_GAMMA);
+        wk[k] = w;
+        wac[k] = a;
+        s_w += w;
+        sa += w * a;
+      }
+    float ma = sa / s_w;
+    for (k = 0; k < WK; k++) {
+      float d = wac[k] - ma;
+      s_aa += wk[k] * d * d;
+      wac[k] = wk[k] * d;
     }
-  float ma = sa / s_w;
-  float s_aa = 0.0;
-  for (k = 0; k < WK; k++) {
-    float d = wac[k] - ma;
-    s_aa += wk[k] * d * d;
-    wac[k] = wk[k] * d;
   }
-  float best = -2.0;
+  float best = -2.0, cm = -2.0, cp = -2.0, prevc = -2.0;
+  bool want_next = false;
   int bt = t_min;
-  for (int t = t_min; t <= t_max; t++) {
-    float cc = cost(g, t, s_w, s_aa);
-    if (cc > best) {
-      best = cc;
-      bt = t;
+  for (int t0 = t_min; t0 <= t_max; t0 += CHUNK) {
+    int t1 = min(t0 + CHUNK - 1, t_max);
+    // Tile column 0 is image column base: the leftmost x - eta t - R over the tile/chunk.
+    int base = eta > 0 ? origin.x - t1 - SEARCH_R : origin.x + t0 - SEARCH_R;
+    barrier();
+    for (int i = ly * 16 + lx; i < TILE_H * TILE_W; i += 256) {
+      int r = i / TILE_W, col = i % TILE_W;
+      int x = base + col;
+      int y = clamp(origin.y - SEARCH_R + r, 0, size.y - 1);
+      float v = 0.0;
+      if (x >= 0 && x < size.x) {
+        vec2 p = imageLoad(img, ivec3(x, y, g.z)).rg;
+        v = eta > 0 ? p.y : p.x;
+      }
+      tile[r][col] = v;
     }
+    barrier();
+    if (inside)
+      for (int t = t0; t <= t1; t++) {
+        float c = cost(g, t, lx, ly, base, s_w, s_aa);
+        if (want_next) {
+          cp = c;
+          want_next = false;
+        }
+        if (c > best) {
+          best = c;
+          bt = t;
+          cm = t > t_min ? prevc : -2.0;
+          cp = -2.0;
+          want_next = true;
+        }
+        prevc = c;
+      }
   }
+  if (!inside)
+    return;
   vec4 outv = vec4(0.0);
   if (best > 0.0) {
     float d = float(bt);
-    if (bt > t_min && bt < t_max) {
-      float cm = cost(g, bt - 1, s_w, s_aa), cp = cost(g, bt + 1, s_w, s_aa);
-      if (cm > -2.0 && cp > -2.0) {
-        float den = cm - 2.0 * best + cp;
-        if (den < 0.0)
-          d += clamp((cm - cp) / (2.0 * den), -0.5, 0.5);
-      }
+    if (bt > t_min && bt < t_max && cm > -2.0 && cp > -2.0) {
+      float den = cm - 2.0 * best + cp;
+      if (den < 0.0)
+        d += clamp((cm - cp) / (2.0 * den), -0.5, 0.5);
     }
     outv = vec4(d, 1.0, 0.0, 1.0);
   }
