@@ -272,6 +272,10 @@ main(int argc, char **argv)
       fprintf(o.csv, ",%s_ms", stereo_stage_name(s));
     fprintf(o.csv, ",gpu_ms\n");
   }
+  if (save_dir && g_mkdir_with_parents(save_dir, 0755) < 0) {
+    fprintf(stderr, "stereod-bench: %s: %s\n", save_dir, g_strerror(errno));
+    return 1;
+  }
   GRand *rng = g_rand_new_with_seed(12345);
   int rc = 0;
   for (int i = 0; i < n_sizes; i++) {
