@@ -12,6 +12,7 @@
 
 #include "kernels/stereo.h"
 #include "tests/common/gpu-test.h"
+#include "tests/common/texture.h"
 #include "tests/common/middlebury.h"
 
 static GRand *rng;
@@ -93,29 +94,6 @@ test_middlebury(void)
  * sampled exactly at x (left) and x + d(x, y) (right), so the left-view disparity is
  * known exactly. Scored on pixels whose match lies inside the right image with a margin
  * of the filter radius, which is where a measurement is possible. */
-typedef struct { double a[32], fx[32], fy[32], ph[32]; } Texture;
-
-static void
-texture_init(Texture *t)
-{
-  for (int i = 0; i < 32; i++) {
-    double f = g_rand_double_range(rng, 0.2, 1.5);
-    double ang = g_rand_double_range(rng, -1.2, 1.2);
-    t->fx[i] = f * cos(ang);
-    t->fy[i] = f * sin(ang);
-    t->a[i] = 0.2 / (1.0 + 2.0 * f) * g_rand_double_range(rng, 0.5, 1.0);
-    t->ph[i] = g_rand_double_range(rng, 0, 2 * G_PI);
-  }
-}
-
-static double
-texture_at(const Texture *t, double x, double y)
-{
-  double v = 0.5;
-  for (int i = 0; i < 32; i++)
-    v += t->a[i] * sin(t->fx[i] * x + t->fy[i] * y + t->ph[i]);
-  return CLAMP(v, 0.0, 1.0);
-}
 
 /* d(x, y) = a + b x + c y for the left view: the right image at x' shows the left point
  * x with x' = x - d = (1 - b) x - a - c y, so x = (x' + a + c y) / (1 - b). */
@@ -124,13 +102,13 @@ synthetic_case(GpuContext *ctx, double a, double b, double c)
 {
   const int w = 320, h = 96;
   size_t n = (size_t)w * h;
-  Texture t;
-  texture_init(&t);
+  TestTexture t;
+  test_texture_init(&t, rng, 32, 0.2, 1.5, -1.2, 1.2, 0.2, 2.0);
   g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
-      l[y * w + x] = (uint8_t)lround(255.0 * texture_at(&t, x, y));
-      r[y * w + x] = (uint8_t)lround(255.0 * texture_at(&t, (x + a + c * y) / (1.0 - b), y));
+      l[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(&t, x, y));
+      r[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(&t, (x + a + c * y) / (1.0 - b), y));
     }
   g_autofree float *disp = g_new(float, n);
   run_engine(ctx, w, h, l, r, disp);

@@ -13,47 +13,25 @@
 
 #include "kernels/stereo.h"
 #include "tests/common/gpu-test.h"
+#include "tests/common/texture.h"
 #include "tests/reference/reference.h"
 
 static GRand *rng;
 
-typedef struct { double a[24], fx[24], fy[24], ph[24]; } Texture;
-
-static void
-texture_init(Texture *t)
-{
-  for (int i = 0; i < 24; i++) {
-    double f = g_rand_double_range(rng, 0.15, 1.4);
-    double ang = g_rand_double_range(rng, 0, G_PI);
-    t->fx[i] = f * cos(ang);
-    t->fy[i] = f * sin(ang);
-    t->a[i] = 0.25 / (1.0 + 3.0 * f) * g_rand_double_range(rng, 0.5, 1.0);
-    t->ph[i] = g_rand_double_range(rng, 0, 2 * G_PI);
-  }
-}
-
-static double
-texture_at(const Texture *t, double x, double y)
-{
-  double v = 0.5;
-  for (int i = 0; i < 24; i++)
-    v += t->a[i] * sin(t->fx[i] * x + t->fy[i] * y + t->ph[i]);
-  return CLAMP(v, 0.0, 1.0);
-}
 
 /* Left: texture; right: texture shifted by a disparity that is `d0` on the background and
  * `d1` inside a box (a depth step), so edges, occlusions and the fill are exercised. */
 static void
 make_scene(int w, int h, double d0, double d1, uint8_t *left, uint8_t *right)
 {
-  Texture t;
-  texture_init(&t);
+  TestTexture t;
+  test_texture_init(&t, rng, 24, 0.15, 1.4, 0, G_PI, 0.25, 3.0);
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
-      left[y * w + x] = (uint8_t)lround(255.0 * texture_at(&t, x, y));
+      left[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(&t, x, y));
       bool in_box_r = y > h / 4 && y < 3 * h / 4 && x + d1 > w / 3 && x + d1 < 2 * w / 3;
       double d = in_box_r ? d1 : d0;
-      right[y * w + x] = (uint8_t)lround(255.0 * texture_at(&t, x + d, y));
+      right[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(&t, x + d, y));
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "kernels/stereo-passes.h"
 #include "tests/common/gpu-test.h"
+#include "tests/common/texture.h"
 #include "tests/reference/reference.h"
 
 static GRand *rng;
@@ -87,39 +88,16 @@ random_image(int w, int h, int ch, double lo, double hi)
 
 /* A smooth random texture (sum of random sinusoids) sampled at x + shift: a textured
  * pair with known disparity `shift` when used for left (0) and right (-shift). */
-typedef struct { double a[24], fx[24], fy[24], ph[24]; } Texture;
-
-static void
-texture_init(Texture *t)
-{
-  for (int i = 0; i < 24; i++) {
-    double f = g_rand_double_range(rng, 0.15, 1.4);
-    double ang = g_rand_double_range(rng, 0, G_PI);
-    t->fx[i] = f * cos(ang);
-    t->fy[i] = f * sin(ang);
-    t->a[i] = 0.25 / (1.0 + 3.0 * f) * g_rand_double_range(rng, 0.5, 1.0);
-    t->ph[i] = g_rand_double_range(rng, 0, 2 * G_PI);
-  }
-}
-
-static double
-texture_at(const Texture *t, double x, double y)
-{
-  double v = 0.5;
-  for (int i = 0; i < 24; i++)
-    v += t->a[i] * sin(t->fx[i] * x + t->fy[i] * y + t->ph[i]);
-  return CLAMP(v, 0.0, 1.0);
-}
 
 static void
 make_pair(int w, int h, double disparity, uint8_t *left, uint8_t *right)
 {
-  Texture t;
-  texture_init(&t);
+  TestTexture t;
+  test_texture_init(&t, rng, 24, 0.15, 1.4, 0, G_PI, 0.25, 3.0);
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
-      left[y * w + x] = (uint8_t)lround(255.0 * texture_at(&t, x, y));
-      right[y * w + x] = (uint8_t)lround(255.0 * texture_at(&t, x + disparity, y));
+      left[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(&t, x, y));
+      right[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(&t, x + disparity, y));
     }
 }
 
