@@ -27,6 +27,16 @@ image_new(GpuContext *ctx, int w, int h, GpuFormat fmt)
   return img;
 }
 
+static GpuBuffer *
+storage_buffer(GpuContext *ctx, const char *label, size_t size)
+{
+  GError *error = NULL;
+  GpuBufferParams bp = { .label = label, .size = size, .usage = GPU_BUFFER_STORAGE };
+  GpuBuffer *buf = gpu_buffer_new(ctx, &bp, &error);
+  g_assert_no_error(error);
+  return buf;
+}
+
 static void
 poison(GpuImage *img)
 {
@@ -183,14 +193,8 @@ test_quadrature(void)
   poison(dst);
   int groups = stereo_pass_quadrature_groups(83, 61);
   GError *error = NULL;
-  GpuBufferParams bp = { .label = "partials", .size = (size_t)groups * 8 + 64,
-                         .usage = GPU_BUFFER_STORAGE };
-  g_autoptr(GpuBuffer) partials = gpu_buffer_new(f.ctx, &bp, &error);
-  g_assert_no_error(error);
-  GpuBufferParams mp = { .label = "means", .size = STEREO_MAX_LEVELS * 8,
-                         .usage = GPU_BUFFER_STORAGE };
-  g_autoptr(GpuBuffer) means = gpu_buffer_new(f.ctx, &mp, &error);
-  g_assert_no_error(error);
+  g_autoptr(GpuBuffer) partials = storage_buffer(f.ctx, "partials", (size_t)groups * 8 + 64);
+  g_autoptr(GpuBuffer) means = storage_buffer(f.ctx, "means", STEREO_MAX_LEVELS * 8);
   g_assert_true(gpu_buffer_fill_u32(means, 0x7fc00000u, &error));
   stereo_pass_quadrature(f.ps, src, dst, partials, 8);   /* offset base: not at 0 */
   stereo_pass_mean(f.ps, partials, 8, 83, 61, 1, means, 3);
@@ -277,10 +281,7 @@ static GpuBuffer *
 means_buffer(GpuContext *ctx, int level, double ml, double mr)
 {
   GError *error = NULL;
-  GpuBufferParams mp = { .label = "means", .size = STEREO_MAX_LEVELS * 8,
-                         .usage = GPU_BUFFER_STORAGE };
-  GpuBuffer *means = gpu_buffer_new(ctx, &mp, &error);
-  g_assert_no_error(error);
+  GpuBuffer *means = storage_buffer(ctx, "means", STEREO_MAX_LEVELS * 8);
   float m[2] = { (float)ml, (float)mr };
   g_assert_true(gpu_buffer_fill_u32(means, 0x7fc00000u, &error));
   g_assert_true(gpu_buffer_write(means, (size_t)level * 8, m, sizeof m, &error));
