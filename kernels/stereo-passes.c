@@ -23,6 +23,7 @@ typedef enum {
   PROG_DENSIFY,
   PROG_DENSIFY_MEDIAN,
   PROG_PACK,
+  PROG_RECTIFY,
   PROG_COUNT
 } ProgId;
 
@@ -42,6 +43,7 @@ static const char *const prog_files[PROG_COUNT] = {
   [PROG_DENSIFY] = "densify.comp",
   [PROG_DENSIFY_MEDIAN] = "densify_median.comp",
   [PROG_PACK] = "pack.comp",
+  [PROG_RECTIFY] = "rectify.comp",
 };
 
 struct StereoPasses {
@@ -354,31 +356,46 @@ stereo_pass_post(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage 
 }
 
 void
-stereo_pack_layout(int width, int height, bool s16, size_t *layer_bytes, size_t *conf_offset)
+stereo_pack_layout(int width, int height, bool s16, bool depth, StereoPackLayout *layout)
 {
   size_t n = (size_t)width * height;
-  size_t disp_bytes = (n * (s16 ? 2 : 4) + 3) / 4 * 4;
-  if (s16) /* the shader writes words of two pixels, whole groups of four */
-    disp_bytes = ((n + 3) / 4) * 8;
-  size_t conf_bytes = (n + 3) / 4 * 4;
-  *conf_offset = disp_bytes;
-  *layer_bytes = disp_bytes + conf_bytes;
+  size_t groups = (n + 3) / 4;   /* the shader writes whole groups of four pixels */
+  layout->s16 = s16;
+  layout->depth = depth;
+  layout->conf_offset = groups * (s16 ? 8 : 16);
+  if (!s16) /* float words are written only for existing pixels */
+    layout->conf_offset = n * 4;
+  layout->depth_offset = layout->conf_offset + groups * 4;
+  layout->layer_bytes = layout->depth_offset + (depth ? groups * 8 : 0);
 }
 
 void
-stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out, bool s16)
+stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
+                 const StereoPackLayout *layout, double fb_mm, double doffs)
 {
   GpuProgram *p = ps->prog[PROG_PACK];
   int w = gpu_image_get_width(src), h = gpu_image_get_height(src);
-  size_t layer_bytes, conf_offset;
-  stereo_pack_layout(w, h, s16, &layer_bytes, &conf_offset);
   set_size(p, "size", src);
-  gpu_program_set_int(p, "s16", s16 ? 1 : 0);
-  gpu_program_set_int(p, "layer_words", (int)(layer_bytes / 4));
-  gpu_program_set_int(p, "conf_offset", (int)(conf_offset / 4));
+  gpu_program_set_int(p, "s16", layout->s16 ? 1 : 0);
+  gpu_program_set_int(p, "layer_words", (int)(layout->layer_bytes / 4));
+  gpu_program_set_int(p, "conf_offset", (int)(layout->conf_offset / 4));
+  gpu_program_set_int(p, "depth_offset", layout->depth ? (int)(layout->depth_offset / 4) : -1);
+  gpu_program_set_float(p, "fb_mm", (float)fb_mm);
+  gpu_program_set_float(p, "doffs", (float)doffs);
   gpu_bind_image(0, src, GPU_ACCESS_READ);
   gpu_bind_storage(4, out);
   size_t quads = ((size_t)w * h + 3) / 4;
   gpu_program_dispatch(p, (int)quads, 1, gpu_image_get_layers(src));
   gpu_barrier();
+}
+
+void
+stereo_pass_rectify(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *dst)
+{
+  GpuProgram *p = ps->prog[PROG_RECTIFY];
+  set_size(p, "size", dst);
+  gpu_bind_image(0, src8, GPU_ACCESS_READ);
+  gpu_bind_image(1, map, GPU_ACCESS_READ);
+  gpu_bind_image(2, dst, GPU_ACCESS_WRITE);
+  run_2d(p, dst);
 }

@@ -60,13 +60,22 @@ void stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, G
 void stereo_pass_median(StereoPasses *ps, GpuImage *src, GpuImage *dst);
 void stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *intensity, GpuImage *dst);
 void stereo_pass_densify_median(StereoPasses *ps, GpuImage *src, GpuImage *dst);
-/* Packs (d, state, k) into `out` at `offset` bytes: per layer the disparity plane then the
- * confidence plane, see stereo_pack_layout. */
-void stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out, bool s16);
-/* Bytes of one packed layer and the byte offset of its confidence plane (both multiples
- * of 4). */
-void stereo_pack_layout(int width, int height, bool s16, size_t *layer_bytes,
-                        size_t *conf_offset);
+/* Layout of one packed layer: the disparity plane (float, or s16 in words of two
+ * pixels), the u8 confidence plane and, with `depth`, the u16 depth plane; byte offsets,
+ * all multiples of 4. */
+typedef struct {
+  bool s16, depth;
+  size_t conf_offset, depth_offset, layer_bytes;
+} StereoPackLayout;
+void stereo_pack_layout(int width, int height, bool s16, bool depth, StereoPackLayout *layout);
+/* Packs (d, state, k) into `out` (one layer after the other). Depth in mm is
+ * round(fb_mm / (d - doffs)), fb_mm = 1000 f B. */
+void stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
+                      const StereoPackLayout *layout, double fb_mm, double doffs);
+/* Rectification (docs/algorithm.md §0): raw 8-bit layers (2k left, 2k+1 right) sampled
+ * bilinearly at the positions of `map` (RG32F, layer 2k left map, 2k+1 right map: raw
+ * (u, v) of every rectified pixel; taps outside the raw image read 0) -> RG32F level 0. */
+void stereo_pass_rectify(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *dst);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(StereoPasses, stereo_passes_free)
 

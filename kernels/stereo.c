@@ -54,7 +54,10 @@ struct StereoEngine {
   GpuImage *terms, *tmp, *post_a, *post_b;
   GpuBuffer *partials, *means, *packed;
   int partial_base[STEREO_MAX_LEVELS];
-  size_t layer_bytes, conf_offset;
+  StereoPackLayout layout;
+  bool has_calib;
+  StereoCalib calib;
+  GpuImage *map;          /* rectification map, RG32F, layers left/right */
 
   Slot slots[MAX_IN_FLIGHT];
   int head, count;        /* oldest pending slot, number pending */
@@ -78,6 +81,7 @@ stereo_engine_free(StereoEngine *e)
     gpu_image_free(e->disp[1][s]);
   }
   gpu_image_free(e->in8);
+  gpu_image_free(e->map);
   gpu_image_free(e->terms);
   gpu_image_free(e->tmp);
   gpu_image_free(e->post_a);
@@ -107,6 +111,29 @@ make_buffer(StereoEngine *e, const char *what, int i, size_t size, GpuBufferUsag
   g_autofree char *label = g_strdup_printf("%s/%s%d", e->label, what, i);
   GpuBufferParams bp = { .label = label, .size = size, .usage = usage };
   return gpu_buffer_new(e->gpu, &bp, error);
+}
+
+/* The rectification map: for every rectified pixel its raw (u, v), left in layer 0 and
+ * right in layer 1, computed once in double from the calibration. */
+static bool
+upload_rectify_map(StereoEngine *e, GError **error)
+{
+  int w = e->width, h = e->height;
+  if (!(e->map = make_image(e, "rectify-map", 0, w, h, GPU_FORMAT_RG32F, 2, error)))
+    return false;
+  g_autofree float *uv = g_new(float, 2 * (size_t)w * h);
+  for (int side = 0; side < 2; side++) {
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        double u, v;
+        calib_rectified_to_raw(&e->calib, side ? CALIB_RIGHT : CALIB_LEFT, x, y, &u, &v);
+        uv[2 * ((size_t)y * w + x)] = (float)u;
+        uv[2 * ((size_t)y * w + x) + 1] = (float)v;
+      }
+    if (!gpu_image_upload(e->map, side, uv, (size_t)w * 2 * sizeof(float), error))
+      return false;
+  }
+  return true;
 }
 
 static bool
@@ -140,15 +167,17 @@ engine_alloc(StereoEngine *e, GError **error)
       !(e->means = make_buffer(e, "means", 0, STEREO_MAX_LEVELS * 8, GPU_BUFFER_STORAGE,
                                error)))
     return false;
-  stereo_pack_layout(w0, h0, e->format == STEREO_OUTPUT_S16, &e->layer_bytes,
-                     &e->conf_offset);
-  if (!(e->packed = make_buffer(e, "packed", 0, e->layer_bytes, GPU_BUFFER_STORAGE, error)))
+  if (e->has_calib && !upload_rectify_map(e, error))
+    return false;
+  stereo_pack_layout(w0, h0, e->format == STEREO_OUTPUT_S16, e->layout.depth, &e->layout);
+  if (!(e->packed = make_buffer(e, "packed", 0, e->layout.layer_bytes, GPU_BUFFER_STORAGE,
+                                error)))
     return false;
   for (int i = 0; i < e->in_flight; i++) {
     Slot *sl = &e->slots[i];
     if (!(sl->upload = make_buffer(e, "upload", i, 2 * (size_t)w0 * h0, GPU_BUFFER_UPLOAD,
                                    error)) ||
-        !(sl->readback = make_buffer(e, "readback", i, e->layer_bytes, GPU_BUFFER_READBACK,
+        !(sl->readback = make_buffer(e, "readback", i, e->layout.layer_bytes, GPU_BUFFER_READBACK,
                                      error)) ||
         !(sl->fence = gpu_fence_new(e->gpu, error)) ||
         !(sl->timer = gpu_timer_new(e->gpu, N_STAMPS, error)))
@@ -181,6 +210,22 @@ stereo_engine_new(GpuContext *gpu, const StereoEngineParams *params, GError **er
   e->start = stereo_params_start_level(&e->p);
   stereo_params_search_range(&e->p, &e->t_min, &e->t_max);
   e->n_dirs = e->p.lr_check ? 2 : 1;
+  if (params->calib) {
+    e->has_calib = true;
+    e->calib = *params->calib;
+    if (e->calib.width != e->width || e->calib.height != e->height) {
+      g_set_error(error, STEREO_PARAMS_ERROR, 0,
+                  "%s: the calibration is for %dx%d images, the engine for %dx%d", e->label,
+                  e->calib.width, e->calib.height, e->width, e->height);
+      return NULL;
+    }
+  }
+  if (params->depth && !params->calib) {
+    g_set_error(error, STEREO_PARAMS_ERROR, 0, "%s: depth output needs a calibration",
+                e->label);
+    return NULL;
+  }
+  e->layout.depth = params->depth;
 
   e->passes = stereo_passes_new(gpu, &e->p, error);
   if (!e->passes || !engine_alloc(e, error))
@@ -217,7 +262,10 @@ engine_run(StereoEngine *e, Slot *sl)
   gpu_barrier();
   gpu_timer_stamp(sl->timer, 1);
 
-  stereo_pass_ingest(e->passes, e->in8, e->img[0]);
+  if (e->has_calib)
+    stereo_pass_rectify(e->passes, e->in8, e->map, e->img[0]);
+  else
+    stereo_pass_ingest(e->passes, e->in8, e->img[0]);
   for (int s = 1; s <= e->start; s++)
     stereo_pass_reduce(e->passes, e->img[s - 1], e->img[s]);
   gpu_timer_stamp(sl->timer, 2);
@@ -261,9 +309,11 @@ engine_run(StereoEngine *e, Slot *sl)
   GpuImage *res = stereo_pass_post(e->passes, e->disp[0][0],
                                    e->n_dirs > 1 ? e->disp[1][0] : NULL, e->img[0], e->post_a,
                                    e->post_b);
-  stereo_pass_pack(e->passes, res, e->packed, e->format == STEREO_OUTPUT_S16);
+  stereo_pass_pack(e->passes, res, e->packed, &e->layout,
+                   e->has_calib ? 1000.0 * calib_focal(&e->calib) * calib_baseline(&e->calib) : 0.0,
+                   e->has_calib ? calib_doffs(&e->calib) : 0.0);
   gpu_timer_stamp(sl->timer, 6);
-  gpu_buffer_copy(sl->readback, 0, e->packed, 0, e->layer_bytes);
+  gpu_buffer_copy(sl->readback, 0, e->packed, 0, e->layout.layer_bytes);
   gpu_timer_stamp(sl->timer, 7);
 }
 
@@ -332,7 +382,8 @@ stereo_engine_collect(StereoEngine *e, bool wait, StereoFrame *frame, GError **e
   };
   const uint8_t *map = gpu_buffer_get_map(sl->readback);
   frame->disparity = map;
-  frame->confidence = map + e->conf_offset;
+  frame->confidence = map + e->layout.conf_offset;
+  frame->depth = e->layout.depth ? (const uint16_t *)(map + e->layout.depth_offset) : NULL;
   for (int i = 0; i < STEREO_STAGE_COUNT; i++)
     frame->stage_ms[i] = have_times ? (double)(ns[i + 1] - ns[i]) * 1e-6 : 0.0;
   e->head = (e->head + 1) % e->in_flight;
@@ -356,6 +407,16 @@ stereo_engine_process(StereoEngine *e, const uint8_t *left, size_t left_stride,
                       const uint8_t *right, size_t right_stride, float *disparity,
                       uint8_t *confidence, GError **error)
 {
+  return stereo_engine_process_full(e, left, left_stride, right, right_stride, disparity,
+                                    confidence, NULL, error);
+}
+
+bool
+stereo_engine_process_full(StereoEngine *e, const uint8_t *left, size_t left_stride,
+                           const uint8_t *right, size_t right_stride, float *disparity,
+                           uint8_t *confidence, uint16_t *depth, GError **error)
+{
+  g_return_val_if_fail(depth == NULL || e->layout.depth, false);
   g_return_val_if_fail(disparity != NULL, false);
   if (e->count > 0) {
     g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT,
@@ -378,6 +439,8 @@ stereo_engine_process(StereoEngine *e, const uint8_t *left, size_t left_stride,
   }
   if (confidence)
     memcpy(confidence, f.confidence, n);
+  if (depth)
+    memcpy(depth, f.depth, n * sizeof(uint16_t));
   stereo_engine_release(e, &f);
   return true;
 }

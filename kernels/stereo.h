@@ -19,6 +19,7 @@
 #pragma once
 
 #include "gpu/gpu.h"
+#include "kernels/calib.h"
 #include "kernels/stereo-params.h"
 
 G_BEGIN_DECLS
@@ -53,6 +54,11 @@ typedef struct {
   StereoParams params;             /* validated at creation */
   StereoOutputFormat output;
   int in_flight;                   /* pairs queued at once, 1..8 (0 = 1) */
+  /* Calibration (copied). NULL: the inputs are already rectified. Otherwise the inputs
+   * are the raw (distorted, unrectified) camera images of the calibration's size and the
+   * first stage rectifies them; outputs are in the rectified left view. */
+  const StereoCalib *calib;
+  bool depth;                      /* also output depth u16 mm (needs calib) */
 } StereoEngineParams;
 
 StereoEngine *stereo_engine_new(GpuContext *gpu, const StereoEngineParams *params,
@@ -68,6 +74,7 @@ typedef struct {
   StereoOutputFormat format;
   const void *disparity;           /* float or int16, width * height, tightly packed */
   const uint8_t *confidence;       /* width * height */
+  const uint16_t *depth;           /* width * height mm, 0 invalid; NULL without depth */
   double stage_ms[STEREO_STAGE_COUNT];  /* GPU time per stage (timestamps) */
   int slot;                        /* internal */
 } StereoFrame;
@@ -91,6 +98,11 @@ void stereo_engine_release(StereoEngine *engine, StereoFrame *frame);
 bool stereo_engine_process(StereoEngine *engine, const uint8_t *left, size_t left_stride,
                            const uint8_t *right, size_t right_stride, float *disparity,
                            uint8_t *confidence, GError **error);
+
+/* The same with the depth plane too (`depth` may be NULL; needs an engine with depth). */
+bool stereo_engine_process_full(StereoEngine *engine, const uint8_t *left, size_t left_stride,
+                                const uint8_t *right, size_t right_stride, float *disparity,
+                                uint8_t *confidence, uint16_t *depth, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(StereoEngine, stereo_engine_free)
 

@@ -321,6 +321,15 @@ imageio_write_png8(const char *path, const uint8_t *data, int width, int height,
 }
 
 bool
+imageio_write_png16(const char *path, const uint16_t *data, int width, int height,
+                    size_t stride, GError **error)
+{
+  g_return_val_if_fail(data && width > 0 && height > 0 &&
+                       stride >= sizeof(uint16_t) * (size_t)width, false);
+  return write_png(path, data, width, height, stride, 16, error);
+}
+
+bool
 imageio_write_png16_disparity(const char *path, const float *disparity, int width,
                               int height, size_t stride, GError **error)
 {

@@ -112,6 +112,10 @@ ImageioF32 *imageio_read_pfm(const char *path, GError **error);
 ImageioF32 *imageio_decode_pfm(const void *data, size_t size, const char *name,
                                GError **error);
 
+/* A 16-bit gray PNG of host-order samples (depth maps in mm), rows `stride` bytes apart. */
+bool imageio_write_png16(const char *path, const uint16_t *data, int width, int height,
+                         size_t stride, GError **error);
+
 /* KITTI: v = round(256 d) clamped to [1, 65535] for finite d (negative d gives 1),
  * 0 for NaN/inf. */
 uint16_t imageio_disparity_to_kitti(float d);

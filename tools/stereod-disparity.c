@@ -21,7 +21,7 @@
 #define PROG "stereod-disparity"
 #define EXIT_USAGE 2
 
-static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt;
+static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt, *opt_calib, *opt_depth;
 static double opt_max_disparity = 0.0;
 static int opt_scales = 0, opt_repeat = 1;
 static gboolean opt_no_lr_check, opt_verbose, opt_quiet;
@@ -41,6 +41,12 @@ static const GOptionEntry entries[] = {
     "Pyramid levels, 1..8 (default 0 = automatic)", "N" },
   { "no-lr-check", 0, 0, G_OPTION_ARG_NONE, &opt_no_lr_check,
     "Skip the right-view pass and the left-right consistency check", NULL },
+  { "calib", 'c', 0, G_OPTION_ARG_FILENAME, &opt_calib,
+    "Calibration file (config/calib/example.conf): LEFT and RIGHT are the raw camera images; "
+    "they are undistorted and rectified first and every output is in the rectified left view",
+    "FILE" },
+  { "depth", 0, 0, G_OPTION_ARG_FILENAME, &opt_depth,
+    "Write depth as a 16-bit PNG in millimetres (0 = invalid); needs --calib", "OUT.png" },
   { "gt", 0, 0, G_OPTION_ARG_FILENAME, &opt_gt,
     "Score against a ground-truth PFM of the left view (inf/NaN = unknown): bad-1, bad-2, "
     "density and MAE on the pixels that are visible in both views", "GT.pfm" },
@@ -89,7 +95,9 @@ check_usage(void)
   int n = opt_files ? (int)g_strv_length(opt_files) : 0;
   if (n != 2)
     return fail(EXIT_USAGE, "expected two input files, LEFT and RIGHT, got %d (see --help)", n);
-  if (!opt_output && !opt_png16 && !opt_color && !opt_gt)
+  if (opt_depth && !opt_calib)
+    return fail(EXIT_USAGE, "--depth needs --calib (see --help)");
+  if (!opt_output && !opt_png16 && !opt_color && !opt_gt && !opt_depth)
     return fail(EXIT_USAGE, "nothing to write: give -o OUT.pfm, --png16 or --color");
   if (opt_max_disparity < 0.0 || opt_max_disparity > 1000.0 || isnan(opt_max_disparity))
     return fail(EXIT_USAGE, "--max-disparity must be within 0..1000 px (0 = default)");
@@ -243,13 +251,23 @@ run(void)
   if (!stereo_params_validate(&params, &error))
     return fail(EXIT_FAILURE, "%dx%d pair: %s", w, h, error->message);
 
+  StereoCalib calib;
+  if (opt_calib) {
+    if (!calib_load(opt_calib, &calib, &error))
+      return fail(EXIT_FAILURE, "%s", error->message);
+    if (calib.width != w || calib.height != h)
+      return fail(EXIT_FAILURE, "%s is for %dx%d images but the pair is %dx%d", opt_calib,
+                  calib.width, calib.height, w, h);
+  }
+
   gint64 t0 = g_get_monotonic_time();
   g_autoptr(GpuContext) gpu = gpu_context_new(&(GpuContextParams){
       .label = PROG, .device = opt_device }, &error);
   if (!gpu)
     return fail(EXIT_FAILURE, "GPU: %s", error->message);
   g_autoptr(StereoEngine) engine = stereo_engine_new(gpu, &(StereoEngineParams){
-      .label = PROG, .params = params, .output = STEREO_OUTPUT_FLOAT, .in_flight = 1 },
+      .label = PROG, .params = params, .output = STEREO_OUTPUT_FLOAT, .in_flight = 1,
+      .calib = opt_calib ? &calib : NULL, .depth = opt_depth != NULL },
       &error);
   if (!engine)
     return fail(EXIT_FAILURE, "stereo engine: %s", error->message);
@@ -259,11 +277,12 @@ run(void)
            gpu_context_get_version(gpu), (t1 - t0) / 1000.0);
 
   g_autofree float *disp = g_new(float, (size_t)w * h);
+  g_autofree uint16_t *depth = opt_depth ? g_new(uint16_t, (size_t)w * h) : NULL;
   double best = INFINITY, total = 0.0;
   for (int i = 0; i < opt_repeat; i++) {
     gint64 a = g_get_monotonic_time();
-    if (!stereo_engine_process(engine, left->data, left->stride, right->data, right->stride,
-                               disp, NULL, &error))
+    if (!stereo_engine_process_full(engine, left->data, left->stride, right->data,
+                                    right->stride, disp, NULL, depth, &error))
       return fail(EXIT_FAILURE, "processing failed: %s", error->message);
     double ms = (g_get_monotonic_time() - a) / 1000.0;
     best = MIN(best, ms);
@@ -273,6 +292,8 @@ run(void)
   int status = write_outputs(disp, w, h);
   if (status)
     return status;
+  if (depth && !imageio_write_png16(opt_depth, depth, w, h, sizeof(uint16_t) * (size_t)w, &error))
+    return fail(EXIT_FAILURE, "%s", error->message);
   if (opt_gt && (status = score_gt(disp, w, h)))
     return status;
 
@@ -312,5 +333,7 @@ main(int argc, char **argv)
   g_free(opt_color);
   g_free(opt_device);
   g_free(opt_gt);
+  g_free(opt_calib);
+  g_free(opt_depth);
   return status;
 }

@@ -2,6 +2,8 @@
 // Output packing (docs/algorithm.md §10) into a storage buffer laid out as the host sees
 // it: the disparity plane (float, NaN invalid; or s16 = round(32 d), INT16_MIN invalid)
 // followed by the u8 confidence plane (0 invalid, 1..127 filled, 128..255 measured).
+// With a calibration, a third plane: depth u16 mm = round(fb_mm / (d - doffs)), 0 invalid
+// or at/behind infinity, saturated at 65535.
 // Each invocation writes 4 consecutive pixels (one 32-bit word of confidence).
 // src is (d, state, k, .) with state 0 invalid, 1 filled, >= 2 measured.
 layout(local_size_x = 256) in;
@@ -11,6 +13,9 @@ uniform ivec2 size;
 uniform int s16;            // 1: s16 disparity, 0: float
 uniform int layer_words;    // words per layer in the buffer
 uniform int conf_offset;    // word offset of the confidence plane within a layer
+uniform int depth_offset;   // word offset of the depth plane, < 0: no depth plane
+uniform float fb_mm;        // 1000 f B (px mm)
+uniform float doffs;        // cx_left - cx_right of the rectified views (px)
 
 void main()
 {
@@ -21,7 +26,7 @@ void main()
     return;
   uint base = uint(layer) * uint(layer_words);
   uint conf = 0u;
-  uint dw[4];
+  uint dw[4], zw[4];
   for (uint k = 0u; k < 4u; k++) {
     uint p = 4u * i + k;
     uint c8 = 0u;
@@ -37,6 +42,9 @@ void main()
         c8 = 1u + uint(round(126.0 * s.z));
     }
     conf |= c8 << (8u * k);
+    zw[k] = 0u;
+    if (valid && d - doffs > 0.0)
+      zw[k] = uint(min(round(fb_mm / (d - doffs)), 65535.0));
     if (s16 != 0)
       dw[k] = valid ? uint(int(round(32.0 * max(d, 0.0)))) & 0xffffu : 0x8000u;
     else
@@ -51,4 +59,8 @@ void main()
       words[base + 4u * i + k] = dw[k];
   }
   words[base + uint(conf_offset) + i] = conf;
+  if (depth_offset >= 0) {
+    words[base + uint(depth_offset) + 2u * i] = zw[0] | (zw[1] << 16);
+    words[base + uint(depth_offset) + 2u * i + 1u] = zw[2] | (zw[3] << 16);
+  }
 }

@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/calib.h"
 #include "kernels/stereo-params.h"
 
 G_BEGIN_DECLS
@@ -141,5 +142,14 @@ void ref_post(const StereoParams *p, const RefImage *field_l, const RefImage *fi
 bool ref_stereo_run(const StereoParams *p, const uint8_t *left, size_t left_stride,
                     const uint8_t *right, size_t right_stride, float *disparity,
                     uint8_t *confidence, GError **error);
+
+/* Rectification of one raw 8-bit image: rectified pixel (x, y) samples the raw image at
+ * calib_rectified_to_raw(x, y) bilinearly, taps outside the raw image reading 0 (OpenCV's
+ * BORDER_CONSTANT). I = Y / 255 as in §1. 1 channel, the calibration's size. */
+RefImage *ref_rectify(const StereoCalib *calib, CalibSide side, const uint8_t *raw,
+                      size_t stride);
+/* Depth in mm of the u16 output: round(calib_depth_mm), 0 for invalid, infinite or
+ * non-positive, saturated at 65535. */
+unsigned ref_depth_mm(const StereoCalib *calib, double disparity);
 
 G_END_DECLS

@@ -232,6 +232,63 @@ test_bad_params(void)
   gpu_context_free(ctx);
 }
 
+/* With an ideal calibration (no distortion, no rotation, rectified = raw) the
+ * rectification is the identity: the disparity must equal that of the uncalibrated
+ * engine exactly, and the depth plane must be round(1000 f B / (d - doffs)) within 1 mm
+ * (fp32 division and rounding against double). */
+static void
+test_calibrated_depth(void)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  const int w = 128, h = 80;
+  size_t n = (size_t)w * h;
+  StereoCalib calib;
+  const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 20 };
+  calib_init_ideal(&calib, w, h, 110.0, 63.5, 39.5, 0.6, NULL, rot, centre);
+  StereoParams p;
+  stereo_params_init(&p, w, h);
+  p.max_disparity = 30;
+  g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
+  make_scene(w, h, g_rand_double_range(rng, 4, 9), g_rand_double_range(rng, 12, 20), l, r);
+  GError *error = NULL;
+  StereoEngine *plain = engine_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
+  StereoEngineParams ep = { .label = "calibrated", .params = p, .output = STEREO_OUTPUT_S16,
+                            .in_flight = 1, .calib = &calib, .depth = true };
+  StereoEngine *cal = stereo_engine_new(ctx, &ep, &error);
+  g_assert_no_error(error);
+  g_autofree float *d0 = g_new(float, n), *d1 = g_new(float, n);
+  g_autofree uint16_t *z = g_new(uint16_t, n);
+  for (size_t i = 0; i < n; i++)
+    z[i] = 12345;   /* poison */
+  g_assert_true(stereo_engine_process(plain, l, w, r, w, d0, NULL, &error));
+  g_assert_true(stereo_engine_process_full(cal, l, w, r, w, d1, NULL, z, &error));
+  g_assert_no_error(error);
+  int valid = 0;
+  for (size_t i = 0; i < n; i++) {
+    g_assert_cmpint(isnan(d0[i]), ==, isnan(d1[i]));
+    if (isnan(d0[i])) {
+      g_assert_cmpuint(z[i], ==, 0);
+      continue;
+    }
+    valid++;
+    /* s16 output: the disparity is quantised to 1/32 px; depth uses the float value */
+    g_assert_cmpfloat(fabs(d1[i] - d0[i]), <=, 0.5 / STEREO_DISPARITY_SCALE + 1e-6);
+    int expect = (int)ref_depth_mm(&calib, d0[i]);
+    g_assert_cmpint(abs((int)z[i] - expect), <=, 1);
+  }
+  g_assert_cmpint(valid, >, (int)(n / 2));
+  /* depth without a calibration is refused */
+  StereoEngineParams bad = { .params = p, .depth = true };
+  g_assert_null(stereo_engine_new(ctx, &bad, &error));
+  g_assert_error(error, STEREO_PARAMS_ERROR, 0);
+  g_clear_error(&error);
+  stereo_engine_free(cal);
+  stereo_engine_free(plain);
+  gpu_context_free(ctx);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -245,6 +302,7 @@ main(int argc, char **argv)
   g_test_add_func("/engine/reference/options", test_reference_options);
   g_test_add_func("/engine/formats-and-queue", test_formats_and_queue);
   g_test_add_func("/engine/bad-params", test_bad_params);
+  g_test_add_func("/engine/calibrated-depth", test_calibrated_depth);
   int r = g_test_run();
   g_rand_free(rng);
   return r;

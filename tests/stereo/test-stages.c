@@ -585,6 +585,82 @@ test_post(void)
   fixture_teardown(&f);
 }
 
+/* A calibration with lens distortion, a principal point off centre and rectifying
+ * rotations, so the map exercises every term of calib_rectified_to_raw. */
+static void
+distorted_calib(StereoCalib *c, int w, int h)
+{
+  const double dist[5] = { -0.21, 0.06, 0.0012, -0.0008, -0.01 };
+  const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 10 };
+  calib_init_ideal(c, w, h, 0.9 * w, 0.5 * w + 1.7, 0.5 * h - 2.3, 0.5, dist, rot, centre);
+  double a = 0.02, b = -0.015;  /* small rotations about y (left) and x (right) */
+  double r1[9] = { cos(a), 0, sin(a), 0, 1, 0, -sin(a), 0, cos(a) };
+  double r2[9] = { 1, 0, 0, 0, cos(b), -sin(b), 0, sin(b), cos(b) };
+  memcpy(c->R1, r1, sizeof r1);
+  memcpy(c->R2, r2, sizeof r2);
+  for (int i = 0; i < 5; i++)
+    c->dist_right[i] = 0.8 * dist[i];
+}
+
+/* Rectification: bilinear interpolation of [0,1] intensities at positions from a map
+ * stored in fp32 (the position itself is rounded to ~1e-4 px at 100 px, so a 1-level
+ * intensity step per pixel moves the result by < 1e-6) and fp32 weights: 1e-5. */
+static void
+test_rectify(void)
+{
+  const int w = 97, h = 61;
+  Fixture f;
+  fixture_setup(&f, w, h);
+  if (!f.ctx)
+    return;
+  StereoCalib calib;
+  distorted_calib(&calib, w, h);
+  g_autofree uint8_t *raw = g_new(uint8_t, 2 * (size_t)w * h);
+  for (size_t i = 0; i < 2 * (size_t)w * h; i++)
+    raw[i] = (uint8_t)g_rand_int_range(rng, 0, 256);
+  /* two layers: left raw, right raw */
+  GError *error = NULL;
+  GpuImageParams ip = { .label = "raw", .width = w, .height = h, .layers = 2,
+                        .format = GPU_FORMAT_R8 };
+  g_autoptr(GpuImage) raw8 = gpu_image_new(f.ctx, &ip, &error);
+  g_assert_no_error(error);
+  g_assert_true(gpu_image_upload(raw8, 0, raw, w, &error));
+  g_assert_true(gpu_image_upload(raw8, 1, raw + (size_t)w * h, w, &error));
+  GpuImageParams mp = { .label = "map", .width = w, .height = h, .layers = 2,
+                        .format = GPU_FORMAT_RG32F };
+  g_autoptr(GpuImage) map = gpu_image_new(f.ctx, &mp, &error);
+  g_assert_no_error(error);
+  g_autofree float *uv = g_new(float, 2 * (size_t)w * h);
+  int outside = 0;
+  for (int side = 0; side < 2; side++) {
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        double u, v;
+        calib_rectified_to_raw(&calib, side ? CALIB_RIGHT : CALIB_LEFT, x, y, &u, &v);
+        uv[2 * (y * w + x)] = (float)u;
+        uv[2 * (y * w + x) + 1] = (float)v;
+        outside += u < 0 || v < 0 || u > w - 1 || v > h - 1;
+      }
+    g_assert_true(gpu_image_upload(map, side, uv, (size_t)w * 8, &error));
+  }
+  g_assert_cmpint(outside, >, 0);   /* the border rule is exercised */
+  g_autoptr(GpuImage) dst = image_new(f.ctx, w, h, GPU_FORMAT_RG32F);
+  poison(dst);
+  stereo_pass_rectify(f.ps, raw8, map, dst);
+  g_autofree float *out = download(dst);
+  check_all_finite(out, 2 * (size_t)w * h, "rectify");
+  g_autoptr(RefImage) rl = ref_rectify(&calib, CALIB_LEFT, raw, w);
+  g_autoptr(RefImage) rr = ref_rectify(&calib, CALIB_RIGHT, raw + (size_t)w * h, w);
+  double max_err = 0;
+  for (int i = 0; i < w * h; i++) {
+    max_err = MAX(max_err, fabs(out[2 * i] - rl->data[i]));
+    max_err = MAX(max_err, fabs(out[2 * i + 1] - rr->data[i]));
+  }
+  g_test_message("rectify max abs error %.3g", max_err);
+  g_assert_cmpfloat(max_err, <, 1e-5);
+  fixture_teardown(&f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -601,6 +677,7 @@ main(int argc, char **argv)
   g_test_add_func("/stages/fill", test_fill);
   g_test_add_func("/stages/upsample", test_upsample);
   g_test_add_func("/stages/post", test_post);
+  g_test_add_func("/stages/rectify", test_rectify);
   int r = g_test_run();
   g_rand_free(rng);
   return r;
