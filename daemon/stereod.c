@@ -1,0 +1,162 @@
+/* stereod: the real-time stereo depth service.
+ *
+ *   stereod [--config FILE] [--check-config] [--version]
+ *
+ * Reads the configuration (daemon/config.h), starts the GPU thread with one capture
+ * pipeline, stereo engine and shared-memory ring per camera pair (daemon/frame-loop.h),
+ * tells systemd READY=1, and runs until SIGTERM or SIGINT. SIGHUP reloads the
+ * configuration: what can change live is applied, anything else keeps the running
+ * configuration and says why. Exit status: 0 after a clean stop, 78 (EX_CONFIG) for a
+ * bad configuration, 1 when the GPU or a pipeline fails.
+ */
+#include <glib-unix.h>
+#include <gst/gst.h>
+#include <locale.h>
+#include <stdio.h>
+
+#include "daemon/config.h"
+#include "daemon/frame-loop.h"
+#include "daemon/notify.h"
+#include "stereod-config.h"
+
+typedef struct {
+  GMainLoop *main_loop;
+  char *config_path;
+  StereodConfig *config;      /* the running configuration (first one; reloads go to the loop) */
+  StereodConfig *current;     /* the latest applied (for diffs); owned by the loop after 1st */
+  FrameLoop *frame_loop;
+  int exit_status;
+} Daemon;
+
+static StereodLogLevel log_level = STEREOD_LOG_MESSAGE;
+
+/* Operators' log lines: one per event, on stderr (journald adds the time). */
+static GLogWriterOutput
+log_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
+{
+  if (!(level & stereod_log_level_mask(log_level)))
+    return G_LOG_WRITER_HANDLED;
+  return g_log_writer_standard_streams(level, fields, n_fields, data);
+}
+
+static gboolean
+on_stop_signal(gpointer data)
+{
+  Daemon *d = data;
+  g_message("stopping");
+  stereod_notify("STOPPING=1");
+  g_main_loop_quit(d->main_loop);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_failure(gpointer data)
+{
+  Daemon *d = data;
+  d->exit_status = 1;
+  g_main_loop_quit(d->main_loop);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_reload_signal(gpointer data)
+{
+  Daemon *d = data;
+  stereod_notify("RELOADING=1");
+  g_autoptr(GError) error = NULL;
+  StereodConfig *next = stereod_config_load(d->config_path, &error);
+  if (!next) {
+    g_warning("reload: %s; keeping the running configuration", error->message);
+    stereod_notify("READY=1");
+    return G_SOURCE_CONTINUE;
+  }
+  g_auto(StereodConfigDiff) diff = { 0 };
+  if (stereod_config_diff(d->current, next, &diff)) {
+    g_warning("reload: %s changed, which needs a restart; keeping the running configuration",
+              diff.restart_reason);
+    stereod_config_free(next);
+  } else if (!diff.changed) {
+    g_message("reload: no change");
+    stereod_config_free(next);
+  } else {
+    if (diff.log_level) {
+      log_level = next->log_level;
+      g_message("reload: log level %s", stereod_log_level_name(log_level));
+    }
+    if (diff.backoff_pairs)
+      g_message("reload: the new reconnect backoff applies from the next restart");
+    d->current = next;   /* owned by the loop from here on */
+    frame_loop_reload(d->frame_loop, next, diff.engine_pairs);
+    g_message("reload: applied");
+  }
+  stereod_notify("READY=1");
+  return G_SOURCE_CONTINUE;
+}
+
+int
+main(int argc, char **argv)
+{
+  setlocale(LC_ALL, "");
+  g_autofree char *config_path = NULL;
+  gboolean check = FALSE, version = FALSE;
+  GOptionEntry entries[] = {
+    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
+      "Configuration file (default: the system one; conf.d/ beside it is read too)", "FILE" },
+    { "check-config", 0, 0, G_OPTION_ARG_NONE, &check,
+      "Validate the configuration and exit (0 if good, 78 if not)", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) oc = g_option_context_new("- real-time stereo depth service");
+  g_option_context_add_main_entries(oc, entries, NULL);
+  g_option_context_add_group(oc, gst_init_get_option_group());
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(oc, &argc, &argv, &error)) {
+    fprintf(stderr, "stereod: %s\n", error->message);
+    return 2;
+  }
+  if (version) {
+    printf("stereod %s\n", STEREOD_VERSION);
+    return 0;
+  }
+  g_log_set_writer_func(log_writer, NULL, NULL);
+
+  Daemon d = { .config_path = config_path };
+  d.config = stereod_config_load(config_path, &error);
+  if (!d.config) {
+    fprintf(stderr, "stereod: %s\n", error->message);
+    return STEREOD_EXIT_CONFIG;
+  }
+  if (check) {
+    printf("%s: configuration OK (%d pair%s)\n", d.config->path ? d.config->path : "",
+           d.config->n_pairs, d.config->n_pairs == 1 ? "" : "s");
+    stereod_config_free(d.config);
+    return 0;
+  }
+  d.current = d.config;
+  log_level = d.config->log_level;
+
+  gst_init(NULL, NULL);
+  d.main_loop = g_main_loop_new(NULL, FALSE);
+  g_unix_signal_add(SIGTERM, on_stop_signal, &d);
+  g_unix_signal_add(SIGINT, on_stop_signal, &d);
+  g_unix_signal_add(SIGHUP, on_reload_signal, &d);
+
+  d.frame_loop = frame_loop_start(d.config, on_failure, &d, &error);
+  if (!d.frame_loop) {
+    g_critical("start-up failed: %s", error->message);
+    stereod_config_free(d.config);
+    g_main_loop_unref(d.main_loop);
+    return 1;
+  }
+  g_message("stereod %s running %d pair%s", STEREOD_VERSION, d.config->n_pairs,
+            d.config->n_pairs == 1 ? "" : "s");
+  stereod_notify("READY=1");
+  g_main_loop_run(d.main_loop);
+
+  frame_loop_free(d.frame_loop);   /* closes the rings: readers see the end */
+  stereod_config_free(d.config);
+  g_main_loop_unref(d.main_loop);
+  g_message("stopped");
+  return d.exit_status;
+}
