@@ -267,7 +267,9 @@ stereod_config_load(const char *path, GError **error)
 {
   if (!path)
     path = stereod_config_default_path();
-  g_return_val_if_fail(*path, NULL);
+  if (!*path)   /* --config "" */
+    return config_fail(error, STEREOD_CONFIG_ERROR_IO, "''", NULL, NULL, "empty file name"),
+           NULL;
 
   g_autoptr(ConfigSet) set = config_set_read(path, error);
   if (!set)

@@ -145,6 +145,12 @@ test_missing_file(void)
   g_autofree char *path = g_build_filename(dir, "absent.conf", NULL);
   g_autofree char *message = test_load_error(path, STEREOD_CONFIG_ERROR_IO);
   check_message(message, path, "cannot read: No such file or directory");
+  g_free(message);
+  message = test_load_error(dir, STEREOD_CONFIG_ERROR_IO);
+  check_message(message, dir, "not a regular file");
+  g_free(message);
+  message = test_load_error("", STEREOD_CONFIG_ERROR_IO);
+  g_assert_cmpstr(message, ==, "'': empty file name");
   test_dir_remove(dir);
 }
 

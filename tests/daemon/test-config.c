@@ -360,6 +360,14 @@ test_reload_diff(void)
 }
 
 static void
+test_default_path(void)
+{
+  const char *path = stereod_config_default_path();
+  g_assert_true(g_path_is_absolute(path));
+  g_assert_true(g_str_has_suffix(path, "/stereod/stereod.conf"));
+}
+
+static void
 test_log_level(void)
 {
   g_assert_cmpstr(stereod_log_level_name(STEREOD_LOG_WARNING), ==, "warning");
@@ -383,5 +391,6 @@ main(int argc, char **argv)
   g_test_add_func("/config/example", test_example);
   g_test_add_func("/config/reload-diff", test_reload_diff);
   g_test_add_func("/config/log-level", test_log_level);
+  g_test_add_func("/config/default-path", test_default_path);
   return g_test_run();
 }
