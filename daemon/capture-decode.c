@@ -144,10 +144,19 @@ decode_jpeg(CaptureDecoder *dec, GstBuffer *buf, uint8_t *dst, size_t dst_stride
   }
   CaptureDecodeResult res = CAPTURE_DECODE_OK;
   int w, h, subsamp, colorspace;
-  if (tjDecompressHeader3(dec->tj, map.data, (unsigned long)map.size, &w, &h, &subsamp,
-                          &colorspace) < 0) {
+  if (!dec->tj && !(dec->tj = tjInitDecompress())) {
+    WHY("TurboJPEG initialisation failed: %s", tjGetErrorStr2(NULL));
+    res = CAPTURE_DECODE_CORRUPT;
+  } else if (tjDecompressHeader3(dec->tj, map.data, (unsigned long)map.size, &w, &h,
+                                 &subsamp, &colorspace) < 0 || w <= 0 || h <= 0) {
     WHY("corrupt JPEG header (%zu bytes): %s", map.size, tjGetErrorStr2(dec->tj));
     res = CAPTURE_DECODE_CORRUPT;
+    /* TurboJPEG 2.1 leaves the decompressor inside the header after an error there
+     * (missing SOS marker, ...): the next tjDecompressHeader3 then "succeeds" without
+     * setting the size. A fresh handle is the only reset the 2.x API offers; this costs
+     * an allocation on the corrupt path only. */
+    tjDestroy(dec->tj);
+    dec->tj = tjInitDecompress();
   } else if (w != width || h != height) {
     WHY("JPEG frame is %dx%d, expected %dx%d", w, h, width, height);
     res = CAPTURE_DECODE_WRONG_SIZE;

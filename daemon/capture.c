@@ -130,8 +130,14 @@ frame_times(Side *s, GstElement *sink, GstSample *sample, GstBuffer *buf, uint64
   }
   GstClockTime running = GST_CLOCK_TIME_NONE;
   const GstSegment *seg = gst_sample_get_segment(sample);
-  if (GST_BUFFER_PTS_IS_VALID(buf) && seg && seg->format == GST_FORMAT_TIME)
-    running = gst_segment_to_running_time(seg, GST_FORMAT_TIME, GST_BUFFER_PTS(buf));
+  if (GST_BUFFER_PTS_IS_VALID(buf)) {
+    /* In a segment of another format (BYTES from multifilesrc) timestamps are taken as
+     * running time, as GstBaseSink does. */
+    if (seg && seg->format == GST_FORMAT_TIME)
+      running = gst_segment_to_running_time(seg, GST_FORMAT_TIME, GST_BUFFER_PTS(buf));
+    else
+      running = GST_BUFFER_PTS(buf);
+  }
   if (!GST_CLOCK_TIME_IS_VALID(running)) {
     GstClock *clock = gst_element_get_clock(sink);
     if (clock) {
@@ -429,13 +435,20 @@ message_side(CapturePair *p, GstMessage *msg)
   return "pipeline";
 }
 
+/* "left: videotestsrc0: Internal data stream error (streaming stopped, reason
+ * not-negotiated (-4))": the element's message plus the last line of its debug text,
+ * which is where GStreamer puts the reason. */
 static char *
 error_text(CapturePair *p, GstMessage *msg)
 {
   g_autoptr(GError) err = NULL;
-  gst_message_parse_error(msg, &err, NULL);
-  return g_strdup_printf("%s: %s: %s", message_side(p, msg), GST_MESSAGE_SRC_NAME(msg),
-                         err ? err->message : "unknown error");
+  g_autofree char *debug = NULL;
+  gst_message_parse_error(msg, &err, &debug);
+  const char *reason = debug ? strrchr(debug, '\n') : NULL;
+  reason = reason ? reason + 1 : NULL;
+  return g_strdup_printf("%s: %s: %s%s%s%s", message_side(p, msg), GST_MESSAGE_SRC_NAME(msg),
+                         err ? err->message : "unknown error", reason && *reason ? " (" : "",
+                         reason && *reason ? reason : "", reason && *reason ? ")" : "");
 }
 
 static gboolean

@@ -171,8 +171,6 @@ test_pairing_random(void)
         g_assert_cmpint(state[s][i], >=, 2);
     if (lag <= max_pending)
       g_assert_cmpint(paired, ==, n);
-    else
-      g_assert_cmpint(paired, <, n);
     g_free(t);
   }
   g_rand_free(rng);
@@ -367,6 +365,11 @@ test_jpeg_decode(void)
                     CAPTURE_DECODE_CORRUPT);
     g_assert_nonnull(strstr(why, "corrupt JPEG"));
     g_clear_pointer(&why, g_free);
+    gst_buffer_unref(buf);
+    /* The next good frame decodes (TurboJPEG 2.1 needs a reset after a header error). */
+    buf = wrap(jpg, size);
+    g_assert_cmpint(capture_decoder_run(dec, caps, buf, dst, stride, w, h, &why), ==,
+                    CAPTURE_DECODE_OK);
     gst_buffer_unref(buf);
   }
   GRand *rng = g_rand_new_with_seed(g_test_rand_int());

@@ -262,6 +262,8 @@ test_bad_description(void)
   expect_new_error(ok, "videoconvert", 64, CAPTURE_ERROR_DESCRIPTION, "leaves a sink pad free");
   expect_new_error(ok, "videotestsrc nosuchproperty=1", 64, CAPTURE_ERROR_DESCRIPTION,
                    "right source");
+  expect_new_error(ok, "videotestsrc ! video/x-raw,format=YUY2", 64,
+                   CAPTURE_ERROR_DESCRIPTION, "cannot link");
   expect_new_error(ok, ok, 0, CAPTURE_ERROR_INVALID, "width and height");
 }
 
