@@ -143,7 +143,9 @@ decode_jpeg(CaptureDecoder *dec, GstBuffer *buf, uint8_t *dst, size_t dst_stride
     return CAPTURE_DECODE_CORRUPT;
   }
   CaptureDecodeResult res = CAPTURE_DECODE_OK;
-  int w, h, subsamp, colorspace;
+  /* A tables-only stream (a frame cut off before its SOF) "succeeds" without setting the
+   * size: zero means corrupt. */
+  int w = 0, h = 0, subsamp, colorspace;
   if (!dec->tj && !(dec->tj = tjInitDecompress())) {
     WHY("TurboJPEG initialisation failed: %s", tjGetErrorStr2(NULL));
     res = CAPTURE_DECODE_CORRUPT;
@@ -152,8 +154,8 @@ decode_jpeg(CaptureDecoder *dec, GstBuffer *buf, uint8_t *dst, size_t dst_stride
     WHY("corrupt JPEG header (%zu bytes): %s", map.size, tjGetErrorStr2(dec->tj));
     res = CAPTURE_DECODE_CORRUPT;
     /* TurboJPEG 2.1 leaves the decompressor inside the header after an error there
-     * (missing SOS marker, ...): the next tjDecompressHeader3 then "succeeds" without
-     * setting the size. A fresh handle is the only reset the 2.x API offers; this costs
+     * (missing SOS marker, ...): the next tjDecompressHeader3 would then "succeed"
+     * without setting the size. A fresh handle is the only reset the 2.x API offers; this costs
      * an allocation on the corrupt path only. */
     tjDestroy(dec->tj);
     dec->tj = tjInitDecompress();

@@ -320,7 +320,7 @@ add_side(CapturePair *p, GstElement *pipe, CaptureSide side, GError **error)
   }
   GstCaps *caps = gst_caps_from_string(accepted_caps);
   g_object_set(sink, "caps", caps, "max-buffers", 2u, "drop", TRUE, "sync", FALSE,
-               "enable-last-sample", FALSE, "emit-signals", FALSE, NULL);
+               "enable-last-sample", FALSE, "emit-signals", FALSE, "async", FALSE, NULL);
   gst_caps_unref(caps);
   gst_bin_add_many(GST_BIN(pipe), bin, sink, NULL);
   if (!gst_element_link(bin, sink)) {

@@ -6,9 +6,14 @@
  *   <left description>  ! queue max-size-buffers=2 leaky=downstream ! appsink name=left
  *   <right description> ! queue max-size-buffers=2 leaky=downstream ! appsink name=right
  *
- * (appsinks: max-buffers=2 drop=true sync=false). Each description is a gst-launch
- * fragment parsed with gst_parse_bin_from_description(); it must end in one free source
- * pad and have no free sink pad. The appsinks accept:
+ * (appsinks: max-buffers=2 drop=true sync=false async=false). Each description is a
+ * gst-launch fragment, parsed together with its queue by gst_parse_bin_from_description()
+ * (so it may end in caps, "... ! video/x-raw,format=GRAY8", as in gst-launch); it must
+ * end in an element with a source pad and leave no sink pad free. Examples:
+ *   "v4l2src device=/dev/video0 ! image/jpeg,width=1280,height=720,framerate=30/1"
+ *   "rtspsrc location=rtsp://cam1/stream ! rtph264depay ! avdec_h264"
+ *   "imagesequencesrc location=left/%05d.jpg framerate=30/1" (timestamped file sequences)
+ * The appsinks accept:
  *   video/x-raw GRAY8, I420, NV12 (the luma plane is taken as is: limited-range sources
  *     give 16..235; the stereo filter is insensitive to gain and offset),
  *   video/x-raw RGB, BGR, RGBx, BGRx, xRGB, xBGR (Y = 0.299 R + 0.587 G + 0.114 B computed
@@ -28,7 +33,10 @@
  * (starved).
  *
  * Pairing: frames are matched by running-time PTS (the buffer's PTS in the pipeline's
- * running time; the arrival time when the buffer has none). Up to params.max_pending
+ * running time; the PTS itself in a segment that is not in TIME format, as GstBaseSink
+ * does; the arrival time when the buffer has none: multifilesrc gives none, so two
+ * multifilesrc sides pair by arrival unless something like "identity datarate=N"
+ * timestamps them). Up to params.max_pending
  * unmatched frames per side wait for a partner; a frame pairs with the partner nearest in
  * time within params.tolerance_ns. Pairs are produced in order: a waiting frame that can
  * no longer find a partner (the other side has moved past it, or it was pushed out of
@@ -56,7 +64,9 @@
  * notices, restart timers) and the two streaming threads of its queues, which run the
  * appsink callbacks: luma conversion and JPEG decode happen there, outside any lock.
  * None of them touches GL. All functions below are thread safe unless said otherwise;
- * capture_pair_take/release are meant for the one consumer (GPU) thread.
+ * capture_pair_take/release are meant for the one consumer (GPU) thread, which waits
+ * for pairs of all CapturePairs on one shared CaptureNotifier (a GMutex + GCond + counter;
+ * no polling).
  *
  * gst_init() is the caller's job, before capture_pair_new(). Logging goes through g_log
  * with the domain "stereod-capture".
@@ -166,9 +176,12 @@ typedef struct {
 typedef struct CapturePair CapturePair;
 
 /* Validates the parameters and builds the pipeline (both descriptions are parsed here:
- * a description that does not parse, has no free source pad or has a free sink pad is
- * CAPTURE_ERROR_DESCRIPTION, naming the pair and the side), allocates the frame pool.
- * Nothing runs until capture_pair_start(). Returns NULL and sets `error` on failure. */
+ * a description that does not parse, has no free source pad, has a free sink pad or
+ * cannot link to the appsink's caps is CAPTURE_ERROR_DESCRIPTION, naming the pair and
+ * the side: a configuration error, never retried), allocates the frame pool. A source
+ * that parses but cannot start (a camera that is not there) is not an error here: it
+ * fails after capture_pair_start() and reconnects. Nothing runs until
+ * capture_pair_start(). Returns NULL and sets `error` on failure. */
 CapturePair *capture_pair_new(const CapturePairParams *params, GError **error);
 /* Starts the control thread and sets the pipeline to PLAYING (a refused state change is
  * a source failure: reconnect). Call once. */

@@ -57,7 +57,7 @@ test_corrupt_jpeg(void)
 
   g_autofree char *desc = g_strdup_printf(
     "multifilesrc location=%s/%%02d.jpg stop-index=%d caps=\"image/jpeg,framerate=30/1\" ! "
-    "identity datarate=10000 sleep-time=30000", dir, N_FILES - 1);
+    "identity datarate=10000 sleep-time=50000", dir, N_FILES - 1);
   g_autoptr(CaptureNotifier) n = capture_notifier_new();
   CapturePairParams prm = {
     .name = "jpeg-files", .left = desc, .right = desc, .width = w, .height = h,
@@ -209,6 +209,45 @@ test_source_ends(void)
   g_assert_cmpint(max_gap_b, <, 200000);
 }
 
+/* The backoff doubles while runs stay short, and starts again from the minimum after a
+ * run longer than backoff_reset_ms. Both pairs' left sources end after 12 frames (0.4 s). */
+static void
+test_backoff(void)
+{
+  ct_log_clear();
+  g_autofree char *ending = live(30, "num-buffers=12");
+  g_autofree char *steady = live(30, "");
+  g_autoptr(GError) error = NULL;
+  CapturePairParams prm = {
+    .name = "grow", .left = ending, .right = steady, .width = 64, .height = 48,
+    .backoff_min_ms = 100, .backoff_max_ms = 400, .backoff_reset_ms = 5000,
+  };
+  g_autoptr(CapturePair) grow = capture_pair_new(&prm, &error);
+  g_assert_no_error(error);
+  prm.name = "reset";
+  prm.backoff_reset_ms = 200;
+  g_autoptr(CapturePair) reset = capture_pair_new(&prm, &error);
+  g_assert_no_error(error);
+  capture_pair_start(grow);
+  capture_pair_start(reset);
+  /* Runs of 0.4 s: grow fails at about 0.4, 0.9, 1.5 (next 2.3) s; reset at 0.4, 0.9,
+   * 1.4, 1.9 s. */
+  g_usleep(1900000);
+  capture_pair_stop(grow);
+  capture_pair_stop(reset);
+  g_assert_cmpint(ct_log_count("pair grow: source failed: left: end of stream; "
+                               "reconnecting in 100 ms"), ==, 1);
+  g_assert_cmpint(ct_log_count("pair grow: source failed: left: end of stream; "
+                               "reconnecting in 200 ms"), ==, 1);
+  g_assert_cmpint(ct_log_count("pair grow: source failed: left: end of stream; "
+                               "reconnecting in 400 ms"), ==, 1);
+  int resets = ct_log_count("pair reset: source failed");
+  g_assert_cmpint(resets, >=, 3);
+  g_assert_cmpint(ct_log_count("pair reset: source failed: left: end of stream; "
+                               "reconnecting in 100 ms"), ==, resets);
+  g_assert_cmpint(capture_pair_get_state(grow), ==, CAPTURE_STATE_STOPPED);
+}
+
 /* A camera that is not there: every start fails; the pair retries with growing backoff
  * and says so once. */
 static void
@@ -278,6 +317,7 @@ main(int argc, char **argv)
   ct_init(&argc, &argv);
   ct_add_func("/capture/fault/corrupt-jpeg", test_corrupt_jpeg);
   ct_add_func("/capture/fault/source-ends", test_source_ends);
+  ct_add_func("/capture/fault/backoff", test_backoff);
   ct_add_func("/capture/fault/missing-camera", test_missing_camera);
   ct_add_func("/capture/fault/starved", test_starved);
   return g_test_run();

@@ -139,6 +139,7 @@ test_pairing_live(void)
   capture_pair_start(pair);
 
   uint64_t last_seq = 0, last_cap = 0, max_dt = 0, sum_dt = 0;
+  double sum_latency = 0, max_latency = 0;
   double sum_period = 0;
   int periods = 0, want = 20;
   for (int i = 0; i < want; i++) {
@@ -149,6 +150,9 @@ test_pairing_live(void)
     g_assert_cmpuint(cap, <=, now + 1000000);
     g_assert_cmpuint(cap, >=, now - 500000000ull);
     g_assert_cmpuint(cap, ==, l->capture_ns);
+    double latency = ((double)now - (double)cap) / 1e6;
+    sum_latency += latency;
+    max_latency = MAX(max_latency, latency);
     uint64_t dt = absdiff(l->pts_ns, r->pts_ns);
     g_assert_cmpuint(dt, <=, 2000000);
     max_dt = MAX(max_dt, dt);
@@ -166,8 +170,9 @@ test_pairing_live(void)
   g_assert_cmpint(periods, >=, want / 2);
   double period = sum_period / periods;
   g_test_message("live pairs: |PTS left - right| mean %.1f us, max %.1f us; "
-                 "period %.2f ms over %d pairs", (double)sum_dt / want / 1000.0,
-                 (double)max_dt / 1000.0, period, periods);
+                 "period %.2f ms over %d pairs; capture to take %.2f ms mean, %.2f max",
+                 (double)sum_dt / want / 1000.0, (double)max_dt / 1000.0, period, periods,
+                 sum_latency / want, max_latency);
   g_assert_cmpfloat(fabs(period - 1000.0 / 30.0), <, 3.0);
 
   /* Not taking: the mailbox keeps only the newest pair. */
