@@ -358,8 +358,8 @@ pipeline_build(CapturePair *p, GError **error)
   return true;
 }
 
-/* Stops and drops the pipeline; frames waiting for a partner go back to the pool. The
- * caller has set `run` to 0 first. */
+/* Stops and drops the pipeline; frames waiting for a partner go back to the pool (counted
+ * as unpaired). The caller has set `run` to 0 first. */
 static void
 pipeline_teardown(CapturePair *p)
 {
@@ -375,8 +375,10 @@ pipeline_teardown(CapturePair *p)
   CaptureBuf *out[2 * CAPTURE_MAX_PENDING];
   g_mutex_lock(&p->lock);
   int n = capture_matcher_flush(&p->matcher, out);
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
+    COUNT(p, unpaired[out[i]->side]);
     pool_put(p, out[i]);
+  }
   g_mutex_unlock(&p->lock);
 }
 
