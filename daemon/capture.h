@@ -165,7 +165,8 @@ typedef struct {
   uint64_t corrupt[CAPTURE_SIDE_COUNT];     /* JPEG that did not decode */
   uint64_t wrong_size[CAPTURE_SIDE_COUNT];  /* frames of another size, or bad caps */
   uint64_t starved[CAPTURE_SIDE_COUNT];     /* no free buffer (consumer holds too many) */
-  uint64_t unpaired[CAPTURE_SIDE_COUNT];    /* converted but never paired */
+  uint64_t unpaired[CAPTURE_SIDE_COUNT];    /* converted, never paired (given up, or
+                                             * waiting when the pipeline stopped) */
   uint64_t pairs;                           /* pairs put into the mailbox */
   uint64_t overwritten;                     /* pairs replaced before the consumer took them */
   uint64_t taken;                           /* pairs the consumer took */
