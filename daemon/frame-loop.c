@@ -2,6 +2,7 @@
 #include "daemon/frame-loop.h"
 
 #include <errno.h>
+#include <gio/gio.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

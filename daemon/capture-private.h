@@ -1,0 +1,91 @@
+/* capture-private.h: the parts of the capture that the pair object is built from, kept
+ * apart so that the tests can drive them without a pipeline:
+ *  - the luma conversions and the per-side decoder (capture-decode.c),
+ *  - the pure pairing logic (capture-pairing.c). */
+#pragma once
+
+#include "daemon/capture.h"
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+#define CAPTURE_MAX_SIDE 16384
+#define CAPTURE_MAX_PENDING 8
+
+/* One pool buffer: the public frame plus its bookkeeping. */
+typedef struct CaptureBuf CaptureBuf;
+struct CaptureBuf {
+  CaptureFrame frame;    /* frame.data points at mem */
+  uint8_t *mem;          /* height * frame.stride bytes, owned by the pool */
+  CaptureSide side;
+  CaptureBuf *next;      /* free list link */
+};
+
+/* ---------------------------------------------------------------- luma conversion */
+
+/* Y = 0.299 R + 0.587 G + 0.114 B, exact and rounded half up (as tools/imageio). */
+static inline uint8_t
+capture_luma_rgb(unsigned r, unsigned g, unsigned b)
+{
+  return (uint8_t)((299u * r + 587u * g + 114u * b + 500u) / 1000u);
+}
+
+/* Copies an 8-bit plane row by row (strides in bytes). */
+void capture_luma_copy(const uint8_t *src, size_t src_stride, uint8_t *dst,
+                       size_t dst_stride, int width, int height);
+/* Luma of packed 8-bit RGB-like pixels: each pixel is `pixel_stride` bytes, its R, G and
+ * B at byte offsets r, g, b inside it. */
+void capture_luma_from_packed(const uint8_t *src, size_t src_stride, int pixel_stride,
+                              int r, int g, int b, uint8_t *dst, size_t dst_stride,
+                              int width, int height);
+
+/* ---------------------------------------------------------------- decoder */
+
+typedef enum {
+  CAPTURE_DECODE_OK,
+  CAPTURE_DECODE_WRONG_SIZE,  /* another size than expected, or caps we cannot read */
+  CAPTURE_DECODE_CORRUPT,     /* JPEG that does not decode, buffer smaller than its caps */
+} CaptureDecodeResult;
+
+/* Per side, used by that side's streaming thread only: the TurboJPEG handle (created
+ * once) and the interpretation of the last caps seen. */
+typedef struct CaptureDecoder CaptureDecoder;
+
+CaptureDecoder *capture_decoder_new(GError **error);
+void capture_decoder_free(CaptureDecoder *dec);  /* accepts NULL */
+/* Converts one buffer with the given caps into luma at `dst` (rows `dst_stride` bytes
+ * apart), expecting exactly width x height. When `why` is not NULL and the result is not
+ * OK, *why receives a newly allocated one-line reason. Allocates nothing else. */
+CaptureDecodeResult capture_decoder_run(CaptureDecoder *dec, GstCaps *caps, GstBuffer *buf,
+                                        uint8_t *dst, size_t dst_stride, int width,
+                                        int height, char **why);
+
+/* ---------------------------------------------------------------- pairing */
+
+/* Frames of each side arrive in PTS order. At most one side has waiting frames at any
+ * time (a frame that finds waiting frames on the other side either pairs or proves that
+ * some of them, or itself, can never pair). Not thread safe: the pair's lock guards it. */
+typedef struct {
+  int max_pending;
+  uint64_t tolerance_ns;
+  CaptureBuf *pending[CAPTURE_SIDE_COUNT][CAPTURE_MAX_PENDING];  /* oldest first */
+  int n_pending[CAPTURE_SIDE_COUNT];
+} CaptureMatcher;
+
+#define CAPTURE_MATCH_MAX_DROPS (2 * CAPTURE_MAX_PENDING + 1)
+
+typedef struct {
+  CaptureBuf *left, *right;                        /* the pair made, or both NULL */
+  CaptureBuf *dropped[CAPTURE_MATCH_MAX_DROPS];    /* frames that can never pair */
+  int n_dropped;
+} CaptureMatchResult;
+
+void capture_matcher_init(CaptureMatcher *m, int max_pending, uint64_t tolerance_ns);
+/* Offers a converted frame (its side and frame.pts_ns set). The result says which pair
+ * was made and which frames were given up; every other frame stays in the matcher. */
+void capture_matcher_push(CaptureMatcher *m, CaptureBuf *buf, CaptureMatchResult *res);
+/* Empties the matcher into `out` (room for 2 * CAPTURE_MAX_PENDING); returns the count. */
+int capture_matcher_flush(CaptureMatcher *m, CaptureBuf **out);
+
+G_END_DECLS

@@ -1,0 +1,177 @@
+/* capture-test-util.c: see capture-test-util.h. */
+#include "capture-test-util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <turbojpeg.h>
+
+static GMutex log_lock;
+static GPtrArray *log_lines;
+
+static void
+log_keep(const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+{
+  g_mutex_lock(&log_lock);
+  g_ptr_array_add(log_lines, g_strdup(message));
+  g_mutex_unlock(&log_lock);
+  if (level & (G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE))
+    g_test_message("log: %s", message);
+}
+
+static gboolean
+not_fatal_here(const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+{
+  return !(domain && strcmp(domain, "stereod-capture") == 0 &&
+           (level & G_LOG_LEVEL_WARNING));
+}
+
+void
+ct_init(int *argc, char ***argv)
+{
+  g_test_init(argc, argv, NULL);
+  gst_init(argc, argv);
+  log_lines = g_ptr_array_new_with_free_func(g_free);
+  g_log_set_handler("stereod-capture",
+                    G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO |
+                      G_LOG_LEVEL_DEBUG | G_LOG_FLAG_FATAL,
+                    log_keep, NULL);
+}
+
+typedef struct {
+  GTestFunc plain;
+  GTestDataFunc fn;
+  gconstpointer data;
+} Case;
+
+static void
+run_case(gconstpointer data)
+{
+  const Case *c = data;
+  /* GTest resets this handler at the start of every test case. */
+  g_test_log_set_fatal_handler(not_fatal_here, NULL);
+  if (c->plain)
+    c->plain();
+  else
+    c->fn(c->data);
+}
+
+void
+ct_add(const char *path, gconstpointer data, GTestDataFunc fn)
+{
+  Case *c = g_new(Case, 1);
+  *c = (Case){ NULL, fn, data };
+  g_test_add_data_func_full(path, c, run_case, g_free);
+}
+
+void
+ct_add_func(const char *path, GTestFunc fn)
+{
+  Case *c = g_new(Case, 1);
+  *c = (Case){ fn, NULL, NULL };
+  g_test_add_data_func_full(path, c, run_case, g_free);
+}
+
+int
+ct_log_count(const char *needle)
+{
+  int n = 0;
+  g_mutex_lock(&log_lock);
+  for (guint i = 0; i < log_lines->len; i++)
+    n += strstr(log_lines->pdata[i], needle) != NULL;
+  g_mutex_unlock(&log_lock);
+  return n;
+}
+
+void
+ct_log_clear(void)
+{
+  g_mutex_lock(&log_lock);
+  g_ptr_array_set_size(log_lines, 0);
+  g_mutex_unlock(&log_lock);
+}
+
+bool
+ct_take(CapturePair *pair, CaptureNotifier *n, int timeout_ms, const CaptureFrame **l,
+        const CaptureFrame **r, uint64_t *capture_ns, uint64_t *seq)
+{
+  int64_t deadline = g_get_monotonic_time() + (int64_t)timeout_ms * 1000;
+  for (;;) {
+    uint64_t seen = capture_notifier_get(n);
+    if (capture_pair_take(pair, l, r, capture_ns, seq))
+      return true;
+    if (!capture_notifier_wait(n, seen, deadline) && g_get_monotonic_time() >= deadline)
+      return capture_pair_take(pair, l, r, capture_ns, seq);
+  }
+}
+
+bool
+ct_wait_state(CapturePair *pair, CaptureState state, int timeout_ms)
+{
+  int64_t deadline = g_get_monotonic_time() + (int64_t)timeout_ms * 1000;
+  while (capture_pair_get_state(pair) != state) {
+    if (g_get_monotonic_time() >= deadline)
+      return false;
+    g_usleep(5000);
+  }
+  return true;
+}
+
+CapturePair *
+ct_pair_start(const char *name, const char *left, const char *right, int width, int height,
+              CaptureNotifier *n)
+{
+  g_autoptr(GError) error = NULL;
+  CapturePairParams prm = {
+    .name = name, .left = left, .right = right, .width = width, .height = height,
+    .tolerance_ns = 5000000, .notifier = n,
+  };
+  CapturePair *pair = capture_pair_new(&prm, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(pair);
+  capture_pair_start(pair);
+  return pair;
+}
+
+static uint8_t *
+jpeg(const uint8_t *pix, int width, int height, int pf, int samp, int quality, size_t *size)
+{
+  tjhandle tj = tjInitCompress();
+  g_assert_nonnull(tj);
+  unsigned char *out = NULL;
+  unsigned long len = 0;
+  int rc = tjCompress2(tj, pix, width, 0, height, pf, &out, &len, samp, quality, 0);
+  g_assert_cmpint(rc, ==, 0);
+  uint8_t *copy = g_memdup2(out, len);
+  *size = len;
+  tjFree(out);
+  tjDestroy(tj);
+  return copy;
+}
+
+uint8_t *
+ct_jpeg_gray(const uint8_t *gray, int width, int height, int quality, size_t *size)
+{
+  return jpeg(gray, width, height, TJPF_GRAY, TJSAMP_GRAY, quality, size);
+}
+
+uint8_t *
+ct_jpeg_rgb(const uint8_t *rgb, int width, int height, int quality, size_t *size)
+{
+  return jpeg(rgb, width, height, TJPF_RGB, TJSAMP_420, quality, size);
+}
+
+void
+ct_compare(const uint8_t *a, size_t sa, const uint8_t *b, size_t sb, int width, int height,
+           double *mean, int *max)
+{
+  double sum = 0;
+  int mx = 0;
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      int d = abs((int)a[(size_t)y * sa + x] - (int)b[(size_t)y * sb + x]);
+      sum += d;
+      mx = MAX(mx, d);
+    }
+  *mean = sum / ((double)width * height);
+  *max = mx;
+}

@@ -1,0 +1,295 @@
+/* test-capture.c: CapturePairs over real pipelines of videotestsrc (integration):
+ * every accepted format with known luma and odd widths, JPEG from jpegenc, pairing of
+ * live sources within the tolerance, different frame rates, the mailbox, frames of the
+ * wrong size, and descriptions that do not parse. */
+#include "capture-test-util.h"
+
+#include <math.h>
+#include <string.h>
+
+static char *
+src(const char *extra, const char *format, int w, int h, int fps)
+{
+  return g_strdup_printf("videotestsrc is-live=true %s ! video/x-raw,format=%s,width=%d,"
+                         "height=%d,framerate=%d/1", extra, format, w, h, fps);
+}
+
+/* One pair of a source description on both sides. */
+static void
+first_pair(const char *desc, int w, int h, void (*check)(const CaptureFrame *, void *),
+           void *data)
+{
+  g_autoptr(CaptureNotifier) n = capture_notifier_new();
+  g_autoptr(CapturePair) pair = ct_pair_start("fmt", desc, desc, w, h, n);
+  const CaptureFrame *l, *r;
+  g_assert_true(ct_take(pair, n, 3000, &l, &r, NULL, NULL));
+  for (int i = 0; i < 2; i++) {
+    const CaptureFrame *f = i ? r : l;
+    g_assert_cmpint(f->width, ==, w);
+    g_assert_cmpint(f->height, ==, h);
+    g_assert_cmpuint(f->stride, ==, ((size_t)w + 3) / 4 * 4);
+    check(f, data);
+  }
+  capture_pair_release(pair, l, r);
+  CaptureStats st;
+  capture_pair_get_stats(pair, &st);
+  g_assert_cmpuint(st.corrupt[0] + st.corrupt[1] + st.wrong_size[0] + st.wrong_size[1], ==, 0);
+}
+
+/* solid-color 0xffc86420 = RGB (200, 100, 32); exact luma 122.148. */
+#define SOLID_R 200
+#define SOLID_G 100
+#define SOLID_B 32
+
+static void
+check_uniform(const CaptureFrame *f, void *data)
+{
+  double want = *(double *)data;
+  for (int y = 0; y < f->height; y++)
+    for (int x = 0; x < f->width; x++) {
+      double v = f->data[(size_t)y * f->stride + x];
+      if (fabs(v - want) > 1.0)
+        g_error("pixel (%d,%d) = %.0f, want %.2f", x, y, v, want);
+    }
+}
+
+static void
+test_solid(gconstpointer data)
+{
+  const char *format = data;
+  double y = 0.299 * SOLID_R + 0.587 * SOLID_G + 0.114 * SOLID_B;
+  /* RGB formats: our exact conversion. Y formats: videotestsrc paints limited range. */
+  bool rgb = strchr(format, 'R') != NULL;
+  double want = rgb ? floor(y + 0.5) : 16.0 + 219.0 * y / 255.0;
+  g_autofree char *desc = src("pattern=solid-color foreground-color=0xffc86420",
+                                      format, 64, 48, 30);
+  first_pair(desc, 64, 48, check_uniform, &want);
+}
+
+/* checkers-8 at 63 px wide: two levels in 8x8 squares. A stride error shears the
+ * squares, a channel error changes nothing here but is caught by test_solid. */
+static void
+check_checkers(const CaptureFrame *f, void *data)
+{
+  uint8_t a = f->data[0], b = f->data[8];
+  g_assert_cmpint(abs((int)a - (int)b), >, 20);
+  for (int y = 0; y < f->height; y++)
+    for (int x = 0; x < f->width; x++) {
+      uint8_t want = ((x / 8 + y / 8) & 1) ? b : a;
+      uint8_t v = f->data[(size_t)y * f->stride + x];
+      if (abs((int)v - (int)want) > 1)
+        g_error("pixel (%d,%d) = %u, want %u", x, y, v, want);
+    }
+}
+
+static void
+test_odd_width(gconstpointer data)
+{
+  g_autofree char *desc = src("pattern=checkers-8", data, 63, 47, 30);
+  first_pair(desc, 63, 47, check_checkers, NULL);
+}
+
+/* JPEG: jpegenc's output decoded to gray matches the I420 luma it was made from. */
+static void
+test_jpeg(gconstpointer data)
+{
+  const int *size = data;
+  int w = size[0], h = size[1];
+  g_autofree char *raw = src("pattern=smpte", "I420", w, h, 30);
+  g_autofree char *jpg = g_strdup_printf("%s ! jpegenc quality=95", raw);
+  g_autoptr(CaptureNotifier) n = capture_notifier_new();
+  g_autoptr(CapturePair) pair = ct_pair_start("jpeg", raw, jpg, w, h, n);
+  const CaptureFrame *l, *r;
+  g_assert_true(ct_take(pair, n, 3000, &l, &r, NULL, NULL));
+  double mean;
+  int max;
+  ct_compare(l->data, l->stride, r->data, r->stride, w, h, &mean, &max);
+  g_test_message("jpegenc q95 %dx%d decoded vs I420 luma: mean |d| %.2f, max %d", w, h,
+                 mean, max);
+  g_assert_cmpfloat(mean, <, 1.5);
+  g_assert_cmpint(max, <=, 40);  /* smpte has hard edges: ringing */
+  capture_pair_release(pair, l, r);
+  CaptureStats st;
+  capture_pair_get_stats(pair, &st);
+  g_assert_cmpuint(st.corrupt[1], ==, 0);
+}
+
+static uint64_t
+absdiff(uint64_t a, uint64_t b)
+{
+  return a > b ? a - b : b - a;
+}
+
+/* Two live sources of one pipeline pair within the tolerance, in order, at their rate,
+ * with capture times on CLOCK_REALTIME; a consumer that does not take loses only to
+ * "overwritten". */
+static void
+test_pairing_live(void)
+{
+  g_autofree char *desc = src("pattern=ball", "GRAY8", 64, 48, 30);
+  g_autoptr(CaptureNotifier) n = capture_notifier_new();
+  g_autoptr(GError) error = NULL;
+  CapturePairParams prm = {
+    .name = "live", .left = desc, .right = desc, .width = 64, .height = 48,
+    .tolerance_ns = 2000000, .notifier = n,
+  };
+  g_autoptr(CapturePair) pair = capture_pair_new(&prm, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(capture_pair_get_state(pair), ==, CAPTURE_STATE_STOPPED);
+  capture_pair_start(pair);
+
+  uint64_t last_seq = 0, last_cap = 0, max_dt = 0, sum_dt = 0;
+  double sum_latency = 0, max_latency = 0;
+  double sum_period = 0;
+  int periods = 0, want = 20;
+  for (int i = 0; i < want; i++) {
+    const CaptureFrame *l, *r;
+    uint64_t cap, seq;
+    g_assert_true(ct_take(pair, n, 2000, &l, &r, &cap, &seq));
+    uint64_t now = (uint64_t)g_get_real_time() * 1000;
+    g_assert_cmpuint(cap, <=, now + 1000000);
+    g_assert_cmpuint(cap, >=, now - 500000000ull);
+    g_assert_cmpuint(cap, ==, l->capture_ns);
+    double latency = ((double)now - (double)cap) / 1e6;
+    sum_latency += latency;
+    max_latency = MAX(max_latency, latency);
+    uint64_t dt = absdiff(l->pts_ns, r->pts_ns);
+    g_assert_cmpuint(dt, <=, 2000000);
+    max_dt = MAX(max_dt, dt);
+    sum_dt += dt;
+    g_assert_cmpuint(seq, >, last_seq);
+    if (last_seq && seq == last_seq + 1) {
+      sum_period += (double)(cap - last_cap) / 1e6;
+      periods++;
+    }
+    last_seq = seq;
+    last_cap = cap;
+    capture_pair_release(pair, l, r);
+  }
+  g_assert_cmpint(capture_pair_get_state(pair), ==, CAPTURE_STATE_RUNNING);
+  g_assert_cmpint(periods, >=, want / 2);
+  double period = sum_period / periods;
+  g_test_message("live pairs: |PTS left - right| mean %.1f us, max %.1f us; "
+                 "period %.2f ms over %d pairs; capture to take %.2f ms mean, %.2f max",
+                 (double)sum_dt / want / 1000.0, (double)max_dt / 1000.0, period, periods,
+                 sum_latency / want, max_latency);
+  g_assert_cmpfloat(fabs(period - 1000.0 / 30.0), <, 3.0);
+
+  /* Not taking: the mailbox keeps only the newest pair. */
+  CaptureStats a, b;
+  capture_pair_get_stats(pair, &a);
+  g_usleep(300000);
+  capture_pair_get_stats(pair, &b);
+  g_assert_cmpuint(b.pairs - a.pairs, >=, 5);
+  g_assert_cmpuint(b.overwritten - a.overwritten, >=, b.pairs - a.pairs - 1);
+  const CaptureFrame *l, *r;
+  uint64_t seq;
+  g_assert_true(capture_pair_take(pair, &l, &r, NULL, &seq));
+  g_assert_cmpuint(seq, >=, last_seq + 5);
+  capture_pair_release(pair, l, r);
+  capture_pair_get_stats(pair, &b);
+  g_assert_cmpuint(b.unpaired[0] + b.unpaired[1], <=, 4);
+  g_assert_cmpuint(b.frames[0], >=, b.pairs);
+  capture_pair_stop(pair);
+  g_assert_cmpint(capture_pair_get_state(pair), ==, CAPTURE_STATE_STOPPED);
+}
+
+/* 30 fps left, 10 fps right: every third left frame has a partner; the others are
+ * counted as unpaired. */
+static void
+test_pairing_rates(void)
+{
+  g_autofree char *left = src("", "GRAY8", 64, 48, 30);
+  g_autofree char *right = src("", "GRAY8", 64, 48, 10);
+  g_autoptr(CaptureNotifier) n = capture_notifier_new();
+  g_autoptr(CapturePair) pair = ct_pair_start("rates", left, right, 64, 48, n);
+  int got = 0;
+  while (got < 8) {
+    const CaptureFrame *l, *r;
+    g_assert_true(ct_take(pair, n, 2000, &l, &r, NULL, NULL));
+    g_assert_cmpuint(absdiff(l->pts_ns, r->pts_ns), <=, 5000000);
+    capture_pair_release(pair, l, r);
+    got++;
+  }
+  capture_pair_stop(pair);
+  CaptureStats st;
+  capture_pair_get_stats(pair, &st);
+  g_test_message("30/10 fps: %" G_GUINT64_FORMAT " pairs, unpaired left %" G_GUINT64_FORMAT
+                 " right %" G_GUINT64_FORMAT, st.pairs, st.unpaired[0], st.unpaired[1]);
+  g_assert_cmpuint(st.unpaired[1], <=, 1);
+  g_assert_cmpuint(st.unpaired[0] + 4, >=, 2 * st.pairs);
+  g_assert_cmpuint(st.unpaired[0], <=, 2 * st.pairs + 4);
+}
+
+/* Frames of another size than configured: dropped, counted, logged once per side. */
+static void
+test_wrong_size(void)
+{
+  ct_log_clear();
+  g_autofree char *desc = src("", "GRAY8", 32, 24, 30);
+  g_autoptr(CaptureNotifier) n = capture_notifier_new();
+  g_autoptr(CapturePair) pair = ct_pair_start("size", desc, desc, 64, 48, n);
+  const CaptureFrame *l, *r;
+  g_assert_false(ct_take(pair, n, 400, &l, &r, NULL, NULL));
+  capture_pair_stop(pair);
+  CaptureStats st;
+  capture_pair_get_stats(pair, &st);
+  g_assert_cmpuint(st.wrong_size[0], >=, 5);
+  g_assert_cmpuint(st.wrong_size[1], >=, 5);
+  g_assert_cmpuint(st.pairs, ==, 0);
+  g_assert_cmpint(ct_log_count("frame is 32x24, expected 64x48"), ==, 2);
+}
+
+static void
+expect_new_error(const char *left, const char *right, int width, int code,
+                 const char *needle)
+{
+  g_autoptr(GError) error = NULL;
+  CapturePairParams prm = { .name = "bad", .left = left, .right = right, .width = width,
+                            .height = 48 };
+  CapturePair *pair = capture_pair_new(&prm, &error);
+  g_assert_null(pair);
+  g_assert_error(error, CAPTURE_ERROR, code);
+  g_test_message("%s", error->message);
+  g_assert_nonnull(strstr(error->message, needle));
+}
+
+static void
+test_bad_description(void)
+{
+  const char *ok = "videotestsrc";
+  expect_new_error("videotestsrc ! nosuchelement", ok, 64, CAPTURE_ERROR_DESCRIPTION,
+                   "pair bad: left source");
+  expect_new_error(ok, "videotestsrc ! video/x-raw,format=GRAY8 ! ! fakesink", 64,
+                   CAPTURE_ERROR_DESCRIPTION, "pair bad: right source");
+  expect_new_error(ok, "videotestsrc ! fakesink", 64, CAPTURE_ERROR_DESCRIPTION,
+                   "free source pad");
+  expect_new_error(ok, "videoconvert", 64, CAPTURE_ERROR_DESCRIPTION, "leaves a sink pad free");
+  expect_new_error(ok, "videotestsrc nosuchproperty=1", 64, CAPTURE_ERROR_DESCRIPTION,
+                   "right source");
+  expect_new_error(ok, "videotestsrc ! video/x-raw,format=YUY2", 64,
+                   CAPTURE_ERROR_DESCRIPTION, "cannot link");
+  expect_new_error(ok, ok, 0, CAPTURE_ERROR_INVALID, "width and height");
+}
+
+int
+main(int argc, char **argv)
+{
+  ct_init(&argc, &argv);
+  static const char *const formats[] = { "GRAY8", "I420", "NV12", "RGB", "BGR",
+                                         "RGBx", "BGRx", "xRGB", "xBGR" };
+  for (guint i = 0; i < G_N_ELEMENTS(formats); i++) {
+    g_autofree char *a = g_strdup_printf("/capture/format/solid/%s", formats[i]);
+    g_autofree char *b = g_strdup_printf("/capture/format/odd-width/%s", formats[i]);
+    ct_add(a, formats[i], test_solid);
+    ct_add(b, formats[i], test_odd_width);
+  }
+  static const int even[2] = { 64, 48 }, odd[2] = { 63, 47 };
+  ct_add("/capture/jpeg/64x48", even, test_jpeg);
+  ct_add("/capture/jpeg/63x47", odd, test_jpeg);
+  ct_add_func("/capture/pairing/live", test_pairing_live);
+  ct_add_func("/capture/pairing/rates", test_pairing_rates);
+  ct_add_func("/capture/wrong-size", test_wrong_size);
+  ct_add_func("/capture/bad-description", test_bad_description);
+  return g_test_run();
+}
