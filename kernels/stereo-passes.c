@@ -24,6 +24,7 @@ typedef enum {
   PROG_DENSIFY_MEDIAN,
   PROG_PACK,
   PROG_RECTIFY,
+  PROG_SEARCH_TILED,
   PROG_COUNT
 } ProgId;
 
@@ -44,6 +45,7 @@ static const char *const prog_files[PROG_COUNT] = {
   [PROG_DENSIFY_MEDIAN] = "densify_median.comp",
   [PROG_PACK] = "pack.comp",
   [PROG_RECTIFY] = "rectify.comp",
+  [PROG_SEARCH_TILED] = "search.comp",
 };
 
 struct StereoPasses {
@@ -54,6 +56,7 @@ struct StereoPasses {
   int smooth_radius;
   float fill_taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
   int fill_radius;
+  bool search_tiled;
 };
 
 void
@@ -82,12 +85,14 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
     "#define RADIUS %d\n#define SEARCH_R %d\n#define WEIGHT_GAMMA %.9e\n"
     "#define EDGE_MARGIN %.9e\n", params->radius, params->search_radius,
     STEREO_SEARCH_WEIGHT_GAMMA, STEREO_DENSIFY_EDGE_MARGIN);
+  g_autofree char *tiled_defines = g_strconcat(defines, "#define SEARCH_TILED 1\n", NULL);
   for (int i = 0; i < PROG_COUNT; i++) {
-    g_autofree char *label = g_strdup_printf("stereo/%s", prog_files[i]);
+    g_autofree char *label = g_strdup_printf("stereo/%s%s", prog_files[i],
+                                             i == PROG_SEARCH_TILED ? " (tiled)" : "");
     GpuProgramParams pp = {
       .label = label,
       .resource = prog_files[i],
-      .defines = defines,
+      .defines = i == PROG_SEARCH_TILED ? tiled_defines : defines,
     };
     ps->prog[i] = gpu_program_new(gpu, &pp, error);
     if (!ps->prog[i])
@@ -124,6 +129,12 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
   gpu_program_set_float_array(ps->prog[PROG_FILL], "taps", ps->fill_taps,
                               2 * ps->fill_radius + 1);
   gpu_program_set_int(ps->prog[PROG_FILL], "radius", ps->fill_radius);
+
+  /* The search stages the other image in shared memory on discrete GPUs; on llvmpipe,
+   * where barriers are costly, direct reads are 3x faster (measured, docs/algorithm.md).
+   * STEREOD_SEARCH_TILED=0/1 overrides. */
+  const char *tiled = g_getenv("STEREOD_SEARCH_TILED");
+  ps->search_tiled = tiled ? g_strcmp0(tiled, "0") != 0 : !gpu_context_is_software(gpu);
 
   GpuProgram *ph = ps->prog[PROG_PHASE];
   gpu_program_set_float(ph, "omega0", (float)params->omega0);
@@ -219,7 +230,14 @@ void
 stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int t_min,
                    int t_max)
 {
-  GpuProgram *p = ps->prog[PROG_SEARCH];
+  stereo_pass_search_variant(ps, ps->search_tiled, img, disp, eta, t_min, t_max);
+}
+
+void
+stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
+                           int eta, int t_min, int t_max)
+{
+  GpuProgram *p = ps->prog[tiled ? PROG_SEARCH_TILED : PROG_SEARCH];
   set_size(p, "size", disp);
   gpu_program_set_int(p, "eta", eta);
   gpu_program_set_int(p, "t_min", t_min);

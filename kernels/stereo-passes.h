@@ -40,6 +40,10 @@ void stereo_pass_mean(StereoPasses *ps, GpuBuffer *partials, int partial_base, i
  * into disp (d, cert, 0, v). */
 void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int t_min,
                         int t_max);
+/* The same with the implementation chosen: tiled (shared memory) or direct reads; both
+ * give identical results, stereo_pass_search picks the faster for the device. */
+void stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
+                                int eta, int t_min, int t_max);
 /* Phase terms for level `level` (its size is disp's) from responses and prior. */
 void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *disp, GpuImage *terms,
                        GpuBuffer *means, int level, int eta);

@@ -1,27 +1,61 @@
 #!/usr/bin/env bash
-# The demo of the stereo engine: renders the demo stadium (config/demo/sim.conf: two
-# camera pairs, 22 players) with stereod-sim, computes every pair's disparity on the GPU
-# that EGL finds (llvmpipe where there is none) and scores it against the exact ground
-# truth. Writes colour images to look at.
-#   tools/stereod-demo.sh [BUILD_DIR] [OUT_DIR] [FRAMES]
-# Your own pair instead: BUILD_DIR/tools/stereod-disparity LEFT RIGHT -o d.pfm --color d.jpg
+# The stereod demo on the embedded default: a synthetic stadium (config/demo/sim.conf: two
+# camera pairs, 22 players) rendered by stereod-sim, played in real time through the real
+# service path (GStreamer, TurboJPEG, rectification and the stereo filter on whatever GPU
+# EGL finds, llvmpipe where there is none, shared-memory rings), read back by stereod-dump.
+#   tools/stereod-demo.sh [BUILD_DIR] [SECONDS]
+# It renders the clip once (about a minute on 2 cores) into the folder named by
+# [output] dir= of config/demo/sim.conf, writes colour depth images of what the rings
+# publish into that folder's view/, and scores the first frame against the ground truth.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$root/build}
-out=${2:-/var/tmp/stereod-demo-disparity}
-frames=${3:-1}
-clip=$(mktemp -d /var/tmp/stereod-sim.XXXXXX)
-trap 'rm -rf "$clip"' EXIT
-"$build/tools/stereod-sim" --config "$root/config/demo/sim.conf" --out "$clip" --frames "$frames"
-mkdir -p "$out"
-for dir in "$clip"/*/; do
-  pair=$(basename "$dir")
-  [ -f "$dir/calib.conf" ] || continue
-  for left in "$dir"/left/*.jpg; do
-    f=$(basename "$left" .jpg)
-    cp "$left" "$out/$pair-$f-left.jpg"
-    "$build/tools/stereod-disparity" "$left" "$dir/right/$f.jpg" \
-      -o "$out/$pair-$f.pfm" --color "$out/$pair-$f-disparity.jpg" --gt "$dir/gt/$f.pfm"
-  done
+build=$(cd "${1:-$root/build}" && pwd)
+seconds=${2:-20}
+sim_conf=$root/config/demo/sim.conf
+clip=$(sed -n 's/^dir=//p' "$sim_conf" | head -n 1)
+frames=$(sed -n 's/^frames=//p' "$sim_conf" | head -n 1)
+last=$(printf '%06d' $((frames - 1)))
+
+if [ ! -f "$clip/players.csv" ] || [ ! -f "$clip/east/right/$last.jpg" ]; then
+  echo "stereod-demo: rendering the stadium clip into $clip ($frames frames per camera)"
+  "$build/tools/stereod-sim" --config "$sim_conf" --quiet
+fi
+
+work=$(mktemp -d /tmp/stereod-demo.XXXXXX)
+pid=
+cleanup() {
+  [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+sed "s|@CLIP@|$clip|g" "$root/config/demo/stereod.conf.in" > "$work/stereod.conf"
+"$build/daemon/stereod" --check-config --config "$work/stereod.conf"
+"$build/daemon/stereod" --config "$work/stereod.conf" &
+pid=$!
+
+view=$clip/view
+mkdir -p "$view"
+echo "stereod-demo: stereod runs (pid $pid); reading both rings for $seconds s"
+for pair in west east; do   # the rings appear once the GPU and the pipelines are up
+  for _ in $(seq 300); do [ -e "/dev/shm/stereod.$pair" ] && break; sleep 0.1; done
+  "$build/tools/stereod-dump" "$pair" --timeout 30 --count 1 --quiet >/dev/null
 done
-echo "stereod-demo: images in $out (*-left.jpg: the camera, *-disparity.jpg: the depth, near = warm)"
+dumps=()
+for pair in west east; do
+  "$build/tools/stereod-dump" "$pair" --count 0 --timeout 30 --color "$view/$pair" 2>&1 |
+    sed -u "s/^/  $pair: /" &
+  dumps+=($!)
+done
+sleep "$seconds"
+kill -INT "${dumps[@]}" 2>/dev/null || true
+kill -TERM "$pid"
+wait "$pid" || true
+pid=
+
+echo "stereod-demo: accuracy of the engine on frame 0 against the sim's exact ground truth"
+for pair in west east; do
+  "$build/tools/stereod-disparity" "$clip/$pair/left/000000.jpg" "$clip/$pair/right/000000.jpg" \
+    --calib "$clip/$pair/calib.conf" --gt "$clip/$pair/gt/000000.pfm" \
+    --color "$view/$pair-frame0-disparity.jpg" --quiet
+done
+echo "stereod-demo: images in $view (colour: near = warm, invalid = black)"

@@ -3,8 +3,11 @@
 // weights on the reference window, w_k = exp(-|a_k - a_c| / WEIGHT_GAMMA). Every integer
 // candidate t_min..t_max of a pixel is evaluated in this one dispatch and the best is
 // kept (argmax), refined by a parabola through its neighbours.
-// The other image's rows that a 16x16 tile needs for CHUNK candidates are staged in
-// shared memory, chunk after chunk, so each texel is fetched once per chunk.
+// With SEARCH_TILED the other image's rows that a 16x16 tile needs for CHUNK candidates
+// are staged in shared memory, chunk after chunk, so each texel is fetched once per chunk
+// (fast on discrete GPUs); without it the window is read from the image directly (fast
+// on llvmpipe, where workgroup barriers are expensive). Both sum the same values in the
+// same order.
 // Output (d_init, certainty, 0, v) with v = certainty > 0 (the hole-fill flag).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rg32f, binding = 0) readonly uniform image2DArray img;
@@ -20,12 +23,25 @@ uniform int t_max;
 #define TILE_H (16 + 2 * SEARCH_R)
 #define TILE_W (16 + CHUNK - 1 + 2 * SEARCH_R)
 
+#ifdef SEARCH_TILED
 shared float tile[TILE_H][TILE_W];
+// The other image at window offset (j, i) of a candidate whose window starts at column
+// c0 of the tile (row ly + j).
+#define OTH(j, i) tile[ly + (j)][c0 + (i)]
+#else
+#define OTH(j, i) oth_at(g, xo - SEARCH_R + (i), g.y - SEARCH_R + (j))
+#endif
 
 float wk[WK];        // support weights
 float wac[WK];       // w_k (a_k - mean_a)
 
-// Weighted ZNCC of candidate t from the staged tile; -2 marks an invalid candidate.
+float oth_at(ivec3 g, int x, int y)
+{
+  vec2 p = imageLoad(img, ivec3(x, clamp(y, 0, size.y - 1), g.z)).rg;
+  return eta > 0 ? p.y : p.x;
+}
+
+// Weighted ZNCC of candidate t; -2 marks an invalid candidate.
 // (lx, ly): the pixel's position in the workgroup; base: image x of tile column 0.
 float cost(ivec3 g, int t, int lx, int ly, int base, float s_w, float s_aa)
 {
@@ -37,13 +53,13 @@ float cost(ivec3 g, int t, int lx, int ly, int base, float s_w, float s_aa)
   int k = 0;
   for (int j = 0; j < WN; j++)
     for (int i = 0; i < WN; i++, k++)
-      sb += wk[k] * tile[ly + j][c0 + i];
+      sb += wk[k] * OTH(j, i);
   float mb = sb / s_w;
   float s_bb = 0.0, s_ab = 0.0;
   k = 0;
   for (int j = 0; j < WN; j++)
     for (int i = 0; i < WN; i++, k++) {
-      float b = tile[ly + j][c0 + i] - mb;
+      float b = OTH(j, i) - mb;
       s_bb += wk[k] * b * b;
       s_ab += wac[k] * b;
     }
@@ -91,19 +107,18 @@ void main()
     int t1 = min(t0 + CHUNK - 1, t_max);
     // Tile column 0 is image column base: the leftmost x - eta t - R over the tile/chunk.
     int base = eta > 0 ? origin.x - t1 - SEARCH_R : origin.x + t0 - SEARCH_R;
+#ifdef SEARCH_TILED
     barrier();
     for (int i = ly * 16 + lx; i < TILE_H * TILE_W; i += 256) {
       int r = i / TILE_W, col = i % TILE_W;
       int x = base + col;
-      int y = clamp(origin.y - SEARCH_R + r, 0, size.y - 1);
       float v = 0.0;
-      if (x >= 0 && x < size.x) {
-        vec2 p = imageLoad(img, ivec3(x, y, g.z)).rg;
-        v = eta > 0 ? p.y : p.x;
-      }
+      if (x >= 0 && x < size.x)
+        v = oth_at(g, x, origin.y - SEARCH_R + r);
       tile[r][col] = v;
     }
     barrier();
+#endif
     if (inside)
       for (int t = t0; t <= t1; t++) {
         float c = cost(g, t, lx, ly, base, s_w, s_aa);

@@ -243,9 +243,11 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max)
   const RefImage *s[2] = { l, r };
   upload_channels(img, s, (int[]){ 0, 0 }, 2);
   int t_min = 0;
-  for (int eta = 1; eta >= -1; eta -= 2) {
+  for (int run = 0; run < 4; run++) {
+    int eta = run & 1 ? -1 : 1;
+    bool tiled = run >= 2;
     poison(disp);
-    stereo_pass_search(f.ps, img, disp, eta, t_min, t_max);
+    stereo_pass_search_variant(f.ps, tiled, img, disp, eta, t_min, t_max);
     g_autofree float *out = download(disp);
     check_all_finite(out, (size_t)w * h * 4, "search");
     StereoParams p = f.p;
@@ -261,8 +263,8 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max)
       if (gv != rv || (rv && fabs(out[4 * i] - ref->data[3 * i + REF_D]) > 1e-3))
         bad++;
     }
-    g_test_message("search eta %d shift %.2f: %d of %d differ, %d valid", eta, shift, bad,
-                   w * h, valid);
+    g_test_message("search (%s) eta %d shift %.2f: %d of %d differ, %d valid",
+                   tiled ? "tiled" : "direct", eta, shift, bad, w * h, valid);
     g_assert_cmpint(valid, >, w * h / 3);
     g_assert_cmpfloat(bad, <=, 0.005 * w * h);
   }
