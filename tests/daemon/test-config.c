@@ -264,7 +264,7 @@ test_example(void)
     const StereodPairConfig *p = &cfg->pairs[i];
     g_assert_cmpstr(p->name, ==, i == 0 ? "west" : "east");
     g_autofree char *left = g_strdup_printf(
-      "multifilesrc location=%s/%s/left/%%06d.jpg loop=true caps=image/jpeg,framerate=25/1",
+      "imagesequencesrc location=%s/%s/left/%%06d.jpg framerate=25/1 ! identity sync=true",
       dir, p->name);
     g_assert_cmpstr(p->left, ==, left);
     g_assert_true(p->has_calibration);
