@@ -49,20 +49,19 @@ float cost(ivec3 g, int t, int lx, int ly, int base, float s_w, float s_aa)
   if (xo - SEARCH_R < 0 || xo + SEARCH_R > size.x - 1)
     return -2.0;
   int c0 = xo - SEARCH_R - base;
-  float sb = 0.0;
+  // One pass over the window (docs/algorithm.md §5): S_bb = sum w b^2 - S_w mean_b^2 and
+  // S_ab = sum w (a - mean_a) b.
+  float sb = 0.0, sbb = 0.0, s_ab = 0.0;
   int k = 0;
   for (int j = 0; j < WN; j++)
-    for (int i = 0; i < WN; i++, k++)
-      sb += wk[k] * OTH(j, i);
-  float mb = sb / s_w;
-  float s_bb = 0.0, s_ab = 0.0;
-  k = 0;
-  for (int j = 0; j < WN; j++)
     for (int i = 0; i < WN; i++, k++) {
-      float b = OTH(j, i) - mb;
-      s_bb += wk[k] * b * b;
+      float b = OTH(j, i);
+      float wb = wk[k] * b;
+      sb += wb;
+      sbb += wb * b;
       s_ab += wac[k] * b;
     }
+  float s_bb = sbb - sb * sb / s_w;
   float flat_lim = s_w * 1e-6;
   if (s_aa < flat_lim || s_bb < flat_lim)
     return 0.0;

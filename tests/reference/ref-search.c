@@ -52,21 +52,19 @@ ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int 
         cost[ti] = 0.0;
         if (!ok[ti])
           continue;
-        double sb = 0.0;
-        for (int j = -r, k = 0; j <= r; j++) {
-          const double *row = oth->data + (size_t)clampi(y + j, 0, H - 1) * W;
-          for (int i = -r; i <= r; i++, k++)
-            sb += wt[k] * row[xo + i];
-        }
-        double mb = sb / sw, s_bb = 0.0, s_ab = 0.0;
+        /* One pass: S_bb = sum w b^2 - S_w mean_b^2, S_ab = sum w (a - mean_a) b (the
+         * weighted a deviations sum to 0, so b need not be centred). */
+        double sb = 0.0, sbb = 0.0, s_ab = 0.0;
         for (int j = -r, k = 0; j <= r; j++) {
           const double *row = oth->data + (size_t)clampi(y + j, 0, H - 1) * W;
           for (int i = -r; i <= r; i++, k++) {
-            double bc = row[xo + i] - mb;
-            s_bb += wt[k] * bc * bc;
-            s_ab += wt[k] * ac[k] * bc;
+            double b = row[xo + i];
+            sb += wt[k] * b;
+            sbb += wt[k] * b * b;
+            s_ab += wt[k] * ac[k] * b;
           }
         }
+        double s_bb = sbb - sb * sb / sw;
         if (s_aa >= flat && s_bb >= flat)
           cost[ti] = s_ab / sqrt(s_aa * s_bb);
         if (best < 0 || cost[ti] > cost[best])
