@@ -3,11 +3,15 @@
 // weights on the reference window, w_k = exp(-|a_k - a_c| / WEIGHT_GAMMA). Every integer
 // candidate t_min..t_max of a pixel is evaluated in this one dispatch and the best is
 // kept (argmax), refined by a parabola through its neighbours.
-// With SEARCH_TILED the other image's rows that a 16x16 tile needs for CHUNK candidates
-// are staged in shared memory, chunk after chunk, so each texel is fetched once per chunk
-// (fast on discrete GPUs); without it the window is read from the image directly (fast
-// on llvmpipe, where workgroup barriers are expensive). Both sum the same values in the
-// same order.
+//
+// Two implementations with the same sums in the same order (tested against each other and
+// the reference):
+//  - SEARCH_TILED (discrete GPUs): the reference window of the 16x16 tile and the other
+//    image's rows for CHUNK candidates are staged in shared memory; the window taps are the
+//    outer loop and GROUP candidates the inner one, so a tap's weight is computed once per
+//    group and no per-pixel weight array is needed (it would not fit in registers);
+//  - direct (llvmpipe, where workgroup barriers are expensive): the weights are kept in
+//    per-invocation arrays and every candidate reads its window from the image.
 // Output (d_init, certainty, 0, v) with v = certainty > 0 (the hole-fill flag).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rg32f, binding = 0) readonly uniform image2DArray img;
@@ -20,20 +24,15 @@ uniform int t_max;
 #define WN (2 * SEARCH_R + 1)
 #define WK (WN * WN)
 #define CHUNK 64
+#define GROUP 8
 #define TILE_H (16 + 2 * SEARCH_R)
 #define TILE_W (16 + CHUNK - 1 + 2 * SEARCH_R)
 
-#ifdef SEARCH_TILED
-shared float tile[TILE_H][TILE_W];
-// The other image at window offset (j, i) of a candidate whose window starts at column
-// c0 of the tile (row ly + j).
-#define OTH(j, i) tile[ly + (j)][c0 + (i)]
-#else
-#define OTH(j, i) oth_at(g, xo - SEARCH_R + (i), g.y - SEARCH_R + (j))
-#endif
-
-float wk[WK];        // support weights
-float wac[WK];       // w_k (a_k - mean_a)
+float ref_at(ivec3 g, int x, int y)
+{
+  vec2 p = imageLoad(img, ivec3(clamp(ivec2(x, y), ivec2(0), size - 1), g.z)).rg;
+  return eta > 0 ? p.x : p.y;
+}
 
 float oth_at(ivec3 g, int x, int y)
 {
@@ -41,26 +40,17 @@ float oth_at(ivec3 g, int x, int y)
   return eta > 0 ? p.y : p.x;
 }
 
-// Weighted ZNCC of candidate t; -2 marks an invalid candidate.
-// (lx, ly): the pixel's position in the workgroup; base: image x of tile column 0.
-float cost(ivec3 g, int t, int lx, int ly, int base, float s_w, float s_aa)
+float weight(float a, float ac) { return exp(-abs(a - ac) / WEIGHT_GAMMA); }
+
+bool valid_candidate(ivec3 g, int t)
 {
   int xo = g.x - eta * t;
-  if (xo - SEARCH_R < 0 || xo + SEARCH_R > size.x - 1)
-    return -2.0;
-  int c0 = xo - SEARCH_R - base;
-  // One pass over the window (docs/algorithm.md §5): S_bb = sum w b^2 - S_w mean_b^2 and
-  // S_ab = sum w (a - mean_a) b.
-  float sb = 0.0, sbb = 0.0, s_ab = 0.0;
-  int k = 0;
-  for (int j = 0; j < WN; j++)
-    for (int i = 0; i < WN; i++, k++) {
-      float b = OTH(j, i);
-      float wb = wk[k] * b;
-      sb += wb;
-      sbb += wb * b;
-      s_ab += wac[k] * b;
-    }
+  return xo - SEARCH_R >= 0 && xo + SEARCH_R <= size.x - 1;
+}
+
+// ZNCC from the window sums (§5): S_bb = sum w b^2 - S_w mean_b^2, S_ab = sum w (a - ma) b.
+float zncc(float sb, float sbb, float s_ab, float s_w, float s_aa)
+{
   float s_bb = sbb - sb * sb / s_w;
   float flat_lim = s_w * 1e-6;
   if (s_aa < flat_lim || s_bb < flat_lim)
@@ -68,82 +58,163 @@ float cost(ivec3 g, int t, int lx, int ly, int base, float s_w, float s_aa)
   return s_ab * inversesqrt(s_aa * s_bb);
 }
 
+// The running argmax over candidates in increasing t, with the costs of the neighbours of
+// the best for the parabola.
+struct Best {
+  float best, cm, cp, prevc;
+  bool want_next;
+  int bt;
+};
+
+void best_add(inout Best b, int t, float c)
+{
+  if (b.want_next) {
+    b.cp = c;
+    b.want_next = false;
+  }
+  if (c > b.best) {
+    b.best = c;
+    b.bt = t;
+    b.cm = t > t_min ? b.prevc : -2.0;
+    b.cp = -2.0;
+    b.want_next = true;
+  }
+  b.prevc = c;
+}
+
+#ifdef SEARCH_TILED
+shared float rtile[TILE_H][TILE_H];    // reference image around the tile (clamped)
+shared float tile[TILE_H][TILE_W];     // other image for one chunk of candidates
+
 void main()
 {
   ivec3 g = ivec3(gl_GlobalInvocationID);
   int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
   ivec2 origin = ivec2(gl_WorkGroupID.xy) * 16;
   bool inside = g.x < size.x && g.y < size.y;
-  // Rows are clamped like the reference window: tile row r is image row origin.y - R + r.
-  // (The y clamp of the other window equals the clamp of the row index.)
-  float s_w = 0.0, s_aa = 0.0;
-  if (inside) {
-    vec2 c = imageLoad(img, g).rg;
-    float ac = eta > 0 ? c.x : c.y;
-    float sa = 0.0;
-    int k = 0;
-    for (int j = -SEARCH_R; j <= SEARCH_R; j++)
-      for (int i = -SEARCH_R; i <= SEARCH_R; i++, k++) {
-        vec2 p = imageLoad(img, ivec3(clamp(g.xy + ivec2(i, j), ivec2(0), size - 1), g.z)).rg;
-        float a = eta > 0 ? p.x : p.y;
-        float w = exp(-abs(a - ac) / WEIGHT_GAMMA);
-        wk[k] = w;
-        wac[k] = a;
-        s_w += w;
-        sa += w * a;
-      }
-    float ma = sa / s_w;
-    for (k = 0; k < WK; k++) {
-      float d = wac[k] - ma;
-      s_aa += wk[k] * d * d;
-      wac[k] = wk[k] * d;
-    }
+  for (int i = ly * 16 + lx; i < TILE_H * TILE_H; i += 256) {
+    int r = i / TILE_H, col = i % TILE_H;
+    rtile[r][col] = ref_at(g, origin.x - SEARCH_R + col, origin.y - SEARCH_R + r);
   }
-  float best = -2.0, cm = -2.0, cp = -2.0, prevc = -2.0;
-  bool want_next = false;
-  int bt = t_min;
+  barrier();
+  float ac = rtile[ly + SEARCH_R][lx + SEARCH_R];
+  float s_w = 0.0, sa = 0.0, s_aa = 0.0;
+  for (int j = 0; j < WN; j++)
+    for (int i = 0; i < WN; i++) {
+      float a = rtile[ly + j][lx + i];
+      float w = weight(a, ac);
+      s_w += w;
+      sa += w * a;
+    }
+  float ma = sa / s_w;
+  for (int j = 0; j < WN; j++)
+    for (int i = 0; i < WN; i++) {
+      float a = rtile[ly + j][lx + i];
+      float d = a - ma;
+      s_aa += weight(a, ac) * d * d;
+    }
+  Best b = Best(-2.0, -2.0, -2.0, -2.0, false, t_min);
   for (int t0 = t_min; t0 <= t_max; t0 += CHUNK) {
     int t1 = min(t0 + CHUNK - 1, t_max);
     // Tile column 0 is image column base: the leftmost x - eta t - R over the tile/chunk.
     int base = eta > 0 ? origin.x - t1 - SEARCH_R : origin.x + t0 - SEARCH_R;
-#ifdef SEARCH_TILED
     barrier();
     for (int i = ly * 16 + lx; i < TILE_H * TILE_W; i += 256) {
       int r = i / TILE_W, col = i % TILE_W;
       int x = base + col;
-      float v = 0.0;
-      if (x >= 0 && x < size.x)
-        v = oth_at(g, x, origin.y - SEARCH_R + r);
-      tile[r][col] = v;
+      tile[r][col] = x >= 0 && x < size.x ? oth_at(g, x, origin.y - SEARCH_R + r) : 0.0;
     }
     barrier();
-#endif
-    if (inside)
-      for (int t = t0; t <= t1; t++) {
-        float c = cost(g, t, lx, ly, base, s_w, s_aa);
-        if (want_next) {
-          cp = c;
-          want_next = false;
-        }
-        if (c > best) {
-          best = c;
-          bt = t;
-          cm = t > t_min ? prevc : -2.0;
-          cp = -2.0;
-          want_next = true;
-        }
-        prevc = c;
+    if (!inside)
+      continue;
+    for (int tg = t0; tg <= t1; tg += GROUP) {
+      float sb[GROUP], sbb[GROUP], sab[GROUP];
+      int c0[GROUP];
+      for (int c = 0; c < GROUP; c++) {
+        sb[c] = 0.0;
+        sbb[c] = 0.0;
+        sab[c] = 0.0;
+        // window start column of candidate tg + c in the tile (clamped for candidates
+        // past t1, whose sums are not used)
+        c0[c] = clamp(g.x - eta * (tg + c) - SEARCH_R - base, 0, TILE_W - WN);
       }
+      for (int j = 0; j < WN; j++)
+        for (int i = 0; i < WN; i++) {
+          float a = rtile[ly + j][lx + i];
+          float w = weight(a, ac);
+          float wa = w * (a - ma);
+          for (int c = 0; c < GROUP; c++) {
+            float v = tile[ly + j][c0[c] + i];
+            float wb = w * v;
+            sb[c] += wb;
+            sbb[c] += wb * v;
+            sab[c] += wa * v;
+          }
+        }
+      for (int c = 0; c < GROUP && tg + c <= t1; c++) {
+        int t = tg + c;
+        best_add(b, t, valid_candidate(g, t) ? zncc(sb[c], sbb[c], sab[c], s_w, s_aa) : -2.0);
+      }
+    }
   }
   if (!inside)
     return;
+#else
+float wk[WK];        // support weights
+float wac[WK];       // w_k (a_k - mean_a)
+
+float cost(ivec3 g, int t, float s_w, float s_aa)
+{
+  if (!valid_candidate(g, t))
+    return -2.0;
+  int xo = g.x - eta * t;
+  float sb = 0.0, sbb = 0.0, s_ab = 0.0;
+  int k = 0;
+  for (int j = -SEARCH_R; j <= SEARCH_R; j++)
+    for (int i = -SEARCH_R; i <= SEARCH_R; i++, k++) {
+      float v = oth_at(g, xo + i, g.y + j);
+      float wb = wk[k] * v;
+      sb += wb;
+      sbb += wb * v;
+      s_ab += wac[k] * v;
+    }
+  return zncc(sb, sbb, s_ab, s_w, s_aa);
+}
+
+void main()
+{
+  ivec3 g = ivec3(gl_GlobalInvocationID);
+  if (g.x >= size.x || g.y >= size.y)
+    return;
+  float ac = ref_at(g, g.x, g.y);
+  float s_w = 0.0, sa = 0.0, s_aa = 0.0;
+  int k = 0;
+  for (int j = -SEARCH_R; j <= SEARCH_R; j++)
+    for (int i = -SEARCH_R; i <= SEARCH_R; i++, k++) {
+      float a = ref_at(g, g.x + i, g.y + j);
+      float w = weight(a, ac);
+      wk[k] = w;
+      wac[k] = a;
+      s_w += w;
+      sa += w * a;
+    }
+  float ma = sa / s_w;
+  for (k = 0; k < WK; k++) {
+    float d = wac[k] - ma;
+    s_aa += wk[k] * d * d;
+    wac[k] = wk[k] * d;
+  }
+  Best b = Best(-2.0, -2.0, -2.0, -2.0, false, t_min);
+  for (int t = t_min; t <= t_max; t++)
+    best_add(b, t, cost(g, t, s_w, s_aa));
+#endif
   vec4 outv = vec4(0.0);
-  if (best > 0.0) {
-    float d = float(bt);
-    if (bt > t_min && bt < t_max && cm > -2.0 && cp > -2.0) {
-      float den = cm - 2.0 * best + cp;
+  if (b.best > 0.0) {
+    float d = float(b.bt);
+    if (b.bt > t_min && b.bt < t_max && b.cm > -2.0 && b.cp > -2.0) {
+      float den = b.cm - 2.0 * b.best + b.cp;
       if (den < 0.0)
-        d += clamp((cm - cp) / (2.0 * den), -0.5, 0.5);
+        d += clamp((b.cm - b.cp) / (2.0 * den), -0.5, 0.5);
     }
     outv = vec4(d, 1.0, 0.0, 1.0);
   }
