@@ -102,7 +102,7 @@ test_readers_see_close(void)
 static gboolean
 python_has_numpy(void)
 {
-  const char *argv[] = { "python3", "-c", "import numpy", NULL };
+  const char *argv[] = { RING_TEST_PYTHON, "-c", "import numpy", NULL };
   int status = -1;
   if (!g_spawn_sync(NULL, (char **) argv, NULL,
                     G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
@@ -118,7 +118,7 @@ run_python_reader(gboolean numpy)
   RingWriter *w = make_writer(name, 160, 120);
   char **envp = g_get_environ();
   envp = g_environ_setenv(envp, "STEREOD_CLIENT_NO_NUMPY", numpy ? "0" : "1", TRUE);
-  const char *argv[] = { "python3", RING_TEST_PYTHON_CHECK, STEREOD_CLIENT_PY_DIR, name,
+  const char *argv[] = { RING_TEST_PYTHON, RING_TEST_PYTHON_CHECK, STEREOD_CLIENT_PY_DIR, name,
                          "20", "15", NULL };
   RingTestPeer peer;
   ring_test_peer_spawn_full(&peer, argv, (const char *const *) envp);
@@ -133,7 +133,7 @@ run_python_reader(gboolean numpy)
   ring_test_peer_clear(&peer);
 
   /* The Python reader sees the close too. */
-  const char *argv2[] = { "python3", RING_TEST_PYTHON_CHECK, STEREOD_CLIENT_PY_DIR, name,
+  const char *argv2[] = { RING_TEST_PYTHON, RING_TEST_PYTHON_CHECK, STEREOD_CLIENT_PY_DIR, name,
                           "1000000", "10", NULL };
   envp = g_environ_setenv(g_get_environ(), "STEREOD_CLIENT_NO_NUMPY", numpy ? "0" : "1", TRUE);
   ring_test_peer_spawn_full(&peer, argv2, (const char *const *) envp);
