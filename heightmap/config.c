@@ -236,9 +236,15 @@ load(GKeyFile *kf, const char *name, const char *dir, GError **error)
 
   g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
   int n = 0;
-  for (char **g = groups; *g; g++)
+  for (char **g = groups; *g; g++) {
+    c.group = *g;
     if (g_str_has_prefix(*g, PAIR_PREFIX))
       n++;
+    else if (!g_str_equal(*g, "heightmap")) {
+      fail(&c, NULL, error, HEIGHTMAP_CONFIG_ERROR_UNKNOWN, "unknown group");
+      return NULL;
+    }
+  }
   if (n == 0) {
     g_set_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_MISSING,
                 "%s: no [pair NAME] group", name);
@@ -247,12 +253,8 @@ load(GKeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->pairs = g_new0(HeightmapPairConfig, MIN(n, HEIGHTMAP_MAX_PAIRS));
   for (char **g = groups; *g; g++) {
     c.group = *g;
-    if (g_str_equal(*g, "heightmap"))
+    if (!g_str_has_prefix(*g, PAIR_PREFIX))
       continue;
-    if (!g_str_has_prefix(*g, PAIR_PREFIX)) {
-      fail(&c, NULL, error, HEIGHTMAP_CONFIG_ERROR_UNKNOWN, "unknown group");
-      return NULL;
-    }
     if (cfg->n_pairs == HEIGHTMAP_MAX_PAIRS) {
       fail(&c, NULL, error, HEIGHTMAP_CONFIG_ERROR_INVALID, "more than %d pairs",
            HEIGHTMAP_MAX_PAIRS);
