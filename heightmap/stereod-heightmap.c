@@ -30,6 +30,7 @@
 
 #define STATUS_INTERVAL_US (5 * G_USEC_PER_SEC)
 #define TABLE_INTERVAL_US (200 * 1000)
+#define TABLE_MAX_ROWS 40
 #define LOOP_SLICE_NS (250 * 1000000ull)
 
 static volatile sig_atomic_t stop_requested;
@@ -167,9 +168,11 @@ show_table(Builder *b, uint64_t time_ns, const char *const *names, int n_names,
   g_string_append_printf(s, "  players: %d  (%.1f ms per fused frame)\n", n,
                          b->ms_count ? b->ms_sum / (double) b->ms_count : 0.0);
   g_string_append(s, "   id       x m      y m   height m  area m2   speed m/s\n");
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < MIN(n, TABLE_MAX_ROWS); i++)
     g_string_append_printf(s, "%5u  %8.2f %8.2f   %6.2f   %6.2f   %6.1f\n", t[i].id, t[i].x,
                            t[i].y, t[i].height, t[i].area, hypot(t[i].vx, t[i].vy));
+  if (n > TABLE_MAX_ROWS)
+    g_string_append_printf(s, "  ... %d more\n", n - TABLE_MAX_ROWS);
   fputs(s->str, stdout);
   fflush(stdout);
   g_string_free(s, TRUE);
