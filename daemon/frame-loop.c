@@ -105,6 +105,10 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, GError **erro
     rp.calibration.baseline = calib_baseline(c);
     rp.calibration.doffs = calib_doffs(c);
     memcpy(rp.calibration.q, c->Q, sizeof rp.calibration.q);
+    /* the pose, for readers that map depth onto the pitch (ring.h, PRODUCER) */
+    rp.producer[0] = 1.0;
+    calib_rotation_to_quaternion(c->pose_rotation, &rp.producer[1]);
+    memcpy(&rp.producer[5], c->pose_centre, sizeof c->pose_centre);
   }
   int r = ring_writer_new(&rp, &p->ring);
   if (r < 0) {

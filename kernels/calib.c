@@ -465,6 +465,61 @@ calib_pixel_to_pitch(const StereoCalib *c, double x, double y, double d, double 
 }
 
 void
+calib_rotation_to_quaternion(const double R[9], double q[4])
+{
+  /* Shepperd's method: divide by the largest of the four candidates. */
+  double t = R[0] + R[4] + R[8];
+  double w, x, y, z;
+  if (t > R[0] && t > R[4] && t > R[8]) {
+    double s = 2.0 * sqrt(1.0 + t);
+    w = 0.25 * s;
+    x = (R[7] - R[5]) / s;
+    y = (R[2] - R[6]) / s;
+    z = (R[3] - R[1]) / s;
+  } else if (R[0] > R[4] && R[0] > R[8]) {
+    double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
+    w = (R[7] - R[5]) / s;
+    x = 0.25 * s;
+    y = (R[1] + R[3]) / s;
+    z = (R[2] + R[6]) / s;
+  } else if (R[4] > R[8]) {
+    double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
+    w = (R[2] - R[6]) / s;
+    x = (R[1] + R[3]) / s;
+    y = 0.25 * s;
+    z = (R[5] + R[7]) / s;
+  } else {
+    double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
+    w = (R[3] - R[1]) / s;
+    x = (R[2] + R[6]) / s;
+    y = (R[5] + R[7]) / s;
+    z = 0.25 * s;
+  }
+  double sign = w < 0 ? -1.0 : 1.0;
+  double n = sign / sqrt(w * w + x * x + y * y + z * z);
+  q[0] = w * n;
+  q[1] = x * n;
+  q[2] = y * n;
+  q[3] = z * n;
+}
+
+void
+calib_rotation_from_quaternion(const double in[4], double R[9])
+{
+  double n = sqrt(in[0] * in[0] + in[1] * in[1] + in[2] * in[2] + in[3] * in[3]);
+  double w = in[0] / n, x = in[1] / n, y = in[2] / n, z = in[3] / n;
+  R[0] = 1 - 2 * (y * y + z * z);
+  R[1] = 2 * (x * y - w * z);
+  R[2] = 2 * (x * z + w * y);
+  R[3] = 2 * (x * y + w * z);
+  R[4] = 1 - 2 * (x * x + z * z);
+  R[5] = 2 * (y * z - w * x);
+  R[6] = 2 * (x * z - w * y);
+  R[7] = 2 * (y * z + w * x);
+  R[8] = 1 - 2 * (x * x + y * y);
+}
+
+void
 calib_rectified_to_raw(const StereoCalib *c, CalibSide side, double x, double y, double *u,
                        double *v)
 {

@@ -108,6 +108,12 @@ void calib_camera_to_pitch(const StereoCalib *calib, const double camera[3], dou
 bool calib_pixel_to_pitch(const StereoCalib *calib, double x, double y, double disparity,
                           double pitch[3]);
 
+/* The pose rotation as a unit quaternion (w, x, y, z), w >= 0, and back: how stereod
+ * publishes the pose in a ring header (<stereod/ring.h>, producer[]). The round trip is
+ * exact to ~1e-15 for a proper rotation; from_quaternion normalises its input. */
+void calib_rotation_to_quaternion(const double rotation[9], double q[4]);
+void calib_rotation_from_quaternion(const double q[4], double rotation[9]);
+
 typedef enum {
   CALIB_LEFT,
   CALIB_RIGHT,

@@ -2,7 +2,9 @@
 # The stereod demo on the embedded default: a synthetic stadium (config/demo/sim.conf: two
 # camera pairs, 22 players) rendered by stereod-sim, played in real time through the real
 # service path (GStreamer, TurboJPEG, rectification and the stereo filter on whatever GPU
-# EGL finds, llvmpipe where there is none, shared-memory rings), read back by stereod-dump.
+# EGL finds, llvmpipe where there is none, shared-memory rings), read back by stereod-dump
+# and fused by stereod-heightmap (config/demo/heightmap.conf) into a height map of the
+# pitch, whose players are shown live as a table.
 #   tools/stereod-demo.sh [BUILD_DIR] [SECONDS]
 # It renders the clip once (about a minute on 2 cores) into the folder named by
 # [output] dir= of config/demo/sim.conf, writes colour depth images of what the rings
@@ -43,11 +45,14 @@ done
 dumps=()
 for pair in west east; do
   "$build/tools/stereod-dump" "$pair" --count 0 --timeout 30 --color "$view/$pair" 2>&1 |
-    sed -u "s/^/  $pair: /" &
+    sed -u "s/^/  $pair: /" > "$work/dump-$pair.log" &
   dumps+=($!)
 done
-sleep "$seconds"
+# the players, live: ids and pitch positions (also as JSON lines: --json)
+timeout -s INT "$seconds" "$build/heightmap/stereod-heightmap" \
+  --config "$root/config/demo/heightmap.conf" --table --png "$view/heightmap" || true
 kill -INT "${dumps[@]}" 2>/dev/null || true
+tail -n 3 "$work"/dump-*.log
 kill -TERM "$pid"
 wait "$pid" || true
 pid=
@@ -58,4 +63,5 @@ for pair in west east; do
     --calib "$clip/$pair/calib.conf" --gt "$clip/$pair/gt/000000.pfm" \
     --color "$view/$pair-frame0-disparity.jpg" --quiet
 done
-echo "stereod-demo: images in $view (colour: near = warm, invalid = black)"
+echo "stereod-demo: images in $view (colour: near = warm, invalid = black; height maps in" \
+  "$view/heightmap: high = warm, no data = black, players = white crosses)"

@@ -44,8 +44,9 @@
  *   200   56 u8[56]    reserved1        0
  *   256  176 calib     calibration      StereodRingCalibration (rectified left camera)
  *   432   64 f64[8]    producer         producer-defined parameters, 0 unless documented
- *                                       by the producer (the height-map builder puts its
- *                                       grid geometry here)
+ *                                       by the producer: stereod puts the pose of the
+ *                                       calibration here, the height-map builder its grid
+ *                                       geometry (see PRODUCER below)
  *   496   16 u8[16]    reserved2        0
  *   512    8 u64       counter          frames published so far (atomic, release)
  *   520    4 u32       futex            bumped after every publish and at close; a
@@ -70,6 +71,13 @@
  * rectified left camera), baseline (m), doffs = cx_left - cx_right (px), then Q, the
  * 4x4 reprojection matrix row-major: [X Y Z W]^T = Q [x y d 1]^T with d in px.
  * depth_m = fx * baseline / (d + doffs).
+ *
+ * PRODUCER. stereod, when the pair has a calibration: producer[0] = 1 (pose present),
+ * producer[1..4] = the unit quaternion (w, x, y, z) of the rotation from the left
+ * rectified camera to the pitch frame, producer[5..7] = the camera centre in pitch m
+ * (p_pitch = R p_cam + centre; kernels/calib.h). stereod-heightmap: producer[0] = 2,
+ * producer[1..5] = x0, y0, cell (m), grid width, grid height (cells); row j of the planes
+ * covers y in [y0 + j cell, y0 + (j + 1) cell).
  *
  * SLOT (StereodRingSlot, 64 bytes, then the planes at their offsets):
  *     0    8 u64  seq          seqlock: odd while the writer writes the slot (atomic)

@@ -1,0 +1,335 @@
+/* heightmap.h: stereod-heightmap, the builder that fuses the depth of every camera pair
+ * into one height map of the pitch and finds the players on it.
+ *
+ * Parts (one object each, one file each):
+ *  - HeightmapConfig (config.c): the GKeyFile configuration, validated at load;
+ *  - HeightmapFusion (fusion.c, shaders/heightmap_*.comp): on the GPU, every valid pixel
+ *    of every pair is triangulated (Q, then the pair's pose) into pitch coordinates and
+ *    scattered into a histogram of heights per grid cell with image atomics; a resolve
+ *    pass turns each histogram into a robust top height (see heightmap_fusion_finish);
+ *  - HeightmapBlobFinder (blobs.c): cells above a height threshold grouped into blobs,
+ *    each with its area, top height and a ground point;
+ *  - HeightmapTracker (tracks.c): blobs associated over time into tracks with stable ids;
+ *  - HeightmapServer and the JSON line (output.c): players as JSON lines to the clients
+ *    of a Unix socket, never blocking the builder;
+ *  - HeightmapSources (sources.c): the rings of the pairs, read by one waiter thread per
+ *    ring, and the choice of the frames that are fused together.
+ *
+ * Units: pitch metres (origin at the centre spot, x along the touchline, y across, z
+ * up, as kernels/calib.h), heights in metres above the pitch plane z = 0, times in ns
+ * (CLOCK_REALTIME capture times of the pairs).
+ *
+ * The grid: cell (i, j), i = 0..width-1, j = 0..height-1, covers x in
+ * [x0 + i cell, x0 + (i + 1) cell), y in [y0 + j cell, y0 + (j + 1) cell); host arrays
+ * are row-major, row j = 0 first (the y0 side). Heights are NaN where a cell has no
+ * robust height (too few points).
+ *
+ * Errors: GError (domain HEIGHTMAP_CONFIG_ERROR for the configuration, GPU_ERROR from the
+ * GPU, G_IO_ERROR for sockets). Destructors accept NULL. None of the objects is thread
+ * safe; HeightmapFusion must be used on the thread that owns the GPU context.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpu/gpu.h"
+#include "kernels/calib.h"
+
+G_BEGIN_DECLS
+
+#define HEIGHTMAP_EXIT_CONFIG 78          /* EX_CONFIG: a bad configuration */
+#define HEIGHTMAP_MAX_PAIRS 32            /* one bit each in the per-cell pair mask */
+#define HEIGHTMAP_MAX_CELLS (8192 * 8192) /* grid cells */
+#define HEIGHTMAP_BINS 16                 /* height histogram bins per cell */
+#define HEIGHTMAP_BIN_HEIGHT 0.2          /* m; bins cover [0, 3.2 m), higher goes to the top bin */
+
+/* ---------------------------------------------------------------- configuration */
+
+#define HEIGHTMAP_CONFIG_ERROR (heightmap_config_error_quark())
+GQuark heightmap_config_error_quark(void);
+
+typedef enum {
+  HEIGHTMAP_CONFIG_ERROR_IO,          /* the file cannot be read */
+  HEIGHTMAP_CONFIG_ERROR_SYNTAX,      /* not a key file */
+  HEIGHTMAP_CONFIG_ERROR_UNKNOWN,     /* a group or key this version does not know */
+  HEIGHTMAP_CONFIG_ERROR_MISSING,     /* no pair */
+  HEIGHTMAP_CONFIG_ERROR_INVALID,     /* malformed, out of range or inconsistent */
+  HEIGHTMAP_CONFIG_ERROR_CALIBRATION, /* a calibration file does not load */
+  HEIGHTMAP_CONFIG_ERROR_COUNT
+} HeightmapConfigError;
+
+typedef enum {
+  HEIGHTMAP_FORMAT_FLOAT,   /* ring plane FLOAT32: metres, NaN = no data */
+  HEIGHTMAP_FORMAT_MM,      /* ring plane DEPTH: u16 mm, 0 = no data (heights >= 1 mm) */
+  HEIGHTMAP_FORMAT_COUNT
+} HeightmapFormat;
+
+typedef struct {
+  double x0, x1, y0, y1;    /* extent, pitch m, x0 < x1, y0 < y1 */
+  double cell;              /* cell side, m */
+  int width, height;        /* cells: ceil((x1 - x0) / cell), ceil((y1 - y0) / cell) */
+} HeightmapGrid;
+
+/* Fills width and height from the extent and cell; FALSE when the grid is empty or has
+ * more than HEIGHTMAP_MAX_CELLS cells. */
+bool heightmap_grid_init(HeightmapGrid *grid, double x0, double x1, double y0, double y1,
+                         double cell);
+
+typedef struct {
+  char *name;               /* the group's NAME, [A-Za-z0-9._-]{1,63} */
+  char *ring;               /* ring name (/dev/shm/stereod.<ring>), default NAME */
+  char *calibration_path;   /* absolute; NULL = Q and pose from the ring header */
+  bool has_calibration;
+  StereoCalib calib;        /* loaded from calibration_path when has_calibration */
+} HeightmapPairConfig;
+
+typedef struct {
+  char *path;               /* the file loaded */
+  HeightmapGrid grid;       /* [heightmap] x0 x1 y0 y1 cell */
+  double tolerance_ms;      /* frames within this of the newest are fused */
+  double wait_ms;           /* how long to wait for the other pairs of a fused time */
+  double stale_ms;          /* a pair silent this long is left out */
+  double min_height;        /* m, cells at or above are player cells */
+  int min_confidence;       /* 0..255, pixels below are not used (128 = measured only) */
+  int min_points;           /* >= 1, points a cell's robust top needs */
+  int pool;                 /* cells: histograms summed over (2 pool + 1)^2 cells */
+  double top_fraction;      /* 0..1, share of a cell's points at or above its top */
+  double blob_min_area;     /* m^2 */
+  double blob_max_area;     /* m^2 */
+  double top_band;          /* m, cells within this of a blob's top give its centre */
+  double visible_offset;    /* m, centres moved away from the cameras (blobs.c) */
+  double gate;              /* m, tracking gate */
+  int max_missed;           /* fused frames a track survives unseen */
+  char *socket_path;        /* NULL = no socket */
+  char *ring_name;          /* the height-map ring, default "heightmap" */
+  HeightmapFormat format;
+  int n_pairs;              /* 1..HEIGHTMAP_MAX_PAIRS */
+  HeightmapPairConfig *pairs;
+} HeightmapConfig;
+
+/* Loads and validates FILE: unknown groups and keys, malformed or out-of-range values,
+ * calibration files that do not load are errors "FILE: [group] key: problem". */
+HeightmapConfig *heightmap_config_load(const char *path, GError **error);
+/* The same from text; `name` stands for the file in messages and relative calibration
+ * paths are taken from the current directory. */
+HeightmapConfig *heightmap_config_load_data(const char *data, gsize length, const char *name,
+                                            GError **error);
+void heightmap_config_free(HeightmapConfig *config);
+
+/* ---------------------------------------------------------------- fusion */
+
+/* The geometry of one pair: reprojection and pose of its left rectified camera. */
+typedef struct {
+  double q[16];             /* [X Y Z W]^T = Q [x y d 1]^T, row-major */
+  double rotation[9];       /* camera -> pitch, row-major (kernels/calib.h) */
+  double centre[3];         /* camera centre, pitch m */
+} HeightmapPairGeometry;
+
+void heightmap_geometry_from_calib(HeightmapPairGeometry *geom, const StereoCalib *calib);
+
+/* The exact CPU formula the GPU follows: pixel (x, y) with disparity d (px) -> pitch
+ * point. FALSE when d is not finite or W <= 0. */
+bool heightmap_geometry_pixel_to_pitch(const HeightmapPairGeometry *geom, double x, double y,
+                                       double d, double pitch[3]);
+
+/* One pair's depth as the rings publish it. */
+typedef struct {
+  int width, height;                 /* px */
+  const int16_t *disparity;          /* value * disparity_scale px, INT16_MIN invalid */
+  size_t disparity_stride;           /* bytes */
+  double disparity_scale;            /* px per unit */
+  const uint8_t *confidence;         /* NULL = every valid pixel counts as measured */
+  size_t confidence_stride;          /* bytes */
+} HeightmapInput;
+
+typedef struct HeightmapFusion HeightmapFusion;
+
+typedef struct {
+  const char *label;                 /* for logs; NULL = "heightmap" */
+  HeightmapGrid grid;
+  int min_confidence;                /* 0..255 */
+  int min_points;                    /* >= 1 */
+  double top_fraction;               /* 0..1 */
+  int pool;                          /* 0..4: a cell's histogram is summed over the
+                                        (2 pool + 1)^2 cells around it */
+} HeightmapFusionParams;
+
+HeightmapFusion *heightmap_fusion_new(GpuContext *gpu, const HeightmapFusionParams *params,
+                                      GError **error);
+void heightmap_fusion_free(HeightmapFusion *fusion);
+
+/* Starts a fused frame: clears the histograms. */
+bool heightmap_fusion_begin(HeightmapFusion *fusion, GError **error);
+
+/* Uploads one pair's planes and scatters its points. `pair` (0..HEIGHTMAP_MAX_PAIRS-1)
+ * picks the bit of the per-cell pair mask and the input images kept for that pair
+ * (made at its first frame and remade only when its size changes). */
+bool heightmap_fusion_add(HeightmapFusion *fusion, int pair, const HeightmapPairGeometry *geom,
+                          const HeightmapInput *input, GError **error);
+
+/* Resolves and downloads. `heights` (grid width * height floats, row-major) receives the
+ * robust top height of every cell: with n points in the cell, need = max(min_points,
+ * ceil(top_fraction * n)); the top is the height that `need` points reach, found in the
+ * highest bin where the count from the top reaches `need`, interpolated inside that bin
+ * as if its points were spread evenly. NaN when n < min_points. A single stray point
+ * (min_points >= 2) can therefore never set a cell's height. `masks` (may be NULL, same
+ * size) receives the bit set of the pairs whose points fell into the cell. */
+bool heightmap_fusion_finish(HeightmapFusion *fusion, float *heights, uint32_t *masks,
+                             GError **error);
+
+/* ---------------------------------------------------------------- blobs */
+
+typedef struct {
+  double x, y;              /* ground point under the blob's centre, pitch m */
+  double height;            /* top height, m */
+  double area;              /* m^2 of the blob's cells */
+  int cells;
+  uint32_t pairs;           /* pair mask: the pairs that saw it */
+} HeightmapBlob;
+
+typedef struct {
+  double min_height;        /* m */
+  double min_area, max_area;/* m^2 */
+  double top_band;          /* m: cells within this of the blob's top give its centre */
+  double visible_offset;    /* m: the centre is moved this far away from the cameras */
+} HeightmapBlobParams;
+
+typedef struct HeightmapBlobFinder HeightmapBlobFinder;
+
+HeightmapBlobFinder *heightmap_blob_finder_new(const HeightmapGrid *grid,
+                                               const HeightmapBlobParams *params);
+void heightmap_blob_finder_free(HeightmapBlobFinder *finder);
+/* Tells the finder where pair `pair`'s camera is (pitch m), for visible_offset; a pair
+ * never set does not move the centres of the blobs it sees. */
+void heightmap_blob_finder_set_camera(HeightmapBlobFinder *finder, int pair,
+                                      const double centre[3]);
+/* Finds the blobs of a height grid (8-connected cells with height >= min_height, area in
+ * [min_area, max_area]). The centre is the height-weighted centroid of the cells within
+ * top_band of the blob's top height, at sub-cell precision (cell centres), moved by
+ * visible_offset along the mean horizontal direction from the cameras that saw the blob
+ * (the bits of `masks`; no move when `masks` is NULL). Returns the number of blobs; *blobs points into the finder (valid until the next
+ * call). */
+int heightmap_blob_finder_run(HeightmapBlobFinder *finder, const float *heights,
+                              const uint32_t *masks, const HeightmapBlob **blobs);
+
+/* ---------------------------------------------------------------- tracks */
+
+typedef struct {
+  uint32_t id;              /* stable, 1, 2, ... in order of creation */
+  double x, y;              /* pitch m, the last matched blob */
+  double vx, vy;            /* m/s */
+  double height, area;      /* of the last matched blob */
+  int age;                  /* fused frames since creation */
+  int missed;               /* consecutive fused frames without a blob */
+} HeightmapTrack;
+
+typedef struct {
+  double gate;              /* m, the largest distance from a prediction to a blob */
+  int max_missed;           /* a track unseen for more fused frames is dropped */
+} HeightmapTrackerParams;
+
+typedef struct HeightmapTracker HeightmapTracker;
+
+HeightmapTracker *heightmap_tracker_new(const HeightmapTrackerParams *params);
+void heightmap_tracker_free(HeightmapTracker *tracker);
+/* Predicts every track to time_ns (constant velocity), matches blobs to predictions
+ * nearest first within the gate (each at most once), updates the matched tracks (the
+ * velocity is smoothed), starts a track for every unmatched blob and drops tracks missed
+ * more than max_missed times. Returns the number of tracks seen in this frame; *tracks
+ * points to them (sorted by id, valid until the next call). */
+int heightmap_tracker_update(HeightmapTracker *tracker, uint64_t time_ns,
+                             const HeightmapBlob *blobs, int n_blobs,
+                             const HeightmapTrack **tracks);
+
+/* ---------------------------------------------------------------- output */
+
+/* Appends one JSON line (with '\n') to `out`:
+ * {"time_ns":T,"frame":F,"pairs":["a","b"],"players":[{"id":1,"x":1.234,"y":-5.678,
+ *  "height":1.83,"area":0.42},...]}   (x, y, height in m, 3 decimals; area m^2). */
+void heightmap_json_append(GString *out, uint64_t time_ns, uint64_t frame,
+                           const char *const *pairs, int n_pairs,
+                           const HeightmapTrack *tracks, int n_tracks);
+
+/* A listening Unix stream socket that sends every line to every client. Never blocks:
+ * a client whose socket cannot take a whole line at once is dropped. At most
+ * HEIGHTMAP_SERVER_MAX_CLIENTS clients; more are refused (closed at once). */
+#define HEIGHTMAP_SERVER_MAX_CLIENTS 64
+typedef struct HeightmapServer HeightmapServer;
+/* Binds `path` (a stale socket file there is replaced), mode 0660. */
+HeightmapServer *heightmap_server_new(const char *path, GError **error);
+void heightmap_server_free(HeightmapServer *server);   /* closes all, unlinks the path */
+/* Accepts pending clients, then sends `line` (len bytes) to each. */
+void heightmap_server_send(HeightmapServer *server, const char *line, size_t len);
+int heightmap_server_get_clients(HeightmapServer *server);
+
+/* Writes the height map as an RGB PNG (view.c: colour = height, black = no data, grey
+ * pitch lines, a white cross per track). */
+bool heightmap_view_write_png(const char *path, const HeightmapGrid *grid, const float *heights,
+                              const HeightmapTrack *tracks, int n_tracks, GError **error);
+
+/* ---------------------------------------------------------------- sources */
+
+/* The state of one pair as the fusion choice sees it. */
+typedef struct {
+  bool has_frame;           /* a frame was read */
+  uint64_t capture_ns;      /* of the latest frame */
+  uint64_t arrived_ns;      /* CLOCK_MONOTONIC ns when it was read */
+  bool fused;               /* the latest frame went into a fused frame (or was skipped) */
+} HeightmapPairState;
+
+typedef struct {
+  uint64_t tolerance_ns;    /* frames within this of the newest are fused together */
+  uint64_t wait_ns;         /* how long a partial set waits for the other pairs */
+  uint64_t stale_ns;        /* pairs silent longer are left out */
+} HeightmapSelectParams;
+
+/* Which frames to fuse now. Live pairs have a frame that arrived within stale_ns of
+ * now_ns; the newest unfused live frame sets the time T; chosen[i] is set for the live
+ * pairs with an unfused frame within tolerance of T. Returns the number chosen when the
+ * set is complete (every live pair chosen) or has waited wait_ns since its first frame
+ * arrived, 0 otherwise (then *deadline_ns, when not NULL, is when to decide again, or 0
+ * when only a new frame can change anything). Unfused frames older than T - tolerance
+ * are marked in skipped[] (they can never be fused: their pair is behind). */
+int heightmap_select_frames(const HeightmapPairState *pairs, int n, uint64_t now_ns,
+                            const HeightmapSelectParams *params, bool *chosen, bool *skipped,
+                            uint64_t *deadline_ns);
+
+/* The rings of the configured pairs. One waiter thread per pair opens its ring (and
+ * reopens it when the writer restarts), blocks in stereod_client_wait and copies every
+ * new frame; the caller's thread takes sets of frames to fuse. */
+typedef struct {
+  int pair;                         /* index in the configuration */
+  const char *name;                 /* the pair's name */
+  HeightmapPairGeometry geometry;   /* from the calibration file, else the ring header */
+  HeightmapInput input;             /* planes of the frame (owned by the sources) */
+  uint64_t capture_ns, frame_number;
+} HeightmapSourceFrame;
+
+typedef struct HeightmapSources HeightmapSources;
+
+/* Starts the waiter threads. Pairs without calibration= take Q and the pose from their
+ * ring header; a ring that carries no pose (producer[0] != 1) is skipped with a warning. */
+HeightmapSources *heightmap_sources_new(const HeightmapConfig *config, GError **error);
+/* Stops and joins the threads, closes the rings. */
+void heightmap_sources_free(HeightmapSources *sources);
+/* Waits up to timeout_ns for a set of frames to fuse (heightmap_select_frames). Returns
+ * the number of frames (0 on timeout or after heightmap_sources_wake); *frames is valid
+ * until the next call. The frames are marked fused. */
+int heightmap_sources_next(HeightmapSources *sources, uint64_t timeout_ns,
+                           const HeightmapSourceFrame **frames);
+/* Makes a waiting heightmap_sources_next return (thread safe, e.g. from a signal
+ * handler's main-loop callback). */
+void heightmap_sources_wake(HeightmapSources *sources);
+/* Whether pair i's ring is open now (thread safe). */
+bool heightmap_sources_is_open(HeightmapSources *sources, int pair);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapSources, heightmap_sources_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapConfig, heightmap_config_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapFusion, heightmap_fusion_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapBlobFinder, heightmap_blob_finder_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapTracker, heightmap_tracker_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapServer, heightmap_server_free)
+
+G_END_DECLS

@@ -1,0 +1,154 @@
+/* output.c: the players as JSON lines, and the Unix socket that serves them.
+ *
+ * The server never blocks the builder: the listening socket and every client socket are
+ * non-blocking, a line goes out with one send(MSG_NOSIGNAL | MSG_DONTWAIT) per client,
+ * and a client whose socket buffer cannot take the whole line (a slow or stopped
+ * reader) is dropped rather than handed half a line or waited for. Clients only read;
+ * what they write is ignored.
+ */
+#include "heightmap/heightmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* Names are [A-Za-z0-9._-] (config.c checks): nothing to escape. */
+void
+heightmap_json_append(GString *out, uint64_t time_ns, uint64_t frame,
+                      const char *const *pairs, int n_pairs, const HeightmapTrack *tracks,
+                      int n_tracks)
+{
+  g_string_append_printf(out, "{\"time_ns\":%" G_GUINT64_FORMAT ",\"frame\":%" G_GUINT64_FORMAT
+                         ",\"pairs\":[", time_ns, frame);
+  for (int i = 0; i < n_pairs; i++)
+    g_string_append_printf(out, "%s\"%s\"", i ? "," : "", pairs[i]);
+  g_string_append(out, "],\"players\":[");
+  for (int i = 0; i < n_tracks; i++) {
+    const HeightmapTrack *t = &tracks[i];
+    char x[G_ASCII_DTOSTR_BUF_SIZE], y[G_ASCII_DTOSTR_BUF_SIZE];
+    char h[G_ASCII_DTOSTR_BUF_SIZE], a[G_ASCII_DTOSTR_BUF_SIZE];
+    /* g_ascii_formatd: '.' whatever the locale */
+    g_string_append_printf(out, "%s{\"id\":%u,\"x\":%s,\"y\":%s,\"height\":%s,\"area\":%s}",
+                           i ? "," : "", t->id,
+                           g_ascii_formatd(x, sizeof x, "%.3f", t->x),
+                           g_ascii_formatd(y, sizeof y, "%.3f", t->y),
+                           g_ascii_formatd(h, sizeof h, "%.2f", t->height),
+                           g_ascii_formatd(a, sizeof a, "%.2f", t->area));
+  }
+  g_string_append(out, "]}\n");
+}
+
+struct HeightmapServer {
+  char *path;
+  int listen_fd;
+  int clients[HEIGHTMAP_SERVER_MAX_CLIENTS];
+  int n_clients;
+};
+
+HeightmapServer *
+heightmap_server_new(const char *path, GError **error)
+{
+  g_return_val_if_fail(path, NULL);
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  if (!*path || strlen(path) >= sizeof sa.sun_path) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                "socket path \"%s\" is empty or longer than %zu bytes", path,
+                sizeof sa.sun_path - 1);
+    return NULL;
+  }
+  strcpy(sa.sun_path, path);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    int e = errno;
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "socket: %s", g_strerror(e));
+    return NULL;
+  }
+  /* A socket file left by a builder that died: nobody listens on it any more. */
+  struct stat st;
+  if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+    unlink(path);
+  mode_t old = umask(0117);   /* 0660 */
+  int r = bind(fd, (struct sockaddr *) &sa, sizeof sa);
+  umask(old);
+  if (r < 0 || listen(fd, 16) < 0) {
+    int e = errno;
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot listen on %s: %s", path,
+                g_strerror(e));
+    close(fd);
+    return NULL;
+  }
+  HeightmapServer *s = g_new0(HeightmapServer, 1);
+  s->path = g_strdup(path);
+  s->listen_fd = fd;
+  return s;
+}
+
+void
+heightmap_server_free(HeightmapServer *s)
+{
+  if (!s)
+    return;
+  for (int i = 0; i < s->n_clients; i++)
+    close(s->clients[i]);
+  if (s->listen_fd >= 0) {
+    close(s->listen_fd);
+    unlink(s->path);
+  }
+  g_free(s->path);
+  g_free(s);
+}
+
+static void
+accept_clients(HeightmapServer *s)
+{
+  for (;;) {
+    int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        g_warning("heightmap: accept on %s: %s, ignoring", s->path, g_strerror(errno));
+      return;
+    }
+    if (s->n_clients == HEIGHTMAP_SERVER_MAX_CLIENTS) {
+      g_warning("heightmap: %d clients on %s already, refusing one", s->n_clients, s->path);
+      close(fd);
+      continue;
+    }
+    shutdown(fd, SHUT_RD);
+    s->clients[s->n_clients++] = fd;
+    g_info("heightmap: client %d connected to %s", fd, s->path);
+  }
+}
+
+void
+heightmap_server_send(HeightmapServer *s, const char *line, size_t len)
+{
+  g_return_if_fail(s && line);
+  accept_clients(s);
+  for (int i = 0; i < s->n_clients;) {
+    ssize_t r = send(s->clients[i], line, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (r == (ssize_t) len) {
+      i++;
+      continue;
+    }
+    if (r >= 0 || errno == EAGAIN || errno == EWOULDBLOCK)
+      g_message("heightmap: client %d of %s does not keep up, dropped", s->clients[i],
+                s->path);
+    else
+      g_info("heightmap: client %d of %s left (%s)", s->clients[i], s->path,
+             g_strerror(errno));
+    close(s->clients[i]);
+    s->clients[i] = s->clients[--s->n_clients];
+  }
+}
+
+int
+heightmap_server_get_clients(HeightmapServer *s)
+{
+  g_return_val_if_fail(s, 0);
+  return s->n_clients;
+}

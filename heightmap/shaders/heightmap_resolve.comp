@@ -1,0 +1,63 @@
+#version 450
+// heightmap_resolve.comp: the histogram of every cell -> its robust top height.
+//
+// With n points in the cell, need = max(MIN_POINTS, ceil(top_fraction * n)) points must
+// be at or above the top: walking the bins from the highest down, the first bin b where
+// the count from the top reaches `need` holds it; inside b the points are taken as spread
+// evenly, so the top is the height of the need-th highest of them. NaN when n < MIN_POINTS.
+// With MIN_POINTS >= 2 one stray point never sets the height: it needs company in its
+// bin or above.
+
+layout(local_size_x = 16, local_size_y = 16) in;
+
+layout(r32ui, binding = 0) uniform readonly uimage2DArray u_bins;
+layout(r32f, binding = 1) uniform writeonly image2DArray u_height;
+
+uniform ivec2 u_cells;
+uniform int u_min_points;
+uniform float u_top_fraction;
+
+#ifndef BINS
+#define BINS 16
+#endif
+#ifndef POOL
+#define POOL 0
+#endif
+#ifndef BIN_HEIGHT
+#define BIN_HEIGHT 0.2
+#endif
+
+void main()
+{
+  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  if (p.x >= u_cells.x || p.y >= u_cells.y)
+    return;
+  uint c[BINS];
+  for (int b = 0; b < BINS; b++)
+    c[b] = 0u;
+  ivec2 lo = max(p - POOL, ivec2(0)), hi = min(p + POOL, u_cells - 1);
+  for (int y = lo.y; y <= hi.y; y++)
+    for (int x = lo.x; x <= hi.x; x++)
+      for (int l = 0; l < BINS / 2; l++) {
+        uint w = imageLoad(u_bins, ivec3(x, y, l)).r;
+        c[2 * l] += w & 0xffffu;
+        c[2 * l + 1] += w >> 16;
+      }
+  uint n = 0u;
+  for (int b = 0; b < BINS; b++)
+    n += c[b];
+  float h = uintBitsToFloat(0x7fc00000u);   // NaN
+  if (n >= uint(u_min_points)) {
+    uint need = max(uint(u_min_points), uint(ceil(u_top_fraction * float(n))));
+    uint above = 0u;
+    for (int b = BINS - 1; b >= 0; b--) {
+      if (above + c[b] >= need) {
+        float rank = float(need - above) - 0.5;   // 0.5 .. c[b] - 0.5 from the bin's top
+        h = (float(b + 1) - rank / float(c[b])) * BIN_HEIGHT;
+        break;
+      }
+      above += c[b];
+    }
+  }
+  imageStore(u_height, ivec3(p, 0), vec4(h));
+}

@@ -1,0 +1,338 @@
+/* stereod-heightmap: fuses the depth rings of every camera pair into one height map of
+ * the pitch, finds the players and publishes both.
+ *
+ *   stereod-heightmap [--config FILE] [--check-config] [--json] [--table] [--png DIR]
+ *                     [--frames N] [--device DEV]
+ *
+ * Reads the rings its configuration names (heightmap/heightmap.h, config/heightmap.conf),
+ * fuses the frames whose capture times agree, and for every fused frame publishes the
+ * height map to the ring /dev/shm/stereod.<ring> (plane FLOAT32 metres, or DEPTH u16 mm
+ * with format=mm; the grid in the header's producer[], <stereod/ring.h>) and the players
+ * as one JSON line to the clients of the Unix socket `socket=`, and to stdout with
+ * --json. --table shows a live table of the players instead; --png DIR writes a colour
+ * PNG of every fused frame. Runs until SIGTERM/SIGINT (or N fused frames with --frames).
+ * Under systemd: READY=1 once the GPU and the rings' readers are up, WATCHDOG=1 from the
+ * loop, STATUS= with the fused-frame rate and time. Exit status: 0, 78 for a bad
+ * configuration, 64 for a bad command line, 1 when the GPU or the output fails.
+ */
+#include <errno.h>
+#include <gio/gio.h>
+#include <locale.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client/ring-writer.h"
+#include "daemon/notify.h"
+#include "heightmap/heightmap.h"
+
+#define STATUS_INTERVAL_US (5 * G_USEC_PER_SEC)
+#define TABLE_INTERVAL_US (200 * 1000)
+#define TABLE_MAX_ROWS 40
+#define LOOP_SLICE_NS (250 * 1000000ull)
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+on_signal(int sig)
+{
+  stop_requested = sig;
+}
+
+typedef struct {
+  HeightmapConfig *cfg;
+  GpuContext *gpu;
+  HeightmapFusion *fusion;
+  HeightmapBlobFinder *finder;
+  HeightmapTracker *tracker;
+  HeightmapServer *server;
+  HeightmapSources *sources;
+  RingWriter *ring;
+  float *heights;
+  uint32_t *masks;
+  uint16_t *mm;
+  GString *line;
+  /* options */
+  bool json, table;
+  char *png_dir;
+  gint64 max_frames;
+  /* stats */
+  uint64_t fused;
+  double ms_sum, ms_max;
+  uint64_t ms_count;
+  gint64 last_status, last_table, last_ping;
+} Builder;
+
+static void
+builder_clear(Builder *b)
+{
+  heightmap_sources_free(b->sources);
+  ring_writer_free(b->ring);
+  heightmap_server_free(b->server);
+  heightmap_tracker_free(b->tracker);
+  heightmap_blob_finder_free(b->finder);
+  heightmap_fusion_free(b->fusion);
+  gpu_context_free(b->gpu);
+  heightmap_config_free(b->cfg);
+  g_free(b->heights);
+  g_free(b->masks);
+  g_free(b->mm);
+  if (b->line)
+    g_string_free(b->line, TRUE);
+  g_free(b->png_dir);
+}
+
+static bool
+builder_start(Builder *b, const char *device, GError **error)
+{
+  const HeightmapConfig *c = b->cfg;
+  const HeightmapGrid *g = &c->grid;
+  GpuContextParams gp = { .label = "heightmap", .device = device };
+  if (!(b->gpu = gpu_context_new(&gp, error)))
+    return false;
+  g_message("GPU: %s (%s)", gpu_context_get_renderer(b->gpu), gpu_context_get_device(b->gpu));
+  HeightmapFusionParams fp = {
+    .grid = *g, .min_confidence = c->min_confidence, .min_points = c->min_points,
+    .top_fraction = c->top_fraction, .pool = c->pool,
+  };
+  if (!(b->fusion = heightmap_fusion_new(b->gpu, &fp, error)))
+    return false;
+  HeightmapBlobParams bp = { .min_height = c->min_height, .min_area = c->blob_min_area,
+                             .max_area = c->blob_max_area, .top_band = c->top_band,
+                             .visible_offset = c->visible_offset };
+  b->finder = heightmap_blob_finder_new(g, &bp);
+  HeightmapTrackerParams tp = { .gate = c->gate, .max_missed = c->max_missed };
+  b->tracker = heightmap_tracker_new(&tp);
+  size_t cells = (size_t) g->width * g->height;
+  b->heights = g_new(float, cells);
+  b->masks = g_new(uint32_t, cells);
+  b->mm = g_new(uint16_t, cells);
+  b->line = g_string_sized_new(4096);
+  if (c->socket_path && !(b->server = heightmap_server_new(c->socket_path, error)))
+    return false;
+
+  RingWriterParams rp = {
+    .name = c->ring_name, .width = (uint32_t) g->width, .height = (uint32_t) g->height,
+    .formats = c->format == HEIGHTMAP_FORMAT_FLOAT ? STEREOD_RING_FORMAT_FLOAT32
+                                                   : STEREOD_RING_FORMAT_DEPTH,
+    .producer = { 2.0, g->x0, g->y0, g->cell, g->width, g->height },
+  };
+  int r = ring_writer_new(&rp, &b->ring);
+  if (r < 0) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r),
+                "cannot create the ring /dev/shm/stereod.%s: %s", c->ring_name, g_strerror(-r));
+    return false;
+  }
+  if (!(b->sources = heightmap_sources_new(c, error)))
+    return false;
+  g_message("grid %dx%d cells of %.2f m over x [%.1f, %.1f], y [%.1f, %.1f]; %d pairs; "
+            "ring %s", g->width, g->height, g->cell, g->x0, g->x1, g->y0, g->y1, c->n_pairs,
+            ring_writer_get_path(b->ring));
+  return true;
+}
+
+static void
+publish_ring(Builder *b, uint64_t capture_ns)
+{
+  const HeightmapGrid *g = &b->cfg->grid;
+  const void *planes[STEREOD_RING_PLANE_COUNT] = { 0 };
+  if (b->cfg->format == HEIGHTMAP_FORMAT_FLOAT) {
+    planes[STEREOD_RING_PLANE_FLOAT32] = b->heights;
+  } else {
+    size_t n = (size_t) g->width * g->height;
+    for (size_t i = 0; i < n; i++) {
+      float h = b->heights[i];
+      b->mm[i] = isnan(h) ? 0 : (uint16_t) CLAMP(lrintf(h * 1000.0f), 1, 65535);
+    }
+    planes[STEREOD_RING_PLANE_DEPTH] = b->mm;
+  }
+  RingWriterMeta meta = { .frame_number = b->fused, .capture_ns = capture_ns };
+  int r = ring_writer_publish(b->ring, &meta, planes);
+  if (r < 0)
+    g_warning("publishing to %s: %s, ignoring", ring_writer_get_path(b->ring), g_strerror(-r));
+}
+
+static void
+show_table(Builder *b, uint64_t time_ns, const char *const *names, int n_names,
+           const HeightmapTrack *t, int n)
+{
+  GString *s = g_string_sized_new(4096);
+  if (isatty(STDOUT_FILENO))
+    g_string_append(s, "\033[H\033[J");
+  g_string_append_printf(s, "fused frame %" G_GUINT64_FORMAT "  capture %.3f s  pairs:",
+                         b->fused, (double) time_ns * 1e-9);
+  for (int i = 0; i < n_names; i++)
+    g_string_append_printf(s, " %s", names[i]);
+  g_string_append_printf(s, "  players: %d  (%.1f ms per fused frame)\n", n,
+                         b->ms_count ? b->ms_sum / (double) b->ms_count : 0.0);
+  g_string_append(s, "   id       x m      y m   height m  area m2   speed m/s\n");
+  for (int i = 0; i < MIN(n, TABLE_MAX_ROWS); i++)
+    g_string_append_printf(s, "%5u  %8.2f %8.2f   %6.2f   %6.2f   %6.1f\n", t[i].id, t[i].x,
+                           t[i].y, t[i].height, t[i].area, hypot(t[i].vx, t[i].vy));
+  if (n > TABLE_MAX_ROWS)
+    g_string_append_printf(s, "  ... %d more\n", n - TABLE_MAX_ROWS);
+  fputs(s->str, stdout);
+  fflush(stdout);
+  g_string_free(s, TRUE);
+}
+
+/* One fused frame: GPU fusion, blobs, tracks, outputs. */
+static bool
+builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
+{
+  gint64 t0 = g_get_monotonic_time();
+  const char *names[HEIGHTMAP_MAX_PAIRS];
+  uint64_t time_ns = 0;
+  if (!heightmap_fusion_begin(b->fusion, error))
+    return false;
+  for (int i = 0; i < n; i++) {
+    if (!heightmap_fusion_add(b->fusion, f[i].pair, &f[i].geometry, &f[i].input, error))
+      return false;
+    heightmap_blob_finder_set_camera(b->finder, f[i].pair, f[i].geometry.centre);
+    names[i] = f[i].name;
+    time_ns = MAX(time_ns, f[i].capture_ns);
+  }
+  if (!heightmap_fusion_finish(b->fusion, b->heights, b->masks, error))
+    return false;
+  const HeightmapBlob *blobs;
+  int nb = heightmap_blob_finder_run(b->finder, b->heights, b->masks, &blobs);
+  const HeightmapTrack *tracks;
+  int nt = heightmap_tracker_update(b->tracker, time_ns, blobs, nb, &tracks);
+  publish_ring(b, time_ns);
+  g_string_truncate(b->line, 0);
+  heightmap_json_append(b->line, time_ns, b->fused, names, n, tracks, nt);
+  double ms = (double) (g_get_monotonic_time() - t0) * 1e-3;
+  b->ms_sum += ms;
+  b->ms_max = MAX(b->ms_max, ms);
+  b->ms_count++;
+  if (b->server)
+    heightmap_server_send(b->server, b->line->str, b->line->len);
+  if (b->json) {
+    fputs(b->line->str, stdout);
+    fflush(stdout);
+  }
+  gint64 now = g_get_monotonic_time();
+  if (b->table && now - b->last_table >= TABLE_INTERVAL_US) {
+    b->last_table = now;
+    show_table(b, time_ns, names, n, tracks, nt);
+  }
+  if (b->png_dir) {
+    g_autofree char *name = g_strdup_printf("heightmap-%06" G_GUINT64_FORMAT ".png", b->fused);
+    g_autofree char *path = g_build_filename(b->png_dir, name, NULL);
+    g_autoptr(GError) local = NULL;
+    if (!heightmap_view_write_png(path, &b->cfg->grid, b->heights, tracks, nt, &local))
+      g_warning("%s, ignoring", local->message);
+  }
+  b->fused++;
+  return true;
+}
+
+static void
+builder_tick(Builder *b)
+{
+  gint64 now = g_get_monotonic_time();
+  guint64 ping = stereod_watchdog_interval_us();
+  if (ping && (guint64) (now - b->last_ping) >= ping) {
+    stereod_notify("WATCHDOG=1");
+    b->last_ping = now;
+  }
+  if (now - b->last_status < STATUS_INTERVAL_US)
+    return;
+  double secs = (double) (now - b->last_status) * 1e-6;
+  b->last_status = now;
+  GString *open = g_string_new(NULL);
+  for (int i = 0; i < b->cfg->n_pairs; i++)
+    if (heightmap_sources_is_open(b->sources, i))
+      g_string_append_printf(open, "%s%s", open->len ? "," : "", b->cfg->pairs[i].name);
+  double mean = b->ms_count ? b->ms_sum / (double) b->ms_count : 0;
+  stereod_notifyf("STATUS=%.1f fused frames/s, %.1f ms each (max %.1f); rings open: %s",
+                  (double) b->ms_count / secs, mean, b->ms_max, open->len ? open->str : "none");
+  if (!b->json && !b->table)
+    g_message("%.1f fused frames/s, %.1f ms each (max %.1f); rings open: %s",
+              (double) b->ms_count / secs, mean, b->ms_max, open->len ? open->str : "none");
+  g_string_free(open, TRUE);
+  b->ms_sum = b->ms_max = 0;
+  b->ms_count = 0;
+}
+
+int
+main(int argc, char **argv)
+{
+  setlocale(LC_ALL, "");
+  g_autofree char *config_path = NULL, *device = NULL, *png_dir = NULL;
+  gboolean check = FALSE, json = FALSE, table = FALSE;
+  gint64 frames = 0;
+  GOptionEntry entries[] = {
+    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
+      "Configuration file (default " STEREOD_SYSCONFDIR "/stereod/heightmap.conf)", "FILE" },
+    { "check-config", 0, 0, G_OPTION_ARG_NONE, &check, "Validate the configuration and exit",
+      NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Players as JSON lines on stdout", NULL },
+    { "table", 0, 0, G_OPTION_ARG_NONE, &table, "A live table of the players on stdout",
+      NULL },
+    { "png", 0, 0, G_OPTION_ARG_FILENAME, &png_dir, "Write a PNG of every height map to DIR",
+      "DIR" },
+    { "frames", 0, 0, G_OPTION_ARG_INT64, &frames, "Stop after N fused frames", "N" },
+    { "device", 0, 0, G_OPTION_ARG_STRING, &device,
+      "EGL device: auto, hardware, software, surfaceless or an index", "DEV" },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) oc = g_option_context_new("- height map of the pitch and players");
+  g_option_context_add_main_entries(oc, entries, NULL);
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(oc, &argc, &argv, &error) || argc > 1 || frames < 0 ||
+      (json && table)) {
+    fprintf(stderr, "stereod-heightmap: %s\n", error ? error->message :
+            argc > 1 ? "unexpected arguments" : frames < 0 ? "--frames must be >= 0" :
+            "--json and --table both write to stdout: pick one");
+    return 64;
+  }
+  if (!config_path)
+    config_path = g_strdup(STEREOD_SYSCONFDIR "/stereod/heightmap.conf");
+
+  Builder b = { .json = json, .table = table, .png_dir = g_steal_pointer(&png_dir),
+                .max_frames = frames };
+  if (!(b.cfg = heightmap_config_load(config_path, &error))) {
+    fprintf(stderr, "stereod-heightmap: %s\n", error->message);
+    builder_clear(&b);
+    return HEIGHTMAP_EXIT_CONFIG;
+  }
+  if (check) {
+    printf("%s: OK (%d pairs, grid %dx%d)\n", config_path, b.cfg->n_pairs, b.cfg->grid.width,
+           b.cfg->grid.height);
+    builder_clear(&b);
+    return 0;
+  }
+  if (b.png_dir && g_mkdir_with_parents(b.png_dir, 0755) < 0) {
+    fprintf(stderr, "stereod-heightmap: %s: %s\n", b.png_dir, g_strerror(errno));
+    builder_clear(&b);
+    return 1;
+  }
+  struct sigaction sa = { .sa_handler = on_signal };
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+
+  int status = 0;
+  if (!builder_start(&b, device, &error)) {
+    g_critical("%s", error->message);
+    builder_clear(&b);
+    return 1;
+  }
+  stereod_notify("READY=1");
+  b.last_status = b.last_ping = g_get_monotonic_time();
+  while (!stop_requested && (b.max_frames == 0 || (gint64) b.fused < b.max_frames)) {
+    const HeightmapSourceFrame *f;
+    int n = heightmap_sources_next(b.sources, LOOP_SLICE_NS, &f);
+    if (n > 0 && !builder_fuse(&b, f, n, &error)) {
+      g_critical("%s", error->message);
+      status = 1;
+      break;
+    }
+    builder_tick(&b);
+  }
+  stereod_notify("STOPPING=1");
+  builder_clear(&b);
+  return status;
+}

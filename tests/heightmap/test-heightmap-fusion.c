@@ -1,0 +1,278 @@
+/* test-heightmap-fusion: the GPU half of stereod-heightmap.
+ *
+ *  - triangulation: heightmap_triangulate.comp (the function the scatter pass uses) against
+ *    heightmap_geometry_pixel_to_pitch() in double precision, on fresh random geometry and
+ *    disparities (invalid and negative ones included; the seed is printed,
+ *    STEREOD_TEST_SEED repeats a run), output poisoned first; and that formula against
+ *    calib_pixel_to_pitch();
+ *  - fusion, hand-computed: a camera 10 m above the pitch looking straight down, every
+ *    pixel on the ground but for a stray point in one cell (it must not set the height)
+ *    and two raised points in another (they do); heights, masks and empty cells checked
+ *    against the numbers worked out below;
+ *  - the pose's quaternion round trip (how stereod puts the pose in the ring header).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "heightmap/heightmap.h"
+#include "tests/common/gpu-test.h"
+
+static GRand *rng;
+
+static void
+random_rotation(double R[9])
+{
+  double q[4];
+  for (int i = 0; i < 4; i++)
+    q[i] = g_rand_double_range(rng, -1, 1);
+  calib_rotation_from_quaternion(q, R);
+}
+
+static void
+test_quaternion(void)
+{
+  for (int k = 0; k < 1000; k++) {
+    double R[9], q[4], R2[9];
+    random_rotation(R);
+    calib_rotation_to_quaternion(R, q);
+    g_assert_cmpfloat(q[0], >=, 0);
+    g_assert_cmpfloat_with_epsilon(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1,
+                                   1e-12);
+    calib_rotation_from_quaternion(q, R2);
+    for (int i = 0; i < 9; i++)
+      g_assert_cmpfloat_with_epsilon(R[i], R2[i], 1e-12);
+  }
+  /* the cases Shepperd's method branches on: identity and half turns */
+  const double half[3][9] = { { 1, 0, 0, 0, -1, 0, 0, 0, -1 }, { -1, 0, 0, 0, 1, 0, 0, 0, -1 },
+                              { -1, 0, 0, 0, -1, 0, 0, 0, 1 } };
+  for (int k = 0; k < 3; k++) {
+    double q[4], R2[9];
+    calib_rotation_to_quaternion(half[k], q);
+    calib_rotation_from_quaternion(q, R2);
+    for (int i = 0; i < 9; i++)
+      g_assert_cmpfloat_with_epsilon(half[k][i], R2[i], 1e-12);
+  }
+}
+
+static void
+test_formula(void)
+{
+  /* heightmap_geometry_pixel_to_pitch is calib_pixel_to_pitch on the same numbers */
+  for (int k = 0; k < 200; k++) {
+    StereoCalib c;
+    double R[9], centre[3] = { g_rand_double_range(rng, -60, 60),
+                               g_rand_double_range(rng, -90, 90), g_rand_double_range(rng, 2, 40) };
+    random_rotation(R);
+    calib_init_ideal(&c, 640, 360, g_rand_double_range(rng, 200, 2000), 319.5, 179.5,
+                     g_rand_double_range(rng, 0.2, 2), NULL, R, centre);
+    HeightmapPairGeometry g;
+    heightmap_geometry_from_calib(&g, &c);
+    double x = g_rand_double_range(rng, 0, 640), y = g_rand_double_range(rng, 0, 360);
+    double d = g_rand_double_range(rng, -5, 100);
+    double a[3], b[3];
+    bool ok_a = calib_pixel_to_pitch(&c, x, y, d, a);
+    bool ok_b = heightmap_geometry_pixel_to_pitch(&g, x, y, d, b);
+    g_assert_cmpint(ok_a, ==, ok_b);
+    for (int i = 0; ok_a && i < 3; i++)
+      g_assert_cmpfloat_with_epsilon(a[i], b[i], 1e-9 * (1 + fabs(a[i])));
+  }
+}
+
+static void
+test_triangulate_gpu(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  const int W = 97, H = 61;   /* not multiples of the work group */
+  g_autoptr(GError) error = NULL;
+  GpuProgramParams pp = { .label = "triangulate", .resource = "heightmap_triangulate.comp" };
+  /* a fusion object first: it links the shader bundle in */
+  HeightmapFusionParams fp = { .min_points = 1 };
+  g_assert_true(heightmap_grid_init(&fp.grid, -1, 1, -1, 1, 0.5));
+  g_autoptr(HeightmapFusion) fusion = heightmap_fusion_new(ctx, &fp, &error);
+  g_assert_no_error(error);
+  g_autoptr(GpuProgram) prog = gpu_program_new(ctx, &pp, &error);
+  g_assert_no_error(error);
+  GpuImageParams dp = { .label = "disparity", .width = W, .height = H, .format = GPU_FORMAT_R16I };
+  GpuImageParams op = { .label = "points", .width = W, .height = H, .format = GPU_FORMAT_RGBA32F };
+  g_autoptr(GpuImage) disp = gpu_image_new(ctx, &dp, &error);
+  g_autoptr(GpuImage) out = gpu_image_new(ctx, &op, &error);
+  g_assert_no_error(error);
+  g_autofree int16_t *d = g_new(int16_t, W * H);
+  g_autofree float *pts = g_new(float, W * H * 4);
+
+  for (int round = 0; round < 5; round++) {
+    HeightmapPairGeometry g;
+    StereoCalib c;
+    double R[9], centre[3] = { g_rand_double_range(rng, -60, 60),
+                               g_rand_double_range(rng, -90, 90), g_rand_double_range(rng, 2, 40) };
+    random_rotation(R);
+    double f = g_rand_double_range(rng, 50, 200);
+    calib_init_ideal(&c, W, H, f, g_rand_double_range(rng, 40, 56),
+                     g_rand_double_range(rng, 25, 35), g_rand_double_range(rng, 0.3, 2), NULL, R,
+                     centre);
+    heightmap_geometry_from_calib(&g, &c);
+    const double scale = 1.0 / 32;
+    for (int i = 0; i < W * H; i++) {
+      int r = g_rand_int_range(rng, 0, 10);
+      d[i] = r == 0 ? INT16_MIN : r == 1 ? (int16_t) g_rand_int_range(rng, -3200, -32)
+                                         : (int16_t) g_rand_int_range(rng, 32, 128 * 32);
+    }
+    const float nan4[4] = { NAN, NAN, NAN, NAN };
+    g_assert_true(gpu_image_fill(out, nan4, &error));
+    for (int k = 0; k < W * H * 4; k++)
+      pts[k] = 12345.0f;
+    g_assert_true(gpu_image_upload(disp, 0, d, W * 2, &error));
+    float q[16], pose[12];
+    for (int i = 0; i < 16; i++)
+      q[i] = (float) g.q[i];
+    for (int i = 0; i < 9; i++)
+      pose[i] = (float) g.rotation[i];
+    for (int i = 0; i < 3; i++)
+      pose[9 + i] = (float) g.centre[i];
+    gpu_program_set_float_array(prog, "u_q", q, 16);
+    gpu_program_set_float_array(prog, "u_pose", pose, 12);
+    gpu_program_set_ivec2(prog, "u_size", W, H);
+    gpu_program_set_float(prog, "u_scale", (float) scale);
+    gpu_bind_image(0, disp, GPU_ACCESS_READ);
+    gpu_bind_image(1, out, GPU_ACCESS_WRITE);
+    gpu_program_dispatch(prog, W, H, 1);
+    gpu_barrier();
+    g_assert_true(gpu_context_check(ctx, "triangulate", &error));
+    g_assert_true(gpu_image_download(out, 0, pts, W * 16, &error));
+    g_assert_no_error(error);
+    double worst = 0;
+    int valid = 0;
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+        int i = y * W + x;
+        double ref[3];
+        bool ok = d[i] != INT16_MIN &&
+                  heightmap_geometry_pixel_to_pitch(&g, x, y, d[i] * scale, ref);
+        const float *p = &pts[i * 4];
+        if (!ok) {
+          g_assert_true(isnan(p[0]) && isnan(p[1]) && isnan(p[2]) && isnan(p[3]));
+          continue;
+        }
+        valid++;
+        g_assert_cmpfloat(p[3], ==, 1.0f);
+        /* float: Q and the pose rounded to float, then float arithmetic on coordinates
+         * up to ~1e3 m: relative 1e-5 of the camera distance, plus the centre's size */
+        double range = sqrt(pow(ref[0] - centre[0], 2) + pow(ref[1] - centre[1], 2) +
+                            pow(ref[2] - centre[2], 2));
+        for (int k = 0; k < 3; k++) {
+          double err = fabs(p[k] - ref[k]) / (1e-5 * (range + 100));
+          worst = MAX(worst, err);
+          g_assert_cmpfloat(err, <=, 1.0);
+        }
+      }
+    g_assert_cmpint(valid, >, W * H / 2);
+    g_test_message("round %d: %d valid points, worst error %.2f of the tolerance", round, valid,
+                   worst);
+  }
+}
+
+/* The hand-computed case. Camera at (0, 0, 10) looking straight down: camera x = pitch x,
+ * camera y = -pitch y, optical axis = -z. 16x16 px, f = 200 px, B = 1 m, c = 7.5 px:
+ * a point at height h has depth Z = 10 - h, disparity d = 200 / Z, and pixel (x, y) sees
+ * pitch (x - 7.5, 7.5 - y) / d. On the ground (d = 20) pixels are 0.05 m apart: with
+ * 0.1 m cells over [-1, 1]^2 the image covers cells 6..13 in both directions with 2 x 2
+ * pixels = 4 points each; the other cells stay empty (NaN).
+ *  - min_points 2, top_fraction 0.1 -> need = 2. Four ground points in bin 0 ([0, 0.2)):
+ *    the 2nd highest of 4 spread evenly -> h = (1 - 1.5 / 4) * 0.2 = 0.125 m.
+ *  - pixel (0, 0) raised to h = 1.9 m (d = 200 / 8.1): pitch (-0.30375, 0.30375), still
+ *    cell (6, 13), which now holds 3 ground points + 1 at 1.9 m (bin 9). Bin 9 alone has
+ *    1 < 2; bin 0 brings the count to 4 >= 2 with the rank 0.5 of 3 ->
+ *    h = (1 - 0.5 / 3) * 0.2 = 0.1667 m: the stray point does not set the height.
+ *  - pixels (15, 15) raised to 1.9 m and (14, 15) to 0.5 m (d = 200 / 9.5): pitch
+ *    (0.30375, -0.30375) -> cell (13, 6) and (0.3087, -0.3562) -> cell (13, 6); that cell
+ *    holds 2 ground points, one in bin 2 ([0.4, 0.6)) and one in bin 9: from the top 1,
+ *    then 2 >= need at bin 2 with rank 0.5 of 1 -> h = (3 - 0.5) * 0.2 = 0.5 m.
+ *  - mask: the pair is number 3 -> bit 8 in every cell that got a point. */
+static void
+test_fusion_hand(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  HeightmapFusionParams fp = { .label = "hand", .min_points = 2, .top_fraction = 0.1,
+                               .min_confidence = 128 };
+  g_assert_true(heightmap_grid_init(&fp.grid, -1, 1, -1, 1, 0.1));
+  g_assert_cmpint(fp.grid.width, ==, 20);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
+  g_assert_no_error(error);
+  HeightmapPairGeometry g = {
+    .q = { 1, 0, 0, -7.5, 0, 1, 0, -7.5, 0, 0, 0, 200, 0, 0, 1, 0 },
+    .rotation = { 1, 0, 0, 0, -1, 0, 0, 0, -1 },
+    .centre = { 0, 0, 10 },
+  };
+  enum { W = 16 };
+  int16_t d[W * W];
+  uint8_t conf[W * W];
+  for (int i = 0; i < W * W; i++) {
+    d[i] = 20 * 32;
+    conf[i] = 200;
+  }
+  d[0] = (int16_t) lround(200.0 / 8.1 * 32);
+  d[15 * W + 15] = (int16_t) lround(200.0 / 8.1 * 32);
+  d[15 * W + 14] = (int16_t) lround(200.0 / 9.5 * 32);
+  /* a filled (unmeasured) pixel raised high, and an invalid one: neither counts */
+  d[8 * W + 8] = (int16_t) lround(200.0 / 7.0 * 32);
+  conf[8 * W + 8] = 100;
+  d[8 * W + 9] = INT16_MIN;
+  HeightmapInput in = { .width = W, .height = W, .disparity = d, .disparity_stride = W * 2,
+                        .disparity_scale = 1.0 / 32, .confidence = conf,
+                        .confidence_stride = W };
+  float h[400];
+  uint32_t m[400];
+  for (int run = 0; run < 2; run++) {   /* twice: begin clears the previous frame */
+    for (int i = 0; i < 400; i++) {
+      h[i] = -7.0f;
+      m[i] = 0xdeadbeef;
+    }
+    g_assert_true(heightmap_fusion_begin(f, &error));
+    g_assert_true(heightmap_fusion_add(f, 3, &g, &in, &error));
+    g_assert_true(heightmap_fusion_finish(f, h, m, &error));
+    g_assert_no_error(error);
+    for (int j = 0; j < 20; j++)
+      for (int i = 0; i < 20; i++) {
+        float v = h[j * 20 + i];
+        bool inside = i >= 6 && i <= 13 && j >= 6 && j <= 13;
+        g_assert_cmpuint(m[j * 20 + i], ==, inside ? 1u << 3 : 0u);
+        if (!inside) {
+          g_assert_true(isnan(v));
+          continue;
+        }
+        double expect = 0.125;
+        if (i == 6 && j == 13)
+          expect = 0.2 * (1 - 0.5 / 3);
+        else if (i == 13 && j == 6)
+          expect = 0.5;
+        else if (i == 10 && j == 9)
+          continue;   /* the cell of pixels (8, 8) and (9, 8), below */
+        g_assert_cmpfloat_with_epsilon(v, expect, 1e-5);
+      }
+    /* pixels (8, 8), (9, 8) -> pitch (0.025, -0.025), (0.075, -0.025) -> cells (10, 9),
+     * (10, 9): 2 points left there -> rank 1.5 of 2 -> (1 - 0.75) * 0.2 = 0.05 */
+    g_assert_cmpfloat_with_epsilon(h[9 * 20 + 10], 0.05, 1e-5);
+  }
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  const char *seed = g_getenv("STEREOD_TEST_SEED");
+  guint32 s = seed ? (guint32) g_ascii_strtoull(seed, NULL, 10) : g_random_int();
+  g_test_message("STEREOD_TEST_SEED=%u", s);
+  rng = g_rand_new_with_seed(s);
+  g_test_add_func("/heightmap/quaternion", test_quaternion);
+  g_test_add_func("/heightmap/formula", test_formula);
+  g_test_add_func("/heightmap/triangulate-gpu", test_triangulate_gpu);
+  g_test_add_func("/heightmap/fusion-hand", test_fusion_hand);
+  int r = g_test_run();
+  g_rand_free(rng);
+  return r;
+}
