@@ -16,7 +16,7 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
   "min_confidence", "min_points", "pool", "top_fraction", "blob_min_area", "blob_max_area",
-  "top_band", "visible_offset", "gate", "max_missed", "socket", "ring", "format", NULL
+  "top_band", "visible_offset", "gate", "max_missed", "confirm", "socket", "ring", "format", NULL
 };
 static const char *const pair_keys[] = { "ring", "calibration", NULL };
 static const char *const format_names[HEIGHTMAP_FORMAT_COUNT] = { "float", "mm" };
@@ -157,6 +157,7 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "visible_offset", 0, 2, &cfg->visible_offset, error) ||
       !get_double(c, "gate", 0.01, 100, &cfg->gate, error) ||
       !get_int(c, "max_missed", 0, 10000, &cfg->max_missed, error) ||
+      !get_int(c, "confirm", 1, 100, &cfg->confirm, error) ||
       !get_name(c, "ring", &cfg->ring_name, error))
     return false;
   if (cfg->blob_max_area < cfg->blob_min_area)
@@ -228,6 +229,7 @@ load(GKeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->visible_offset = 0.16;
   cfg->gate = 1.0;
   cfg->max_missed = 10;
+  cfg->confirm = 2;
   cfg->ring_name = g_strdup("heightmap");
   cfg->format = HEIGHTMAP_FORMAT_FLOAT;
   Ctx c = { .kf = kf, .file = name, .group = "heightmap" };

@@ -102,6 +102,8 @@ typedef struct {
   double visible_offset;    /* m, centres moved away from the cameras (blobs.c) */
   double gate;              /* m, tracking gate */
   int max_missed;           /* fused frames a track survives unseen */
+  int confirm;              /* consecutive fused frames with a blob before a track is
+                               reported, 1..100 */
   char *socket_path;        /* NULL = no socket */
   char *ring_name;          /* the height-map ring, default "heightmap" */
   HeightmapFormat format;
@@ -223,11 +225,15 @@ typedef struct {
   double height, area;      /* of the last matched blob */
   int age;                  /* fused frames since creation */
   int missed;               /* consecutive fused frames without a blob */
+  int hits;                 /* consecutive fused frames with a blob */
+  bool confirmed;           /* hits reached the tracker's `confirm` once */
 } HeightmapTrack;
 
 typedef struct {
   double gate;              /* m, the largest distance from a prediction to a blob */
   int max_missed;           /* a track unseen for more fused frames is dropped */
+  int confirm;              /* consecutive frames with a blob before a track is reported
+                               (a player, not image noise); 0 or 1 = at once */
 } HeightmapTrackerParams;
 
 typedef struct HeightmapTracker HeightmapTracker;
@@ -237,7 +243,8 @@ void heightmap_tracker_free(HeightmapTracker *tracker);
 /* Predicts every track to time_ns (constant velocity), matches blobs to predictions
  * nearest first within the gate (each at most once), updates the matched tracks (the
  * velocity is smoothed), starts a track for every unmatched blob and drops tracks missed
- * more than max_missed times. Returns the number of tracks seen in this frame; *tracks
+ * more than max_missed times. Returns the number of confirmed tracks seen in this frame
+ * (a track is confirmed once it was matched in `confirm` consecutive frames); *tracks
  * points to them (sorted by id, valid until the next call). */
 int heightmap_tracker_update(HeightmapTracker *tracker, uint64_t time_ns,
                              const HeightmapBlob *blobs, int n_blobs,

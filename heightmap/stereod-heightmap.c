@@ -103,7 +103,8 @@ builder_start(Builder *b, const char *device, GError **error)
                              .max_area = c->blob_max_area, .top_band = c->top_band,
                              .visible_offset = c->visible_offset };
   b->finder = heightmap_blob_finder_new(g, &bp);
-  HeightmapTrackerParams tp = { .gate = c->gate, .max_missed = c->max_missed };
+  HeightmapTrackerParams tp = { .gate = c->gate, .max_missed = c->max_missed,
+                                .confirm = c->confirm };
   b->tracker = heightmap_tracker_new(&tp);
   size_t cells = (size_t) g->width * g->height;
   b->heights = g_new(float, cells);

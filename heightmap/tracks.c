@@ -7,6 +7,10 @@
  * track takes the blob's position; its velocity is the blend of the old one and the
  * step just seen (VELOCITY_GAIN). Unmatched blobs start tracks; tracks unseen more than
  * max_missed frames in a row are dropped. Ids are never reused.
+ * Only confirmed tracks are reported: matched in `confirm` consecutive frames at least
+ * once; a tentative track that misses a frame is dropped at once. Disparity noise on weakly textured ground makes blobs that do not come back in
+ * the next frame (its errors are not correlated from frame to frame, docs/heightmap.md);
+ * players do.
  */
 #include "heightmap/heightmap.h"
 
@@ -42,7 +46,8 @@ struct HeightmapTracker {
 HeightmapTracker *
 heightmap_tracker_new(const HeightmapTrackerParams *params)
 {
-  g_return_val_if_fail(params && params->gate > 0 && params->max_missed >= 0, NULL);
+  g_return_val_if_fail(params && params->gate > 0 && params->max_missed >= 0 &&
+                       params->confirm >= 0, NULL);
   HeightmapTracker *t = g_new0(HeightmapTracker, 1);
   t->params = *params;
   t->tracks = g_new(Track, MAX_TRACKS);
@@ -97,6 +102,7 @@ match(Track *t, const HeightmapBlob *b, uint64_t now)
   tr->height = b->height;
   tr->area = b->area;
   tr->missed = 0;
+  tr->hits++;
   t->seen_ns = now;
 }
 
@@ -143,9 +149,14 @@ heightmap_tracker_update(HeightmapTracker *t, uint64_t time_ns, const HeightmapB
   /* Drop the lost, age the rest (ordered by id: new tracks go last). */
   int kept = 0;
   for (int i = 0; i < t->n_tracks; i++) {
-    if (t->tracks[i].pub.missed > t->params.max_missed)
+    HeightmapTrack *tr = &t->tracks[i].pub;
+    /* a tentative track that misses a frame was noise: drop it at once */
+    if (tr->missed > t->params.max_missed || (tr->missed > 0 && !tr->confirmed))
       continue;
-    t->tracks[i].pub.age++;
+    if (tr->missed > 0)
+      tr->hits = 0;
+    tr->confirmed |= tr->hits >= t->params.confirm;
+    tr->age++;
     t->tracks[kept++] = t->tracks[i];
   }
   t->n_tracks = kept;
@@ -159,14 +170,15 @@ heightmap_tracker_update(HeightmapTracker *t, uint64_t time_ns, const HeightmapB
     }
     t->tracks[t->n_tracks++] = (Track) {
       .pub = { .id = t->next_id++, .x = blobs[j].x, .y = blobs[j].y,
-               .height = blobs[j].height, .area = blobs[j].area, .age = 1 },
+               .height = blobs[j].height, .area = blobs[j].area, .age = 1, .hits = 1,
+               .confirmed = t->params.confirm <= 1 },
       .seen_ns = time_ns,
     };
   }
 
   int n_seen = 0;
   for (int i = 0; i < t->n_tracks; i++)
-    if (t->tracks[i].pub.missed == 0)
+    if (t->tracks[i].pub.missed == 0 && t->tracks[i].pub.confirmed)
       t->seen[n_seen++] = t->tracks[i].pub;
   *out = t->seen;
   return n_seen;

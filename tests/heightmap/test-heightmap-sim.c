@@ -35,7 +35,7 @@
 #include "tools/imageio.h"
 
 #define FRAMES 10
-#define ENGINE_FRAMES 3
+#define ENGINE_FRAMES 8
 #define MATCH_RADIUS 1.0
 #define ENGINE_MIN_RECALL 0.6
 #define N_PAIRS 2
@@ -276,7 +276,7 @@ core_init(Core *c)
   c->finder = heightmap_blob_finder_new(&cfg->grid, &bp);
   for (int p = 0; p < N_PAIRS; p++)
     heightmap_blob_finder_set_camera(c->finder, p, clip.geom[p].centre);
-  HeightmapTrackerParams tp = { cfg->gate, cfg->max_missed };
+  HeightmapTrackerParams tp = { cfg->gate, cfg->max_missed, cfg->confirm };
   c->tracker = heightmap_tracker_new(&tp);
   c->heights = g_new(float, (size_t) cfg->grid.width * cfg->grid.height);
   c->masks = g_new(uint32_t, (size_t) cfg->grid.width * cfg->grid.height);
@@ -350,7 +350,8 @@ test_ground_truth(void)
     }
     const HeightmapTrack *t;
     int n = core_fuse(&c, frame_time(f), inp, &t);
-    score_frame(&s, f, fused, t, n);
+    if (f >= clip.cfg->confirm - 1)   /* tracks need `confirm` frames to be reported */
+      score_frame(&s, f, fused, t, n);
     for (int p = 0; p < N_PAIRS; p++)
       g_free(d[p]);
   }
@@ -406,7 +407,8 @@ test_engine(void)
     }
     const HeightmapTrack *t;
     int n = core_fuse(&c, frame_time(f), inp, &t);
-    score_frame(&s, f, fused, t, n);
+    if (f >= clip.cfg->confirm - 1)   /* tracks need `confirm` frames to be reported */
+      score_frame(&s, f, fused, t, n);
     for (int p = 0; p < N_PAIRS; p++) {
       g_free(d[p]);
       g_free(conf[p]);
@@ -424,16 +426,20 @@ test_pair_lost(void)
   Core c;
   if (!core_init(&c))
     return;
-  int w, h;
-  g_autofree int16_t *d = gt_disparity(0, 0, &w, &h);
-  HeightmapInput in = { .width = w, .height = h, .disparity = d,
-                        .disparity_stride = (size_t) w * 2, .disparity_scale = 1.0 / 32 };
-  const HeightmapInput *inp[N_PAIRS] = { &in, NULL };
-  const HeightmapTrack *t;
-  int n = core_fuse(&c, frame_time(0), inp, &t);
+  /* the frames a track needs to be confirmed, each from west alone; the last is scored */
+  const HeightmapTrack *t = NULL;
+  int n = 0, last = clip.cfg->confirm - 1;
+  for (int f = 0; f <= last; f++) {
+    int w, h;
+    g_autofree int16_t *d = gt_disparity(0, f, &w, &h);
+    HeightmapInput in = { .width = w, .height = h, .disparity = d,
+                          .disparity_stride = (size_t) w * 2, .disparity_scale = 1.0 / 32 };
+    const HeightmapInput *inp[N_PAIRS] = { &in, NULL };
+    n = core_fuse(&c, frame_time(f), inp, &t);
+  }
   Score s = { 0 };
   const bool fused[N_PAIRS] = { true, false };
-  score_frame(&s, 0, fused, t, n);
+  score_frame(&s, last, fused, t, n);
   g_test_message("west alone: %d of %d players, %d false", s.matched, s.gt, s.false_pos);
   g_assert_cmpint(s.gt, >=, 5);
   g_assert_cmpfloat((double) s.matched / s.gt, >=, 0.95);

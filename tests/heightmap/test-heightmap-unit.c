@@ -288,6 +288,37 @@ test_tracks_coast(void)
   }
 }
 
+/* A blob seen once is not reported and its tentative track goes at the next miss; one
+ * seen in `confirm` consecutive frames is reported from then on, also through a miss. */
+static void
+test_tracks_confirm(void)
+{
+  HeightmapTrackerParams p = { .gate = 1.0, .max_missed = 3, .confirm = 3 };
+  g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+  const HeightmapTrack *tr;
+  HeightmapBlob noise = { .x = 10, .y = 5, .height = 1.2, .area = 0.3 };
+  HeightmapBlob player[2] = { { .x = 0, .y = 0, .height = 1.8, .area = 0.3 }, noise };
+  uint64_t ms40 = 40000000u;
+  /* frame 0: a player and a noise blob; frame 1: the player only; frame 2: both again */
+  g_assert_cmpint(heightmap_tracker_update(t, 0, player, 2, &tr), ==, 0);
+  g_assert_cmpint(heightmap_tracker_update(t, ms40, player, 1, &tr), ==, 0);
+  int n = heightmap_tracker_update(t, 2 * ms40, player, 2, &tr);
+  g_assert_cmpint(n, ==, 1);   /* the player, confirmed at its 3rd frame; the noise blob
+                                  restarted a tentative track */
+  g_assert_cmpfloat(tr[0].x, ==, 0.0);
+  g_assert_true(tr[0].confirmed);
+  uint32_t id = tr[0].id;
+  /* a miss does not un-confirm it */
+  g_assert_cmpint(heightmap_tracker_update(t, 3 * ms40, NULL, 0, &tr), ==, 0);
+  n = heightmap_tracker_update(t, 4 * ms40, player, 1, &tr);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpuint(tr[0].id, ==, id);
+  /* the noise blob, seen in frame 2 only, never becomes a player */
+  n = heightmap_tracker_update(t, 5 * ms40, player, 1, &tr);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpuint(tr[0].id, ==, id);
+}
+
 /* ---------------------------------------------------------------- frame choice */
 
 static void
@@ -418,6 +449,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs", test_blobs);
   g_test_add_func("/heightmap/tracks/crossing", test_tracks);
   g_test_add_func("/heightmap/tracks/coast", test_tracks_coast);
+  g_test_add_func("/heightmap/tracks/confirm", test_tracks_confirm);
   g_test_add_func("/heightmap/select", test_select);
   g_test_add_func("/heightmap/json", test_json);
   g_test_add_func("/heightmap/server", test_server);
