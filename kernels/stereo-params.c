@@ -16,6 +16,7 @@ stereo_params_init(StereoParams *p, int width, int height)
     .sigma = 2.25,
     .radius = 5,
     .kappa = 0.05,
+    .min_magnitude = 0.0,
     .tau = 2.0,
     .gamma = 2.0,
     .smooth_sigma = 2.0,
@@ -64,6 +65,8 @@ stereo_params_validate(const StereoParams *p, GError **error)
     return fail(error, "radius", "must be within 1..15");
   if (!(p->kappa >= 0.0 && p->kappa <= 1.0))
     return fail(error, "kappa", "must be within 0..1");
+  if (!(p->min_magnitude >= 0.0 && p->min_magnitude <= 0.5))
+    return fail(error, "min_magnitude", "must be within 0..0.5");
   if (!(p->tau > 0.0 && p->tau <= 100.0))
     return fail(error, "tau", "must be within 0..100");
   if (!(p->gamma >= 0.0 && p->gamma <= 8.0))

@@ -34,6 +34,8 @@ typedef struct {
 
   /* Gates and weights (§5). */
   double kappa;             /* magnitude gate, fraction of mean |q_ref| of the level, 0.05 */
+  double min_magnitude;     /* absolute floor of the magnitude gate, intensity units (1/255
+                               = one grey level of amplitude); 0 = none */
   double tau;               /* stability test, default 2.0 */
   double gamma;             /* exponent of the magnitude-similarity weight, 2 */
 

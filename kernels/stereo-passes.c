@@ -141,6 +141,7 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
   double stab = params->tau / params->sigma;
   gpu_program_set_float(ph, "stab2", (float)(stab * stab));
   gpu_program_set_float(ph, "kappa", (float)params->kappa);
+  gpu_program_set_float(ph, "min_magnitude", (float)params->min_magnitude);
   gpu_program_set_float(ph, "gamma_exp", (float)params->gamma);
   gpu_program_set_int(ph, "max_levels", STEREO_MAX_LEVELS);
   gpu_program_set_int(ps->prog[PROG_MEAN], "max_levels", STEREO_MAX_LEVELS);

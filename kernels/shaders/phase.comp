@@ -15,6 +15,7 @@ uniform int max_levels;
 uniform float omega0;
 uniform float stab2;      // (tau / sigma)^2
 uniform float kappa;
+uniform float min_magnitude;
 uniform float gamma_exp;
 
 // The reference's response at x (eta = +1: L, else R) and the other's.
@@ -67,7 +68,7 @@ void main()
     bool oko = freq(om, oc, op, zo);
     float ar = length(r0), ao = length(oc);
     vec2 mm = mean_mag[g.z * max_levels + level];
-    float tmag = kappa * (eta > 0 ? mm.x : mm.y);
+    float tmag = max(kappa * (eta > 0 ? mm.x : mm.y), min_magnitude);
     if (okr && oko && dot(zr, zr) <= stab2 && dot(zo, zo) <= stab2 && min(ar, ao) >= tmag) {
       float wr = omega0 + asin_precise(clamp(zr.y, -1.0, 1.0));
       float wo = omega0 + asin_precise(clamp(zo.y, -1.0, 1.0));

@@ -70,6 +70,8 @@ static const ErrorCase cases[] = {
   { "tolerance-period", HEAD SIZE "fps=100\npair_tolerance_ms=5\n",
     STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] pair_tolerance_ms: 5 is not below half the frame period (5 ms at 100 fps)" },
+  { "noise-floor-range", WEST "noise_floor=65\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] noise_floor: *" },
   { "bool", WEST "lr_check=yes\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] lr_check: 'yes' is not true or false" },
   { "device", "[daemon]\ndevice=gpu7\n" WEST, STEREOD_CONFIG_ERROR_INVALID,

@@ -28,6 +28,7 @@ static const char two_pairs[] =
   "max_disparity=96.5\n"
   "scales=3\n"
   "lr_check=false\n"
+  "noise_floor=2.55\n"
   "outputs=depth;disparity;\n"
   "reconnect_min_ms=250\n"
   "reconnect_max_ms=8000\n"
@@ -79,6 +80,7 @@ test_two_pairs(void)
   g_assert_cmpfloat(a->params.max_disparity, ==, 96.5);
   g_assert_cmpint(a->params.levels, ==, 3);
   g_assert_false(a->params.lr_check);
+  g_assert_cmpfloat_with_epsilon(a->params.min_magnitude, 0.01, 1e-12);
   g_assert_cmpuint(a->outputs, ==, STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DISPARITY);
   g_assert_cmpint(a->reconnect_min_ms, ==, 250);
   g_assert_cmpint(a->reconnect_max_ms, ==, 8000);
@@ -96,6 +98,7 @@ test_two_pairs(void)
   g_assert_cmpfloat(b->params.max_disparity, ==, def.max_disparity);
   g_assert_cmpint(b->params.levels, ==, 0);
   g_assert_true(b->params.lr_check);
+  g_assert_cmpfloat(b->params.min_magnitude, ==, 0.0);
   g_assert_cmpfloat(b->params.omega0, ==, def.omega0);
   g_assert_cmpint(b->params.search_radius, ==, def.search_radius);
   g_assert_cmpuint(b->outputs, ==, STEREOD_OUTPUT_DISPARITY | STEREOD_OUTPUT_CONFIDENCE);

@@ -372,6 +372,8 @@ test_engine(void)
     return;
   StereoEngineParams ep = { .label = "test", .output = STEREO_OUTPUT_S16 };
   stereo_params_init(&ep.params, clip.calib[0].width, clip.calib[0].height);
+  /* as the demo's stereod.conf: noise_floor=2 grey levels for cameras with noise 1.5 */
+  ep.params.min_magnitude = 2.0 / 255.0;
   g_autoptr(GError) error = NULL;
   g_autoptr(StereoEngine) engine = stereo_engine_new(c.gpu, &ep, &error);
   g_assert_no_error(error);

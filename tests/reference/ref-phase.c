@@ -174,7 +174,7 @@ ref_direction_run(const StereoParams *p, const RefPyramid *pyr, int eta)
       ref_image_free(d);
       d = up;
     }
-    double t_mag = p->kappa * ref_mean_magnitude(pyr->q[ir][s]);
+    double t_mag = MAX(p->kappa * ref_mean_magnitude(pyr->q[ir][s]), p->min_magnitude);
     for (int it = 0; it < p->iterations; it++) {
       g_autoptr(RefImage) P = ref_phase_terms(p, pyr->q[ir][s], pyr->q[io][s], d, eta, t_mag);
       RefImage *nd = ref_smooth_solve(p, P, d, s);

@@ -144,6 +144,7 @@ test_reference_options(void)
   p.densify = false;
   p.median = false;
   p.iterations = 1;
+  p.min_magnitude = 0.01;   /* the absolute floor of the magnitude gate */
   run_against_reference(&p, g_rand_double_range(rng, 4, 10), g_rand_double_range(rng, 12, 20));
 }
 
