@@ -147,7 +147,7 @@ pair_close(LoopPair *p)
 
 /* Takes the oldest finished pair of `p` (waiting for it if asked) and publishes it. */
 static bool
-pair_collect(FrameLoop *fl, LoopPair *p, bool wait, GError **error)
+pair_collect(LoopPair *p, bool wait, GError **error)
 {
   StereoFrame f;
   if (p->count == 0 || !stereo_engine_collect(p->engine, wait, &f, error))
@@ -181,7 +181,6 @@ pair_collect(FrameLoop *fl, LoopPair *p, bool wait, GError **error)
   uint64_t now = realtime_ns();
   if (p->n_latency < MAX_LATENCIES && now > p->capture_ns[h])
     p->latency_ms[p->n_latency++] = (double)(now - p->capture_ns[h]) * 1e-6;
-  (void)fl;
   return true;
 }
 
@@ -284,7 +283,7 @@ apply_reload(FrameLoop *fl, GError **error)
     if (engines & (1u << idx)) {
       /* finish what is in flight with the old engine, then swap */
       while (p->count > 0)
-        if (!pair_collect(fl, p, true, error))
+        if (!pair_collect(p, true, error))
           return false;
       StereoEngine *e = engine_new(fl, pc, error);
       if (!e)
@@ -315,7 +314,7 @@ loop_run(FrameLoop *fl, GError **error)
     uint64_t seen = capture_notifier_get(fl->notifier);
     bool work = false;
     for (int i = 0; i < fl->n_pairs; i++)
-      while (pair_collect(fl, &fl->pairs[i], false, error))
+      while (pair_collect(&fl->pairs[i], false, error))
         work = true;
     if (*error)
       return false;
@@ -350,7 +349,7 @@ loop_run(FrameLoop *fl, GError **error)
         oldest = p;
     }
     if (oldest) {
-      if (!pair_collect(fl, oldest, true, error))
+      if (!pair_collect(oldest, true, error))
         return false;
     } else {
       int64_t deadline = MIN(next_wd, last_stats + interval_us);
