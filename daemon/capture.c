@@ -11,75 +11,13 @@
  * lock, so frames still in flight from the dying pipeline are returned to the pool
  * instead of being paired, and cannot flip the state back to RUNNING.
  */
-#include "daemon/capture-private.h"
+#include "daemon/capture-pair.h"
 
-#include <gst/app/gstappsink.h>
-#include <stdatomic.h>
 #include <string.h>
-
-#define CAPTURE_EOS_MESSAGE "stereod-capture-eos"
 
 G_DEFINE_QUARK(stereod-capture-error-quark, capture_error)
 
-typedef struct {
-  CapturePair *pair;
-  GstElement *bin;           /* the parsed description in the current pipeline */
-  CaptureSide side;
-  CaptureDecoder *dec;       /* streaming thread of this side only */
-  unsigned run;              /* run of the pipeline that feeds this side */
-  uint64_t count;            /* frames received (streaming thread only) */
-  /* Measured at the first frame of each run (streaming thread only). */
-  unsigned clock_run;
-  int64_t base_time;         /* pipeline base time, clock ns */
-  int64_t realtime_offset;   /* CLOCK_REALTIME ns - pipeline clock ns */
-  bool logged_size, logged_corrupt;  /* once per run */
-} Side;
-
-struct CapturePair {
-  char *name;
-  char *desc[CAPTURE_SIDE_COUNT];
-  int width, height;
-  size_t stride;
-  uint64_t tolerance_ns;
-  int max_pending, held_pairs;
-  unsigned backoff_min, backoff_max, backoff_reset;
-  CaptureNotifier *notifier;
-
-  Side side[CAPTURE_SIDE_COUNT];
-
-  GMutex lock;
-  uint8_t *pool_mem;
-  CaptureBuf *pool;          /* all buffers, both sides */
-  int pool_size;
-  CaptureBuf *free_list[CAPTURE_SIDE_COUNT];
-  CaptureMatcher matcher;
-  CaptureBuf *mail_left, *mail_right;
-  uint64_t mail_seq, mail_capture_ns;
-  uint64_t seq;
-  unsigned run, next_run;
-  _Atomic int state;
-  _Atomic int64_t running_since_us;
-
-  /* Control thread. */
-  GMainContext *ctx;
-  GMainLoop *loop;
-  GThread *thread;
-  GstElement *pipeline;
-  GSource *bus_source;
-  GSource *retry_source;
-  unsigned backoff_next;
-  bool stopping;
-
-  struct {
-    _Atomic uint64_t frames[CAPTURE_SIDE_COUNT], corrupt[CAPTURE_SIDE_COUNT],
-      wrong_size[CAPTURE_SIDE_COUNT], starved[CAPTURE_SIDE_COUNT],
-      unpaired[CAPTURE_SIDE_COUNT], pairs, overwritten, taken, failures, reconnects;
-  } stats;
-};
-
-#define COUNT(p, field) atomic_fetch_add_explicit(&(p)->stats.field, 1, memory_order_relaxed)
-
-static const char *const side_names[CAPTURE_SIDE_COUNT] = { "left", "right" };
+const char *const capture_side_names[CAPTURE_SIDE_COUNT] = { "left", "right" };
 
 const char *
 capture_state_to_string(CaptureState state)
@@ -88,181 +26,6 @@ capture_state_to_string(CaptureState state)
     "stopped", "starting", "running", "reconnecting",
   };
   return state < CAPTURE_STATE_COUNT ? names[state] : "invalid";
-}
-
-/* ---------------------------------------------------------------- pool (lock held) */
-
-static CaptureBuf *
-pool_get(CapturePair *p, CaptureSide side)
-{
-  CaptureBuf *b = p->free_list[side];
-  if (b)
-    p->free_list[side] = b->next;
-  return b;
-}
-
-static void
-pool_put(CapturePair *p, CaptureBuf *b)
-{
-  if (!b)
-    return;
-  b->next = p->free_list[b->side];
-  p->free_list[b->side] = b;
-}
-
-/* ---------------------------------------------------------------- streaming threads */
-
-/* The frame's running time (its PTS, or the arrival time when it has none) and its
- * CLOCK_REALTIME capture time. The clock offset is measured once per run. */
-static void
-frame_times(Side *s, GstElement *sink, GstSample *sample, GstBuffer *buf, uint64_t *pts_ns,
-            uint64_t *capture_ns)
-{
-  if (s->clock_run != s->run) {
-    GstClock *clock = gst_element_get_clock(sink);
-    if (clock) {
-      s->base_time = (int64_t)gst_element_get_base_time(sink);
-      int64_t now = (int64_t)gst_clock_get_time(clock);
-      s->realtime_offset = g_get_real_time() * 1000 - now;
-      s->clock_run = s->run;
-      gst_object_unref(clock);
-    }
-  }
-  GstClockTime running = GST_CLOCK_TIME_NONE;
-  const GstSegment *seg = gst_sample_get_segment(sample);
-  if (GST_BUFFER_PTS_IS_VALID(buf)) {
-    /* In a segment of another format (BYTES from multifilesrc) timestamps are taken as
-     * running time, as GstBaseSink does. */
-    if (seg && seg->format == GST_FORMAT_TIME)
-      running = gst_segment_to_running_time(seg, GST_FORMAT_TIME, GST_BUFFER_PTS(buf));
-    else
-      running = GST_BUFFER_PTS(buf);
-  }
-  if (!GST_CLOCK_TIME_IS_VALID(running)) {
-    GstClock *clock = gst_element_get_clock(sink);
-    if (clock) {
-      running = gst_clock_get_time(clock) - (GstClockTime)s->base_time;
-      gst_object_unref(clock);
-    } else {
-      running = (GstClockTime)g_get_monotonic_time() * 1000;
-    }
-  }
-  *pts_ns = running;
-  *capture_ns = s->clock_run == s->run
-                  ? (uint64_t)((int64_t)running + s->base_time + s->realtime_offset)
-                  : (uint64_t)g_get_real_time() * 1000;
-}
-
-/* A frame that could not be converted: count it, log the first one of each run. */
-static void
-frame_rejected(Side *s, CaptureDecodeResult r, char *why)
-{
-  CapturePair *p = s->pair;
-  if (r == CAPTURE_DECODE_CORRUPT) {
-    COUNT(p, corrupt[s->side]);
-    if (why)
-      g_warning("pair %s: %s frame dropped: %s (logged once per run; counted as corrupt)",
-                p->name, side_names[s->side], why);
-    s->logged_corrupt = true;
-  } else {
-    COUNT(p, wrong_size[s->side]);
-    if (why)
-      g_warning("pair %s: %s frame dropped: %s (logged once per run; counted as wrong size)",
-                p->name, side_names[s->side], why);
-    s->logged_size = true;
-  }
-  g_free(why);
-}
-
-static GstFlowReturn
-on_new_sample(GstAppSink *sink, gpointer data)
-{
-  Side *s = data;
-  CapturePair *p = s->pair;
-  GstSample *sample = gst_app_sink_pull_sample(sink);
-  if (!sample)
-    return GST_FLOW_OK;
-  COUNT(p, frames[s->side]);
-  uint64_t number = s->count++;
-
-  g_mutex_lock(&p->lock);
-  bool stale = s->run != p->run;
-  CaptureBuf *b = stale ? NULL : pool_get(p, s->side);
-  g_mutex_unlock(&p->lock);
-  if (!b) {
-    if (!stale)
-      COUNT(p, starved[s->side]);
-    gst_sample_unref(sample);
-    return GST_FLOW_OK;
-  }
-
-  GstBuffer *buf = gst_sample_get_buffer(sample);
-  char *why = NULL;
-  CaptureDecodeResult r = CAPTURE_DECODE_CORRUPT;
-  if (buf) {
-    bool want_why = !s->logged_corrupt || !s->logged_size;
-    r = capture_decoder_run(s->dec, gst_sample_get_caps(sample), buf, b->mem, p->stride,
-                            p->width, p->height, want_why ? &why : NULL);
-    if ((r == CAPTURE_DECODE_CORRUPT && s->logged_corrupt) ||
-        (r == CAPTURE_DECODE_WRONG_SIZE && s->logged_size))
-      g_clear_pointer(&why, g_free);
-  }
-  if (r == CAPTURE_DECODE_OK) {
-    frame_times(s, GST_ELEMENT(sink), sample, buf, &b->frame.pts_ns, &b->frame.capture_ns);
-    b->frame.number = number;
-  }
-  gst_sample_unref(sample);
-
-  CaptureMatchResult res = { 0 };
-  bool now_running = false;
-  g_mutex_lock(&p->lock);
-  if (r != CAPTURE_DECODE_OK || s->run != p->run) {
-    pool_put(p, b);
-  } else {
-    capture_matcher_push(&p->matcher, b, &res);
-    for (int i = 0; i < res.n_dropped; i++) {
-      COUNT(p, unpaired[res.dropped[i]->side]);
-      pool_put(p, res.dropped[i]);
-    }
-    if (res.left) {
-      if (p->mail_left) {
-        pool_put(p, p->mail_left);
-        pool_put(p, p->mail_right);
-        COUNT(p, overwritten);
-      }
-      p->mail_left = res.left;
-      p->mail_right = res.right;
-      p->mail_seq = ++p->seq;
-      p->mail_capture_ns = res.left->frame.capture_ns;
-      COUNT(p, pairs);
-      if (atomic_load(&p->state) != CAPTURE_STATE_RUNNING) {
-        atomic_store(&p->state, CAPTURE_STATE_RUNNING);
-        atomic_store(&p->running_since_us, g_get_monotonic_time());
-        now_running = true;
-      }
-    }
-  }
-  g_mutex_unlock(&p->lock);
-
-  if (r != CAPTURE_DECODE_OK)
-    frame_rejected(s, r, why);
-  if (now_running)
-    g_message("pair %s: capture running", p->name);
-  if (res.left && p->notifier)
-    capture_notifier_signal(p->notifier);
-  return GST_FLOW_OK;
-}
-
-/* An appsink's end of stream does not reach the bus while the other side still runs (a
- * pipeline posts EOS when all its sinks are done): tell the control thread directly. */
-static void
-on_eos(GstAppSink *sink, gpointer data)
-{
-  Side *s = data;
-  GstStructure *st = gst_structure_new(CAPTURE_EOS_MESSAGE, "side", G_TYPE_INT,
-                                       (int)s->side, NULL);
-  gst_element_post_message(GST_ELEMENT(sink),
-                           gst_message_new_application(GST_OBJECT(sink), st));
 }
 
 /* ---------------------------------------------------------------- pipeline */
@@ -277,7 +40,7 @@ static const char accepted_caps[] =
 static GstElement *
 parse_side(CapturePair *p, CaptureSide side, GError **error)
 {
-  const char *sname = side_names[side];
+  const char *sname = capture_side_names[side];
   g_autofree char *desc = g_strdup_printf(
     "%s ! queue name=queue-%s max-size-buffers=2 max-size-bytes=0 max-size-time=0 "
     "leaky=downstream", p->desc[side], sname);
@@ -311,7 +74,7 @@ add_side(CapturePair *p, GstElement *pipe, CaptureSide side, GError **error)
   GstElement *bin = parse_side(p, side, error);
   if (!bin)
     return false;
-  GstElement *sink = gst_element_factory_make("appsink", side_names[side]);
+  GstElement *sink = gst_element_factory_make("appsink", capture_side_names[side]);
   if (!sink) {
     g_set_error(error, CAPTURE_ERROR, CAPTURE_ERROR_FAILED,
                 "pair %s: the GStreamer element appsink is missing", p->name);
@@ -326,10 +89,10 @@ add_side(CapturePair *p, GstElement *pipe, CaptureSide side, GError **error)
   if (!gst_element_link(bin, sink)) {
     g_set_error(error, CAPTURE_ERROR, CAPTURE_ERROR_DESCRIPTION,
                 "pair %s: %s source \"%s\" cannot link to an appsink taking %s", p->name,
-                side_names[side], p->desc[side], accepted_caps);
+                capture_side_names[side], p->desc[side], accepted_caps);
     return false;
   }
-  GstAppSinkCallbacks cb = { .eos = on_eos, .new_sample = on_new_sample };
+  GstAppSinkCallbacks cb = { .eos = capture_on_eos, .new_sample = capture_on_new_sample };
   gst_app_sink_set_callbacks(GST_APP_SINK(sink), &cb, &p->side[side], NULL);
   p->side[side].bin = bin;
   return true;
@@ -377,7 +140,7 @@ pipeline_teardown(CapturePair *p)
   int n = capture_matcher_flush(&p->matcher, out);
   for (int i = 0; i < n; i++) {
     COUNT(p, unpaired[out[i]->side]);
-    pool_put(p, out[i]);
+    capture_pool_put(p, out[i]);
   }
   g_mutex_unlock(&p->lock);
 }
@@ -432,7 +195,7 @@ message_side(CapturePair *p, GstMessage *msg)
     GstObject *bin = GST_OBJECT(p->side[side].bin);
     if (bin && (GST_MESSAGE_SRC(msg) == bin ||
                 gst_object_has_as_ancestor(GST_MESSAGE_SRC(msg), bin)))
-      return side_names[side];
+      return capture_side_names[side];
   }
   return "pipeline";
 }
@@ -470,7 +233,7 @@ on_bus(GstBus *bus, GstMessage *msg, gpointer data)
     int side = 0;
     if (st && gst_structure_has_name(st, CAPTURE_EOS_MESSAGE) &&
         gst_structure_get_int(st, "side", &side))
-      why = g_strdup_printf("%s: end of stream", side_names[side != 0]);
+      why = g_strdup_printf("%s: end of stream", capture_side_names[side != 0]);
     break;
   }
   case GST_MESSAGE_WARNING: {
@@ -611,7 +374,7 @@ capture_pair_new(const CapturePairParams *prm, GError **error)
     b->side = i % CAPTURE_SIDE_COUNT;
     b->frame = (CaptureFrame){ .data = b->mem, .width = p->width, .height = p->height,
                                .stride = p->stride };
-    pool_put(p, b);
+    capture_pool_put(p, b);
   }
 
   for (int side = 0; side < CAPTURE_SIDE_COUNT; side++) {
@@ -753,7 +516,7 @@ capture_pair_release(CapturePair *p, const CaptureFrame *left, const CaptureFram
 {
   g_return_if_fail(p && left && right && owns(p, left) && owns(p, right));
   g_mutex_lock(&p->lock);
-  pool_put(p, (CaptureBuf *)left);
-  pool_put(p, (CaptureBuf *)right);
+  capture_pool_put(p, (CaptureBuf *)left);
+  capture_pool_put(p, (CaptureBuf *)right);
   g_mutex_unlock(&p->lock);
 }
