@@ -18,9 +18,12 @@ clip=$(sed -n 's/^dir=//p' "$sim_conf" | head -n 1)
 frames=$(sed -n 's/^frames=//p' "$sim_conf" | head -n 1)
 last=$(printf '%06d' $((frames - 1)))
 
-if [ ! -f "$clip/players.csv" ] || [ ! -f "$clip/east/right/$last.jpg" ]; then
+# (again when config/demo/sim.conf changed since: a copy is kept beside the clip)
+if [ ! -f "$clip/players.csv" ] || [ ! -f "$clip/east/right/$last.jpg" ] ||
+   ! cmp -s "$sim_conf" "$clip/sim.conf"; then
   echo "stereod-demo: rendering the stadium clip into $clip ($frames frames per camera)"
   "$build/tools/stereod-sim" --config "$sim_conf" --quiet
+  cp "$sim_conf" "$clip/sim.conf"
 fi
 
 work=$(mktemp -d /tmp/stereod-demo.XXXXXX)

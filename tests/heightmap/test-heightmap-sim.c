@@ -1,27 +1,28 @@
 /* test-heightmap-sim: the height-map builder end to end on a stereod-sim clip.
  *
- * The clip: two pairs on the main stand (the demo's geometry, 640x360), 22 players,
- * FRAMES frames. Every frame goes through the builder's core (GPU fusion, blobs, tracks)
- * with the default configuration, once from the sim's exact disparity (gt PFM rounded to
- * the ring's 1/32 px) and, for the first ENGINE_FRAMES frames, from the stereo engine's
- * output on the rendered images (s16 + confidence, as stereod publishes them). The
- * tracks of each fused frame are scored against players.csv: a player counts when its
- * body (1 m above its ground point) projects into at least one fused pair's image; a
- * track within MATCH_RADIUS of it (nearest first, one each) detects it. Reported: recall,
- * RMSE of the matched positions, false detections per frame; required: recall >= 95 %,
- * RMSE <= 0.15 m. A third case fuses a frame without the east pair: the west players are
- * still found, the east-only half of the map is empty, and the pair list says so.
+ * The clip: the demo's geometry (config/demo/sim.conf: two pairs 640x360 on the main
+ * stand, 16 m up, 18 m behind the near touchline, baseline 3 m), 22 players, FRAMES
+ * frames. Every frame goes through the builder's core (GPU fusion, blobs, tracks) with
+ * the default configuration, once from the sim's exact disparity (gt PFM rounded to the
+ * ring's 1/32 px) and, for the first ENGINE_FRAMES frames, from the stereo engine's
+ * output on the rendered images (s16 + confidence, as stereod publishes them, with the
+ * demo's noise_floor). The tracks of each fused frame are scored against players.csv: a
+ * player counts when its body (1 m above its ground point) projects into both views of
+ * at least one fused pair; a track within MATCH_RADIUS of it (nearest first, one each)
+ * detects it. Reported: recall, RMSE of the matched positions, false detections per
+ * frame. Required: recall >= 95 % on both inputs; RMSE <= 0.15 m on the exact disparity.
+ * A third case fuses frames without the east pair: the west players are still found,
+ * the east-only half of the map is empty, and the pair list says so.
  *
- * STEREOD_HEIGHTMAP_CLIP=DIR uses an existing clip (same geometry) instead of rendering;
- * STEREOD_HEIGHTMAP_CONF="key=value\n..." adds [heightmap] keys to the defaults (to
- * measure other settings); STEREOD_HEIGHTMAP_PNG=PREFIX writes every fused map.
+ * The engine's RMSE does not reach 0.15 m (measured 0.25 m, docs/heightmap.md: the
+ * filter's disparity on the players is biased towards the background by 0.1 px on
+ * average). It is asserted against ENGINE_MAX_RMSE, so that a regression fails, and
+ * against 0.15 m with STEREOD_HEIGHTMAP_STRICT=1.
  *
- * The engine case: at 640x360 and 45-100 m the engine's disparity on the grazing pitch
- * has a MAE of 0.45 px (bench/RESULTS.md), i.e. range errors of metres and height errors
- * of +-0.8 m on the ground, in spatially correlated patches: fused point by point they
- * make hundreds of false player cells per frame. The issue's bounds are asserted there
- * only with STEREOD_HEIGHTMAP_STRICT=1; otherwise the numbers are reported and a lower
- * floor (ENGINE_MIN_RECALL) is asserted, so that a regression still fails.
+ * STEREOD_HEIGHTMAP_CLIP=DIR uses an existing clip (pairs named west and east) instead
+ * of rendering; STEREOD_HEIGHTMAP_CONF="key=value\n..." adds [heightmap] keys to the
+ * defaults (to measure other settings); STEREOD_HEIGHTMAP_PNG=PREFIX writes every fused
+ * map.
  */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -37,7 +38,7 @@
 #define FRAMES 10
 #define ENGINE_FRAMES 8
 #define MATCH_RADIUS 1.0
-#define ENGINE_MIN_RECALL 0.6
+#define ENGINE_MAX_RMSE 0.3
 #define N_PAIRS 2
 
 static const char *const pair_names[N_PAIRS] = { "west", "east" };
@@ -46,9 +47,9 @@ static const char sim_conf[] =
   "[output]\nframes=10\nfps=25\nstart_time_ns=1000000000\nformat=jpg\nseed=1\n"
   "supersample=2\n"
   "[scene]\nplayers=22\n"
-  "[pair west]\nposition=-20,-79,25\nlook_at=-27,-4,0\nbaseline=1.6\nfocal=700\n"
+  "[pair west]\nposition=-26,-52,16\nlook_at=-26,-8,0\nbaseline=3\nfocal=700\n"
   "width=640\nheight=360\nnoise=1.5\n"
-  "[pair east]\nposition=20,-79,25\nlook_at=27,-4,0\nbaseline=1.6\nfocal=700\n"
+  "[pair east]\nposition=26,-52,16\nlook_at=26,-8,0\nbaseline=3\nfocal=700\n"
   "width=640\nheight=360\nnoise=1.5\n";
 
 typedef struct {
@@ -156,7 +157,8 @@ gt_disparity(int pair, int frame, int *w, int *h)
   return d;
 }
 
-/* Does pair p see the body of a player standing at (x, y)? */
+/* Does pair p see the body of a player standing at (x, y), in both of its views (a pair
+ * measures depth only where both cameras see)? */
 static bool
 sees(int p, double x, double y)
 {
@@ -170,7 +172,10 @@ sees(int p, double x, double y)
     return false;
   double u = c->P1[0] * cam[0] / cam[2] + c->P1[2];
   double v = c->P1[5] * cam[1] / cam[2] + c->P1[6];
-  return u >= 4 && u <= c->width - 5 && v >= 4 && v <= c->height - 5;
+  /* the right rectified view: u_r = (f X + P2[3]) / Z + cx_r (P2[3] = -f B) */
+  double ur = (c->P2[0] * cam[0] + c->P2[3]) / cam[2] + c->P2[2];
+  return u >= 4 && u <= c->width - 5 && ur >= 4 && ur <= c->width - 5 && v >= 4 &&
+         v <= c->height - 5;
 }
 
 /* ---------------------------------------------------------------- scoring */
@@ -226,7 +231,7 @@ score_frame(Score *s, int frame, const bool *fused, const HeightmapTrack *t, int
 }
 
 static void
-report(const char *what, const Score *s, bool strict)
+report(const char *what, const Score *s, double max_rmse)
 {
   double recall = s->gt ? (double) s->matched / s->gt : 0;
   double rmse = s->matched ? sqrt(s->sq_err / s->matched) : INFINITY;
@@ -236,12 +241,8 @@ report(const char *what, const Score *s, bool strict)
   printf("# %s: recall %.1f %%, RMSE %.3f m, false detections %.2f per frame\n", what,
          100 * recall, rmse, (double) s->false_pos / MAX(s->frames, 1));
   g_assert_cmpint(s->gt, >=, 10 * s->frames);
-  if (strict) {
-    g_assert_cmpfloat(recall, >=, 0.95);
-    g_assert_cmpfloat(rmse, <=, 0.15);
-  } else {
-    g_assert_cmpfloat(recall, >=, ENGINE_MIN_RECALL);
-  }
+  g_assert_cmpfloat(recall, >=, 0.95);
+  g_assert_cmpfloat(rmse, <=, max_rmse);
 }
 
 /* ---------------------------------------------------------------- the builder's core */
@@ -360,7 +361,7 @@ test_ground_truth(void)
                  gpu_context_get_renderer(c.gpu));
   printf("# builder core: %.1f ms per fused frame on %s\n", c.ms_sum / c.runs,
          gpu_context_get_renderer(c.gpu));
-  report("ground-truth disparity", &s, true);
+  report("ground-truth disparity", &s, 0.15);
   core_clear(&c);
 }
 
@@ -417,7 +418,7 @@ test_engine(void)
     }
   }
   const char *strict = g_getenv("STEREOD_HEIGHTMAP_STRICT");
-  report("engine disparity", &s, strict && g_str_equal(strict, "1"));
+  report("engine disparity", &s, strict && g_str_equal(strict, "1") ? 0.15 : ENGINE_MAX_RMSE);
   core_clear(&c);
 }
 
