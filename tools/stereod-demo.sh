@@ -12,7 +12,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
-seconds=${2:-20}
+seconds=${2:-30}
 sim_conf=$root/config/demo/sim.conf
 clip=$(sed -n 's/^dir=//p' "$sim_conf" | head -n 1)
 frames=$(sed -n 's/^frames=//p' "$sim_conf" | head -n 1)
@@ -26,6 +26,20 @@ if [ ! -f "$clip/players.csv" ] || [ ! -f "$clip/east/right/$last.jpg" ] ||
   cp "$sim_conf" "$clip/sim.conf"
 fi
 
+# The replay rate: the clip (25 frames/s) is played in real time when the GPU keeps up
+# with both pairs at 25 frames/s, else in slow motion at a whole number of frames/s that
+# it keeps up with (measured here on frame 0, with a third in hand; imagesequencesrc takes
+# 1 frame/s at the least), so that both pairs process the same frames and the height map
+# fuses them (on llvmpipe: 1 frame/s).
+probe=$("$build/tools/stereod-disparity" "$clip/west/left/000000.jpg" \
+  "$clip/west/right/000000.jpg" --calib "$clip/west/calib.conf" -o /dev/null -n 3 2>&1 |
+  sed -n 's/.* mean \([0-9.]*\) ms over.*/\1/p')
+fps=$(awk -v t="${probe:-1000}" 'BEGIN { f = int(1000 / (2 * t * 1.3)); print (f < 1 ? 1 : f > 25 ? 25 : f) }')
+if [ "$fps" -lt 25 ]; then
+  echo "stereod-demo: the GPU takes ${probe} ms per pair: playing the clip in slow motion at" \
+    "$fps frames/s (speeds in the table are $((25 / fps)) times too low)"
+fi
+
 work=$(mktemp -d /tmp/stereod-demo.XXXXXX)
 pid=
 cleanup() {
@@ -33,7 +47,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-sed "s|@CLIP@|$clip|g" "$root/config/demo/stereod.conf.in" > "$work/stereod.conf"
+sed -e "s|@CLIP@|$clip|g" -e "s|@RATE@|$fps/1|g" -e "s|@FPS@|$fps|g" \
+  "$root/config/demo/stereod.conf.in" > "$work/stereod.conf"
 "$build/daemon/stereod" --check-config --config "$work/stereod.conf"
 "$build/daemon/stereod" --config "$work/stereod.conf" &
 pid=$!
