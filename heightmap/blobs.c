@@ -93,6 +93,13 @@ heightmap_blob_finder_free(HeightmapBlobFinder *f)
   g_free(f);
 }
 
+void
+heightmap_blob_finder_set_params(HeightmapBlobFinder *f, const HeightmapBlobParams *params)
+{
+  g_return_if_fail(f && params);
+  f->params = *params;
+}
+
 static inline bool
 is_player(const HeightmapBlobFinder *f, const float *h, int i)
 {

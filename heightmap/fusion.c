@@ -134,6 +134,19 @@ heightmap_fusion_free(HeightmapFusion *f)
   g_free(f);
 }
 
+void
+heightmap_fusion_set_params(HeightmapFusion *f, const HeightmapFusionParams *params)
+{
+  g_return_if_fail(f && params);
+  const HeightmapGrid *a = &f->params.grid, *b = &params->grid;
+  g_return_if_fail(params->pool == f->params.pool && a->width == b->width &&
+                   a->height == b->height && a->x0 == b->x0 && a->y0 == b->y0 &&
+                   a->cell == b->cell);
+  f->params.min_confidence = params->min_confidence;
+  f->params.min_points = params->min_points;
+  f->params.top_fraction = params->top_fraction;
+}
+
 bool
 heightmap_fusion_begin(HeightmapFusion *f, GError **error)
 {

@@ -2,7 +2,8 @@
  * into one height map of the pitch and finds the players on it.
  *
  * Parts (one object each, one file each):
- *  - HeightmapConfig (config.c): the GKeyFile configuration, validated at load;
+ *  - HeightmapConfig (config.c): the GKeyFile configuration, validated at load; a reload
+ *    (config-diff.c) takes over what can change while running;
  *  - HeightmapFusion (fusion.c, shaders/heightmap_*.comp): on the GPU, every valid pixel
  *    of every pair is triangulated (Q, then the pair's pose) into pitch coordinates and
  *    scattered into a histogram of heights per grid cell with image atomics; a resolve
@@ -120,6 +121,21 @@ HeightmapConfig *heightmap_config_load_data(const char *data, gsize length, cons
                                             GError **error);
 void heightmap_config_free(HeightmapConfig *config);
 
+/* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
+ * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
+ * min_confidence, min_points, top_fraction, blob_min_area, blob_max_area, top_band,
+ * visible_offset, gate, max_missed, confirm; appends "key old -> new" for each one that
+ * differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1 cell:
+ * the GPU images and the output ring; pool: a shader constant; socket, ring, format; the
+ * pairs, their rings and calibrations: the waiter threads and the pair masks) keep their
+ * running values; each one that differs adds one line "[group] key changed: needs a
+ * restart, keeping VALUE" (a new string) to `fixed`, whose free function must be g_free.
+ * Returns whether a changeable key changed. Not thread safe: nothing may read the
+ * changeable keys of `running` meanwhile (the waiter threads of HeightmapSources read
+ * only the pairs). */
+bool heightmap_config_update(HeightmapConfig *running, const HeightmapConfig *next,
+                             GString *changed, GPtrArray *fixed);
+
 /* ---------------------------------------------------------------- fusion */
 
 /* The geometry of one pair: reprojection and pose of its left rectified camera. */
@@ -162,6 +178,11 @@ HeightmapFusion *heightmap_fusion_new(GpuContext *gpu, const HeightmapFusionPara
                                       GError **error);
 void heightmap_fusion_free(HeightmapFusion *fusion);
 
+/* Takes min_confidence, min_points and top_fraction from `params` for the next
+ * heightmap_fusion_add / _finish (uniforms: no GL object is made). The grid and pool are
+ * fixed at creation (image sizes, a shader constant): `params` must carry the fusion's. */
+void heightmap_fusion_set_params(HeightmapFusion *fusion, const HeightmapFusionParams *params);
+
 /* Starts a fused frame: clears the histograms. */
 bool heightmap_fusion_begin(HeightmapFusion *fusion, GError **error);
 
@@ -203,6 +224,9 @@ typedef struct HeightmapBlobFinder HeightmapBlobFinder;
 HeightmapBlobFinder *heightmap_blob_finder_new(const HeightmapGrid *grid,
                                                const HeightmapBlobParams *params);
 void heightmap_blob_finder_free(HeightmapBlobFinder *finder);
+/* New parameters from the next heightmap_blob_finder_run (the grid stays). */
+void heightmap_blob_finder_set_params(HeightmapBlobFinder *finder,
+                                      const HeightmapBlobParams *params);
 /* Tells the finder where pair `pair`'s camera is (pitch m), for visible_offset; a pair
  * never set does not move the centres of the blobs it sees. */
 void heightmap_blob_finder_set_camera(HeightmapBlobFinder *finder, int pair,
@@ -240,6 +264,11 @@ typedef struct HeightmapTracker HeightmapTracker;
 
 HeightmapTracker *heightmap_tracker_new(const HeightmapTrackerParams *params);
 void heightmap_tracker_free(HeightmapTracker *tracker);
+/* New parameters from the next heightmap_tracker_update; the tracks and their ids stay.
+ * A confirmed track stays confirmed; a tentative one needs the new `confirm` hits (those
+ * it already has count). */
+void heightmap_tracker_set_params(HeightmapTracker *tracker,
+                                  const HeightmapTrackerParams *params);
 /* Predicts every track to time_ns (constant velocity), matches blobs to predictions
  * nearest first within the gate (each at most once), updates the matched tracks (the
  * velocity is smoothed), starts a track for every unmatched blob and drops tracks missed
@@ -303,6 +332,9 @@ int heightmap_select_frames(const HeightmapPairState *pairs, int n, uint64_t now
                             const HeightmapSelectParams *params, bool *chosen, bool *skipped,
                             uint64_t *deadline_ns);
 
+/* The configuration's tolerance_ms, wait_ms and stale_ms in ns. */
+HeightmapSelectParams heightmap_select_params(const HeightmapConfig *config);
+
 /* The rings of the configured pairs. One waiter thread per pair opens its ring (and
  * reopens it when the writer restarts), blocks in stereod_client_wait and copies every
  * new frame; the caller's thread takes sets of frames to fuse. */
@@ -329,6 +361,9 @@ int heightmap_sources_next(HeightmapSources *sources, uint64_t timeout_ns,
 /* Makes a waiting heightmap_sources_next return (thread safe, e.g. from a signal
  * handler's main-loop callback). */
 void heightmap_sources_wake(HeightmapSources *sources);
+/* New timing for the frame choice from the next heightmap_sources_next (thread safe). */
+void heightmap_sources_set_select(HeightmapSources *sources,
+                                  const HeightmapSelectParams *params);
 /* Whether pair i's ring is open now (thread safe). */
 bool heightmap_sources_is_open(HeightmapSources *sources, int pair);
 

@@ -38,7 +38,7 @@ typedef struct {
 
 struct HeightmapSources {
   const HeightmapConfig *cfg;
-  HeightmapSelectParams select;
+  HeightmapSelectParams select;    /* under lock (heightmap_sources_set_select) */
   GMutex lock;
   GCond cond;                      /* a frame arrived, or wake/stop */
   bool stop;
@@ -98,6 +98,16 @@ heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
   for (int i = 0; i < n; i++)
     skipped[i] = live[i] && !p[i].fused && !chosen[i];
   return count;
+}
+
+HeightmapSelectParams
+heightmap_select_params(const HeightmapConfig *cfg)
+{
+  return (HeightmapSelectParams) {
+    .tolerance_ns = (uint64_t) llround(cfg->tolerance_ms * 1e6),
+    .wait_ns = (uint64_t) llround(cfg->wait_ms * 1e6),
+    .stale_ns = (uint64_t) llround(cfg->stale_ms * 1e6),
+  };
 }
 
 /* Q and the pose of a pair: the calibration file's, else the ring header's. */
@@ -220,11 +230,7 @@ heightmap_sources_new(const HeightmapConfig *cfg, GError **error)
   g_return_val_if_fail(cfg && cfg->n_pairs >= 1 && cfg->n_pairs <= HEIGHTMAP_MAX_PAIRS, NULL);
   HeightmapSources *s = g_new0(HeightmapSources, 1);
   s->cfg = cfg;
-  s->select = (HeightmapSelectParams) {
-    .tolerance_ns = (uint64_t) llround(cfg->tolerance_ms * 1e6),
-    .wait_ns = (uint64_t) llround(cfg->wait_ms * 1e6),
-    .stale_ns = (uint64_t) llround(cfg->stale_ms * 1e6),
-  };
+  s->select = heightmap_select_params(cfg);
   g_mutex_init(&s->lock);
   g_cond_init(&s->cond);
   s->n = cfg->n_pairs;
@@ -339,6 +345,16 @@ heightmap_sources_wake(HeightmapSources *s)
   g_mutex_lock(&s->lock);
   s->woken = true;
   g_cond_broadcast(&s->cond);
+  g_mutex_unlock(&s->lock);
+}
+
+void
+heightmap_sources_set_select(HeightmapSources *s, const HeightmapSelectParams *params)
+{
+  g_return_if_fail(s && params);
+  g_mutex_lock(&s->lock);
+  s->select = *params;
+  g_cond_broadcast(&s->cond);   /* a waiting heightmap_sources_next decides again */
   g_mutex_unlock(&s->lock);
 }
 

@@ -11,9 +11,14 @@
  * as one JSON line to the clients of the Unix socket `socket=`, and to stdout with
  * --json. --table shows a live table of the players instead; --png DIR writes a colour
  * PNG of every fused frame. Runs until SIGTERM/SIGINT (or N fused frames with --frames).
- * Under systemd: READY=1 once the GPU and the rings' readers are up, WATCHDOG=1 from the
- * loop, STATUS= with the fused-frame rate and time. Exit status: 0, 78 for a bad
- * configuration, 64 for a bad command line, 1 when the GPU or the output fails.
+ * SIGHUP reads the same file again: the thresholds of the fusion, the blobs and the
+ * tracks and the timing of the frame choice apply from the next fused frame (the tracks
+ * stay); the grid, pool, socket, ring, format and the pairs need a restart (one warning
+ * each, their running values stay); a file that does not load changes nothing (one
+ * warning). Under systemd: READY=1 once the GPU and the rings' readers are up,
+ * RELOADING=1 ... READY=1 around a reload, WATCHDOG=1 from the loop, STATUS= with the
+ * fused-frame rate and time. Exit status: 0, 78 for a bad configuration, 64 for a bad
+ * command line, 1 when the GPU or the output fails.
  */
 #include <errno.h>
 #include <gio/gio.h>
@@ -33,12 +38,16 @@
 #define TABLE_MAX_ROWS 40
 #define LOOP_SLICE_NS (250 * 1000000ull)
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, reload_requested;
 
+/* Only flags: the main loop (woken at least every LOOP_SLICE_NS) does the work. */
 static void
 on_signal(int sig)
 {
-  stop_requested = sig;
+  if (sig == SIGHUP)
+    reload_requested = 1;
+  else
+    stop_requested = sig;
 }
 
 typedef struct {
@@ -84,6 +93,30 @@ builder_clear(Builder *b)
   g_free(b->png_dir);
 }
 
+static HeightmapFusionParams
+fusion_params(const HeightmapConfig *c)
+{
+  return (HeightmapFusionParams) {
+    .grid = c->grid, .min_confidence = c->min_confidence, .min_points = c->min_points,
+    .top_fraction = c->top_fraction, .pool = c->pool,
+  };
+}
+
+static HeightmapBlobParams
+blob_params(const HeightmapConfig *c)
+{
+  return (HeightmapBlobParams) { .min_height = c->min_height, .min_area = c->blob_min_area,
+                                 .max_area = c->blob_max_area, .top_band = c->top_band,
+                                 .visible_offset = c->visible_offset };
+}
+
+static HeightmapTrackerParams
+tracker_params(const HeightmapConfig *c)
+{
+  return (HeightmapTrackerParams) { .gate = c->gate, .max_missed = c->max_missed,
+                                    .confirm = c->confirm };
+}
+
 static bool
 builder_start(Builder *b, const char *device, GError **error)
 {
@@ -93,18 +126,12 @@ builder_start(Builder *b, const char *device, GError **error)
   if (!(b->gpu = gpu_context_new(&gp, error)))
     return false;
   g_message("GPU: %s (%s)", gpu_context_get_renderer(b->gpu), gpu_context_get_device(b->gpu));
-  HeightmapFusionParams fp = {
-    .grid = *g, .min_confidence = c->min_confidence, .min_points = c->min_points,
-    .top_fraction = c->top_fraction, .pool = c->pool,
-  };
+  HeightmapFusionParams fp = fusion_params(c);
   if (!(b->fusion = heightmap_fusion_new(b->gpu, &fp, error)))
     return false;
-  HeightmapBlobParams bp = { .min_height = c->min_height, .min_area = c->blob_min_area,
-                             .max_area = c->blob_max_area, .top_band = c->top_band,
-                             .visible_offset = c->visible_offset };
+  HeightmapBlobParams bp = blob_params(c);
   b->finder = heightmap_blob_finder_new(g, &bp);
-  HeightmapTrackerParams tp = { .gate = c->gate, .max_missed = c->max_missed,
-                                .confirm = c->confirm };
+  HeightmapTrackerParams tp = tracker_params(c);
   b->tracker = heightmap_tracker_new(&tp);
   size_t cells = (size_t) g->width * g->height;
   b->heights = g_new(float, cells);
@@ -132,6 +159,43 @@ builder_start(Builder *b, const char *device, GError **error)
             "ring %s", g->width, g->height, g->cell, g->x0, g->x1, g->y0, g->y1, c->n_pairs,
             ring_writer_get_path(b->ring));
   return true;
+}
+
+/* SIGHUP, on the main loop's thread (the GPU's): loads the file again and hands what can
+ * change while running to the objects, from the next fused frame on. b->cfg stays the
+ * running configuration (the sources point into its pairs), updated in place. */
+static void
+builder_reload(Builder *b)
+{
+  HeightmapConfig *c = b->cfg;
+  /* MONOTONIC_USEC: systemd >= 253 matches the READY=1 to this reload. */
+  stereod_notifyf("RELOADING=1\nMONOTONIC_USEC=%" G_GINT64_FORMAT, g_get_monotonic_time());
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapConfig) next = heightmap_config_load(c->path, &error);
+  if (!next) {
+    g_warning("reload: %s; keeping the running configuration", error->message);
+    stereod_notify("READY=1");
+    return;
+  }
+  g_autoptr(GString) changed = g_string_new(NULL);
+  g_autoptr(GPtrArray) fixed = g_ptr_array_new_with_free_func(g_free);
+  bool live = heightmap_config_update(c, next, changed, fixed);
+  for (guint i = 0; i < fixed->len; i++)
+    g_warning("%s", (const char *) fixed->pdata[i]);
+  if (live) {
+    HeightmapFusionParams fp = fusion_params(c);
+    heightmap_fusion_set_params(b->fusion, &fp);
+    HeightmapBlobParams bp = blob_params(c);
+    heightmap_blob_finder_set_params(b->finder, &bp);
+    HeightmapTrackerParams tp = tracker_params(c);
+    heightmap_tracker_set_params(b->tracker, &tp);
+    HeightmapSelectParams sp = heightmap_select_params(c);
+    heightmap_sources_set_select(b->sources, &sp);
+  }
+  g_message("reloaded %s: %s", c->path,
+            live ? changed->str
+                 : fixed->len ? "nothing that applies without a restart changed" : "no change");
+  stereod_notify("READY=1");
 }
 
 static void
@@ -314,6 +378,7 @@ main(int argc, char **argv)
   struct sigaction sa = { .sa_handler = on_signal };
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
 
   int status = 0;
   if (!builder_start(&b, device, &error)) {
@@ -324,6 +389,10 @@ main(int argc, char **argv)
   stereod_notify("READY=1");
   b.last_status = b.last_ping = g_get_monotonic_time();
   while (!stop_requested && (b.max_frames == 0 || (gint64) b.fused < b.max_frames)) {
+    if (reload_requested) {
+      reload_requested = 0;
+      builder_reload(&b);
+    }
     const HeightmapSourceFrame *f;
     int n = heightmap_sources_next(b.sources, LOOP_SLICE_NS, &f);
     if (n > 0 && !builder_fuse(&b, f, n, &error)) {

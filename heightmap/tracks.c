@@ -68,6 +68,14 @@ heightmap_tracker_free(HeightmapTracker *t)
   g_free(t);
 }
 
+void
+heightmap_tracker_set_params(HeightmapTracker *t, const HeightmapTrackerParams *params)
+{
+  g_return_if_fail(t && params && params->gate > 0 && params->max_missed >= 0 &&
+                   params->confirm >= 0);
+  t->params = *params;
+}
+
 static int
 cmp_candidate(const void *a, const void *b)
 {

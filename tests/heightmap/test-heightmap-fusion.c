@@ -258,6 +258,21 @@ test_fusion_hand(void)
      * (10, 9): 2 points left there -> rank 1.5 of 2 -> (1 - 0.75) * 0.2 = 0.05 */
     g_assert_cmpfloat_with_epsilon(h[9 * 20 + 10], 0.05, 1e-5);
   }
+
+  /* New thresholds on the same object (a reload): min_points 3 -> need = 3; a ground cell
+   * of 4 points: rank 2.5 of 4 -> (1 - 2.5 / 4) * 0.2 = 0.075. min_confidence 0 lets the
+   * filled pixel (8, 8) (pitch (0.0175, -0.0175), 3 m) into cell (10, 9): 3 points, 1 in
+   * bin 15, then rank 1.5 of the 2 in bin 0 -> 0.05 (NaN with min_confidence 128). */
+  fp.min_points = 3;
+  fp.min_confidence = 0;
+  heightmap_fusion_set_params(f, &fp);
+  g_assert_true(heightmap_fusion_begin(f, &error));
+  g_assert_true(heightmap_fusion_add(f, 3, &g, &in, &error));
+  g_assert_true(heightmap_fusion_finish(f, h, m, &error));
+  g_assert_no_error(error);
+  g_assert_cmpfloat_with_epsilon(h[8 * 20 + 8], 0.075, 1e-5);
+  g_assert_cmpfloat_with_epsilon(h[9 * 20 + 10], 0.05, 1e-5);
+  g_assert_true(isnan(h[0]));
 }
 
 int

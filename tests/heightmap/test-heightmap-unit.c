@@ -1,6 +1,7 @@
-/* test-heightmap-unit: the CPU parts of stereod-heightmap: configuration (defaults and
- * every kind of error), blobs, tracks, the choice of frames to fuse, the JSON line and
- * the socket server (a client that does not read is dropped, the sender never blocks). */
+/* test-heightmap-unit: the CPU parts of stereod-heightmap: configuration (defaults,
+ * every kind of error, what a reload changes), blobs, tracks, the choice of frames to
+ * fuse, the JSON line and the socket server (a client that does not read is dropped, the
+ * sender never blocks). */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -134,9 +135,87 @@ test_config_calibration(void)
   g_assert_true(c->pairs[0].has_calibration);
   g_assert_cmpstr(c->pairs[0].calibration_path, ==, cpath);
   g_assert_cmpfloat(c->pairs[0].calib.pose_centre[1], ==, -50);
+
+  /* A reload: the calibration is fixed at start, whether the file or its contents change. */
+  const double centre2[3] = { 0, -40, 10 };
+  calib_init_ideal(&cal, 64, 48, 50, 31.5, 23.5, 1.0, NULL, rot, centre2);
+  g_assert_true(calib_save(cpath, &cal, NULL));
+  g_autoptr(HeightmapConfig) moved = heightmap_config_load(path, &error);
+  g_assert_no_error(error);
+  g_assert_true(g_file_set_contents(path, "[pair a]\n", -1, NULL));
+  g_autoptr(HeightmapConfig) none = heightmap_config_load(path, &error);
+  g_assert_no_error(error);
+  g_autoptr(GString) changed = g_string_new(NULL);
+  g_autoptr(GPtrArray) fixed = g_ptr_array_new_with_free_func(g_free);
+  g_assert_false(heightmap_config_update(c, moved, changed, fixed));
+  g_assert_false(heightmap_config_update(c, none, changed, fixed));
+  g_assert_cmpuint(fixed->len, ==, 2);
+  g_autofree char *e0 = g_strdup_printf("[pair a] calibration %s changed: needs a restart, "
+                                        "keeping the one loaded at start", cpath);
+  g_autofree char *e1 = g_strdup_printf("[pair a] calibration changed: needs a restart, "
+                                        "keeping %s", cpath);
+  g_assert_cmpstr(fixed->pdata[0], ==, e0);
+  g_assert_cmpstr(fixed->pdata[1], ==, e1);
+  g_assert_cmpfloat(c->pairs[0].calib.pose_centre[1], ==, -50);
   g_unlink(cpath);
   g_unlink(path);
   g_rmdir(dir);
+}
+
+/* A reload takes over the changeable keys and names each fixed one that differs, keeping
+ * its running value. */
+static void
+test_config_update(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapConfig) r = load(
+    "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\nsocket=/tmp/p.sock\n[pair a]\n[pair b]\n",
+    &error);
+  g_assert_no_error(error);
+  g_autoptr(GString) changed = g_string_new(NULL);
+  g_autoptr(GPtrArray) fixed = g_ptr_array_new_with_free_func(g_free);
+
+  /* the same text: nothing */
+  g_autoptr(HeightmapConfig) same = load(
+    "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\nsocket=/tmp/p.sock\n[pair b]\n[pair a]\n",
+    &error);
+  g_assert_no_error(error);
+  g_assert_false(heightmap_config_update(r, same, changed, fixed));
+  g_assert_cmpstr(changed->str, ==, "");
+  g_assert_cmpuint(fixed->len, ==, 0);
+
+  g_autoptr(HeightmapConfig) n = load(
+    "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\ncell=0.2\npool=1\nformat=mm\n"
+    "min_height=0.7\nconfirm=3\nwait_ms=40\nmin_points=4\ntop_fraction=0.25\n"
+    "[pair a]\nring=a2\n[pair c]\n", &error);
+  g_assert_no_error(error);
+  g_assert_true(heightmap_config_update(r, n, changed, fixed));
+  g_assert_cmpstr(changed->str, ==, "wait_ms 100 -> 40, min_height 0.5 -> 0.7, "
+                  "min_points 2 -> 4, top_fraction 0.1 -> 0.25, confirm 2 -> 3");
+  const char *expect[] = {
+    "[heightmap] cell changed: needs a restart, keeping 0.1",
+    "[heightmap] pool changed: needs a restart, keeping 0",
+    "[heightmap] socket changed: needs a restart, keeping /tmp/p.sock",
+    "[heightmap] format changed: needs a restart, keeping float",
+    "[pair a] ring changed: needs a restart, keeping a",
+    "[pair b] removed: needs a restart, still reading it",
+    "[pair c] added: needs a restart, not read until then",
+  };
+  g_assert_cmpuint(fixed->len, ==, G_N_ELEMENTS(expect));
+  for (guint i = 0; i < G_N_ELEMENTS(expect); i++)
+    g_assert_cmpstr(fixed->pdata[i], ==, expect[i]);
+  /* the changeable values are the new ones, the fixed ones the running ones */
+  g_assert_cmpfloat(r->min_height, ==, 0.7);
+  g_assert_cmpint(r->confirm, ==, 3);
+  g_assert_cmpfloat(r->wait_ms, ==, 40);
+  g_assert_cmpfloat(r->grid.cell, ==, 0.1);
+  g_assert_cmpint(r->grid.width, ==, 200);
+  g_assert_cmpint(r->pool, ==, 0);
+  g_assert_cmpint(r->format, ==, HEIGHTMAP_FORMAT_FLOAT);
+  g_assert_cmpstr(r->socket_path, ==, "/tmp/p.sock");
+  g_assert_cmpint(r->n_pairs, ==, 2);
+  g_assert_cmpstr(r->pairs[0].ring, ==, "a");
+  g_assert_cmpstr(r->pairs[1].name, ==, "b");
 }
 
 /* ---------------------------------------------------------------- blobs */
@@ -214,6 +293,13 @@ test_blobs(void)
     masks[i] |= 1u << 5;
   n = heightmap_blob_finder_run(f3, h, masks, &b);
   g_assert_cmpfloat_with_epsilon(b[0].y, -0.7, 1e-6);
+
+  /* new parameters (a reload): at 1.2 m only A's top (0.04 m^2, too small) and B remain */
+  p.min_height = 1.2;
+  heightmap_blob_finder_set_params(f3, &p);
+  n = heightmap_blob_finder_run(f3, h, masks, &b);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpint(b[0].cells, ==, 9);
 }
 
 /* ---------------------------------------------------------------- tracks */
@@ -317,6 +403,25 @@ test_tracks_confirm(void)
   n = heightmap_tracker_update(t, 5 * ms40, player, 1, &tr);
   g_assert_cmpint(n, ==, 1);
   g_assert_cmpuint(tr[0].id, ==, id);
+}
+
+/* New parameters keep the tracks: a tentative track keeps its hits against the new
+ * `confirm`, and its id. */
+static void
+test_tracks_set_params(void)
+{
+  HeightmapTrackerParams p = { .gate = 1.0, .max_missed = 3, .confirm = 5 };
+  g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+  const HeightmapTrack *tr;
+  HeightmapBlob player = { .x = 0, .y = 0, .height = 1.8, .area = 0.3 };
+  uint64_t ms40 = 40000000u;
+  g_assert_cmpint(heightmap_tracker_update(t, 0, &player, 1, &tr), ==, 0);
+  g_assert_cmpint(heightmap_tracker_update(t, ms40, &player, 1, &tr), ==, 0);
+  p.confirm = 3;
+  heightmap_tracker_set_params(t, &p);
+  g_assert_cmpint(heightmap_tracker_update(t, 2 * ms40, &player, 1, &tr), ==, 1);
+  g_assert_cmpuint(tr[0].id, ==, 1);
+  g_assert_cmpint(tr[0].age, ==, 3);
 }
 
 /* ---------------------------------------------------------------- frame choice */
@@ -446,10 +551,12 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/config/values", test_config_values);
   g_test_add_func("/heightmap/config/errors", test_config_errors);
   g_test_add_func("/heightmap/config/calibration", test_config_calibration);
+  g_test_add_func("/heightmap/config/update", test_config_update);
   g_test_add_func("/heightmap/blobs", test_blobs);
   g_test_add_func("/heightmap/tracks/crossing", test_tracks);
   g_test_add_func("/heightmap/tracks/coast", test_tracks_coast);
   g_test_add_func("/heightmap/tracks/confirm", test_tracks_confirm);
+  g_test_add_func("/heightmap/tracks/set-params", test_tracks_set_params);
   g_test_add_func("/heightmap/select", test_select);
   g_test_add_func("/heightmap/json", test_json);
   g_test_add_func("/heightmap/server", test_server);
