@@ -34,6 +34,7 @@ typedef struct {
   HeightmapPairGeometry geometry;
   /* the builder's */
   StereodFrame taken;
+  uint64_t late;                   /* frames skipped as too late */
 } Pair;
 
 struct HeightmapSources {
@@ -43,6 +44,7 @@ struct HeightmapSources {
   GCond cond;                      /* a frame arrived, or wake/stop */
   bool stop;
   bool woken;
+  uint64_t last_ns;                /* capture time of the last fused set (its newest) */
   int n;
   Pair *pairs;
   HeightmapSourceFrame *out;
@@ -309,8 +311,20 @@ heightmap_sources_next(HeightmapSources *s, uint64_t timeout_ns,
   g_mutex_lock(&s->lock);
   for (;;) {
     uint64_t now = now_ns(), deadline;
-    for (int i = 0; i < s->n; i++)
+    for (int i = 0; i < s->n; i++) {
+      /* A frame no newer than the last fused set came too late (its pair was left out
+       * of that set): fusing it now would send the output back in time. */
+      Pair *p = &s->pairs[i];
+      if (p->state.has_frame && !p->state.fused && p->state.capture_ns <= s->last_ns) {
+        p->state.fused = true;
+        if (p->late++ % 100 == 0)
+          g_message("heightmap: [pair %s] frame captured %.1f ms before the last fused one "
+                    "skipped (%" G_GUINT64_FORMAT " so far): it came after wait_ms, or its "
+                    "clock is behind the others'", p->cfg->name,
+                    (double) (s->last_ns - p->state.capture_ns) * 1e-6, p->late);
+      }
       st[i] = s->pairs[i].state;
+    }
     count = heightmap_select_frames(st, s->n, now, &s->select, chosen, skipped, &deadline);
     for (int i = 0; i < s->n; i++)
       if (skipped[i])
@@ -331,6 +345,7 @@ heightmap_sources_next(HeightmapSources *s, uint64_t timeout_ns,
     p->taken = p->latest;
     p->latest = t;
     p->state.fused = true;
+    s->last_ns = MAX(s->last_ns, p->state.capture_ns);
     fill_out(p, &s->out[k++]);
   }
   g_mutex_unlock(&s->lock);

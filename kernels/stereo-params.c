@@ -28,6 +28,7 @@ stereo_params_init(StereoParams *p, int width, int height)
     .max_disparity = 128.0,
     .search_level = 1,
     .search_radius = 4,
+    .refine = true,
     .lr_check = true,
     .lr_max = 1.0,
     .sigma_d_max = 1.0,
@@ -131,6 +132,12 @@ stereo_params_use_search(const StereoParams *p)
   int S = stereo_params_get_levels(p);
   double range = 0.5 * (G_PI / p->omega0) * ldexp(1.0, S - 1);
   return p->max_disparity > range || p->min_disparity > range;
+}
+
+bool
+stereo_params_use_refine(const StereoParams *p)
+{
+  return p->refine && stereo_params_use_search(p) && stereo_params_start_level(p) > 0;
 }
 
 int

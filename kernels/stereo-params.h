@@ -19,6 +19,9 @@ G_BEGIN_DECLS
 /* Fixed constants of the filter (docs/algorithm.md §5, §10), shared by the GPU stages and
  * the reference so that the two cannot disagree. Intensities are I = Y / 255. */
 #define STEREO_SEARCH_WEIGHT_GAMMA 0.06      /* §5 support weight exp(-|a - a_c| / gamma) */
+#define STEREO_REFINE_WINDOW 10   /* §5b: the prior's range over x, y +- 10 px (every 2 px) */
+#define STEREO_REFINE_PAD 1       /* §5b: candidates floor(min) - 1 .. ceil(max) + 1 */
+#define STEREO_REFINE_GUARD 0.25  /* §5b: level-0 phase may move d at most this far, px */
 #define STEREO_DENSIFY_EDGE_MARGIN (15.5 / 255.0)  /* §10 densify side choice, in I units;
                                                      half a level off an 8-bit step so that
                                                      fp32 and double never tie */
@@ -53,6 +56,8 @@ typedef struct {
   double max_disparity;     /* the largest expected disparity, 128 */
   int search_level;         /* level of the discrete search, 1; -1 = never search */
   int search_radius;        /* ZNCC window half-width, 4 (9 x 9) */
+  bool refine;              /* level-0 refinement search (§5b) when the search runs above
+                               level 0, TRUE */
 
   /* Post-processing (§8). */
   bool lr_check;            /* both directions + L-R check, TRUE */
@@ -82,6 +87,10 @@ void stereo_params_level_size(const StereoParams *p, int s, int *w, int *h);
  * exceeds what the pure pyramid captures, +-(pi/omega0) * 2^(S-1) / 2 around 0 (§7.4,
  * taken at half its nominal value to keep a margin). */
 bool stereo_params_use_search(const StereoParams *p);
+
+/* Whether the level-0 refinement search (§5b) runs: refine, the search runs, and it runs
+ * above level 0. Its candidates are bounded by floor(min_disparity)..ceil(max_disparity). */
+bool stereo_params_use_refine(const StereoParams *p);
 /* The coarsest level the phase stage runs on: the search level when searching, else S-1. */
 int stereo_params_start_level(const StereoParams *p);
 /* Integer candidate range of the search in search-level px. */

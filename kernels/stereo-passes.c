@@ -83,8 +83,9 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
 
   g_autofree char *defines = g_strdup_printf(
     "#define RADIUS %d\n#define SEARCH_R %d\n#define WEIGHT_GAMMA %.9e\n"
-    "#define EDGE_MARGIN %.9e\n", params->radius, params->search_radius,
-    STEREO_SEARCH_WEIGHT_GAMMA, STEREO_DENSIFY_EDGE_MARGIN);
+    "#define EDGE_MARGIN %.9e\n#define REFINE_WINDOW %d\n#define REFINE_PAD %d\n",
+    params->radius, params->search_radius, STEREO_SEARCH_WEIGHT_GAMMA,
+    STEREO_DENSIFY_EDGE_MARGIN, STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
   g_autofree char *tiled_defines = g_strconcat(defines, "#define SEARCH_TILED 1\n", NULL);
   for (int i = 0; i < PROG_COUNT; i++) {
     g_autofree char *label = g_strdup_printf("stereo/%s%s", prog_files[i],
@@ -243,8 +244,25 @@ stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage
   gpu_program_set_int(p, "eta", eta);
   gpu_program_set_int(p, "t_min", t_min);
   gpu_program_set_int(p, "t_max", t_max);
+  if (!tiled)
+    gpu_program_set_int(p, "refine", 0);
   gpu_bind_image(0, img, GPU_ACCESS_READ);
   gpu_bind_image(2, disp, GPU_ACCESS_WRITE);
+  run_2d(p, disp);
+}
+
+void
+stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *prior, GpuImage *disp, int eta)
+{
+  GpuProgram *p = ps->prog[PROG_SEARCH];
+  set_size(p, "size", disp);
+  gpu_program_set_int(p, "eta", eta);
+  gpu_program_set_int(p, "t_min", (int) floor(ps->params.min_disparity));
+  gpu_program_set_int(p, "t_max", (int) ceil(ps->params.max_disparity));
+  gpu_program_set_int(p, "refine", 1);
+  gpu_bind_image(0, img, GPU_ACCESS_READ);
+  gpu_bind_image(2, disp, GPU_ACCESS_WRITE);
+  gpu_bind_image(3, prior, GPU_ACCESS_READ);
   run_2d(p, disp);
 }
 
@@ -265,7 +283,7 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *disp, GpuImage *te
 
 void
 stereo_pass_smooth_solve(StereoPasses *ps, GpuImage *terms, GpuImage *tmp, GpuImage *disp,
-                         int level)
+                         int level, float guard)
 {
   GpuProgram *r = ps->prog[PROG_SMOOTH_ROWS];
   set_size(r, "size", disp);
@@ -278,6 +296,7 @@ stereo_pass_smooth_solve(StereoPasses *ps, GpuImage *terms, GpuImage *tmp, GpuIm
 
   GpuProgram *s = ps->prog[PROG_SOLVE];
   double scale = ldexp(1.0, -level);
+  gpu_program_set_float(s, "guard", guard);
   set_size(s, "size", disp);
   gpu_program_set_vec2(s, "d_range", (float)(ps->params.min_disparity * scale - 2.0),
                        (float)(ps->params.max_disparity * scale + 2.0));

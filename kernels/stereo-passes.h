@@ -42,15 +42,20 @@ void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta
                         int t_max);
 /* The same with the implementation chosen: tiled (shared memory) or direct reads; both
  * give identical results, stereo_pass_search picks the faster for the device. */
+/* §5b: the level-0 refinement search: per pixel, the candidates around the range of the
+ * upsampled prior (d in .x of `prior`, level 0) near it; writes (d, certainty, 0, v). */
+void stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *prior, GpuImage *disp,
+                        int eta);
 void stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
                                 int eta, int t_min, int t_max);
 /* Phase terms for level `level` (its size is disp's) from responses and prior. */
 void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *disp, GpuImage *terms,
                        GpuBuffer *means, int level, int eta);
 /* Applicability filter of terms (rows into tmp, columns + solve into disp, in place).
- * The size processed is disp's; terms and tmp may be larger. */
+ * The size processed is disp's; terms and tmp may be larger. guard > 0 (§5b): a solved d
+ * more than guard px from d0 keeps d0 (certainty C-bar, sigma 0). */
 void stereo_pass_smooth_solve(StereoPasses *ps, GpuImage *terms, GpuImage *tmp,
-                              GpuImage *disp, int level);
+                              GpuImage *disp, int level, float guard);
 /* fill_iterations rounds of the hole fill on disp (tmp may be larger). */
 void stereo_pass_fill(StereoPasses *ps, GpuImage *disp, GpuImage *tmp);
 void stereo_pass_upsample(StereoPasses *ps, GpuImage *coarse, GpuImage *fine);

@@ -43,6 +43,7 @@ struct StereoEngine {
   int width, height;
   int start;              /* coarsest level the phase stage runs on */
   bool search;
+  bool refine;            /* §5b at level 0 */
   int t_min, t_max;
   int n_dirs;
 
@@ -207,6 +208,7 @@ stereo_engine_new(GpuContext *gpu, const StereoEngineParams *params, GError **er
   e->width = e->p.width;
   e->height = e->p.height;
   e->search = stereo_params_use_search(&e->p);
+  e->refine = stereo_params_use_refine(&e->p);
   e->start = stereo_params_start_level(&e->p);
   stereo_params_search_range(&e->p, &e->t_min, &e->t_max);
   e->n_dirs = e->p.lr_check ? 2 : 1;
@@ -232,7 +234,8 @@ stereo_engine_new(GpuContext *gpu, const StereoEngineParams *params, GError **er
     return NULL;
   g_debug("%s: %dx%d, %d levels, phase from level %d, search %s (t %d..%d), %d in flight",
           e->label, e->width, e->height, stereo_params_get_levels(&e->p), e->start,
-          e->search ? "on" : "off", e->t_min, e->t_max, e->in_flight);
+          e->search ? (e->refine ? "on, level-0 refinement" : "on") : "off", e->t_min, e->t_max,
+          e->in_flight);
   return g_steal_pointer(&e);
 }
 
@@ -294,11 +297,18 @@ engine_run(StereoEngine *e, Slot *sl)
   for (int d = 0; d < e->n_dirs; d++) {
     int eta = d ? -1 : 1;
     for (int s = e->start; s >= 0; s--) {
-      if (s < e->start)
+      float guard = 0.0f;
+      if (s == 0 && e->refine) {   /* §5b: refinement search around the upsampled prior */
+        stereo_pass_upsample(e->passes, e->disp[d][1], e->terms);
+        stereo_pass_refine(e->passes, e->img[0], e->terms, e->disp[d][0], eta);
+        stereo_pass_fill(e->passes, e->disp[d][0], e->tmp);
+        guard = (float) STEREO_REFINE_GUARD;
+      } else if (s < e->start) {
         stereo_pass_upsample(e->passes, e->disp[d][s + 1], e->disp[d][s]);
+      }
       for (int it = 0; it < e->p.iterations; it++) {
         stereo_pass_phase(e->passes, e->quad[s], e->disp[d][s], e->terms, e->means, s, eta);
-        stereo_pass_smooth_solve(e->passes, e->terms, e->tmp, e->disp[d][s], s);
+        stereo_pass_smooth_solve(e->passes, e->terms, e->tmp, e->disp[d][s], s, guard);
       }
       if (s > 0)
         stereo_pass_fill(e->passes, e->disp[d][s], e->tmp);

@@ -13,6 +13,9 @@
 //  - direct (llvmpipe, where workgroup barriers are expensive): the weights are kept in
 //    per-invocation arrays and every candidate reads its window from the image.
 // Output (d_init, certainty, 0, v) with v = certainty > 0 (the hole-fill flag).
+// The refinement search (§5b) is the direct variant with `refine` set: each pixel's
+// candidates are floor(min) - REFINE_PAD .. ceil(max) + REFINE_PAD of the level-0 prior
+// over x, y +- REFINE_WINDOW (every 2 px), within t_min..t_max.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rg32f, binding = 0) readonly uniform image2DArray img;
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;
@@ -20,6 +23,8 @@ uniform ivec2 size;
 uniform int eta;          // +1: reference L, other R; -1: reference R, other L
 uniform int t_min;
 uniform int t_max;
+uniform int refine;       // 1 (§5b, direct variant only): per-pixel candidates from `prior`
+layout(rgba32f, binding = 3) readonly uniform image2DArray prior;   // d in .x, level 0
 
 #define WN (2 * SEARCH_R + 1)
 #define WK (WN * WN)
@@ -66,7 +71,7 @@ struct Best {
   int bt;
 };
 
-void best_add(inout Best b, int t, float c)
+void best_add(inout Best b, int t, float c, int lo)
 {
   if (b.want_next) {
     b.cp = c;
@@ -75,7 +80,7 @@ void best_add(inout Best b, int t, float c)
   if (c > b.best) {
     b.best = c;
     b.bt = t;
-    b.cm = t > t_min ? b.prevc : -2.0;
+    b.cm = t > lo ? b.prevc : -2.0;
     b.cp = -2.0;
     b.want_next = true;
   }
@@ -153,7 +158,7 @@ void main()
         }
       for (int c = 0; c < GROUP && tg + c <= t1; c++) {
         int t = tg + c;
-        best_add(b, t, valid_candidate(g, t) ? zncc(sb[c], sbb[c], sab[c], s_w, s_aa) : -2.0);
+        best_add(b, t, valid_candidate(g, t) ? zncc(sb[c], sbb[c], sab[c], s_w, s_aa) : -2.0, t_min);
       }
     }
   }
@@ -204,14 +209,29 @@ void main()
     s_aa += wk[k] * d * d;
     wac[k] = wk[k] * d;
   }
-  Best b = Best(-2.0, -2.0, -2.0, -2.0, false, t_min);
-  for (int t = t_min; t <= t_max; t++)
-    best_add(b, t, cost(g, t, s_w, s_aa));
+  int lo = t_min, hi = t_max;
+  if (refine != 0) {   // the prior's range over x, y +- REFINE_WINDOW, every 2 px
+    float mn = 1e30, mx = -1e30;
+    for (int j = -REFINE_WINDOW; j <= REFINE_WINDOW; j += 2)
+      for (int i = -REFINE_WINDOW; i <= REFINE_WINDOW; i += 2) {
+        float d = imageLoad(prior, ivec3(clamp(g.xy + ivec2(i, j), ivec2(0), size - 1), 0)).x;
+        mn = min(mn, d);
+        mx = max(mx, d);
+      }
+    lo = max(t_min, int(floor(mn)) - REFINE_PAD);
+    hi = min(t_max, int(ceil(mx)) + REFINE_PAD);
+  }
+  Best b = Best(-2.0, -2.0, -2.0, -2.0, false, lo);
+  for (int t = lo; t <= hi; t++)
+    best_add(b, t, cost(g, t, s_w, s_aa), lo);
+#endif
+#ifdef SEARCH_TILED
+  int lo = t_min, hi = t_max;
 #endif
   vec4 outv = vec4(0.0);
   if (b.best > 0.0) {
     float d = float(b.bt);
-    if (b.bt > t_min && b.bt < t_max && b.cm > -2.0 && b.cp > -2.0) {
+    if (b.bt > lo && b.bt < hi && b.cm > -2.0 && b.cp > -2.0) {
       float den = b.cm - 2.0 * b.best + b.cp;
       if (den < 0.0)
         d += clamp((b.cm - b.cp) / (2.0 * den), -0.5, 0.5);

@@ -10,6 +10,7 @@ uniform int radius;
 uniform float taps[2 * 15 + 1];
 uniform float c_min;
 uniform vec2 d_range;     // clamp range, level px
+uniform float guard;      // > 0 (§5b): d more than guard from d0 keeps d0 (cert C, sigma 0)
 
 void main()
 {
@@ -21,12 +22,16 @@ void main()
   for (int k = lo; k <= hi; k++)
     acc += taps[k + radius] * imageLoad(src, ivec3(g.x, g.y + k, g.z));
   vec4 o;
+  float d0 = imageLoad(disp, g).x;
+  if (guard > 0.0 && acc.z >= c_min && abs(acc.y / acc.x - d0) > guard) {
+    imageStore(disp, g, vec4(clamp(d0, d_range.x, d_range.y), acc.z, 0.0, 1.0));
+    return;
+  }
   if (acc.z >= c_min) {
     float d = acc.y / acc.x;
     float var = max(acc.w / acc.x - d * d, 0.0);
     o = vec4(clamp(d, d_range.x, d_range.y), acc.z, sqrt(var), 1.0);
   } else {
-    float d0 = imageLoad(disp, g).x;
     o = vec4(clamp(d0, d_range.x, d_range.y), 0.0, 0.0, 0.0);
   }
   imageStore(disp, g, o);

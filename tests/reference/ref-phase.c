@@ -84,7 +84,8 @@ ref_phase_terms(const StereoParams *p, const RefImage *q_ref, const RefImage *q_
 }
 
 RefImage *
-ref_smooth_solve(const StereoParams *p, const RefImage *terms, const RefImage *prior, int s)
+ref_smooth_solve(const StereoParams *p, const RefImage *terms, const RefImage *prior, int s,
+                 double guard)
 {
   double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
   int r = stereo_gauss_taps(p->smooth_sigma, taps);
@@ -97,13 +98,17 @@ ref_smooth_solve(const StereoParams *p, const RefImage *terms, const RefImage *p
       const double *t = ref_image_at(sm, x, y);
       double *o = ref_image_at(out, x, y);
       double A = t[0], B = t[1], C = t[2], E = t[3];
-      if (C >= p->c_min && A > 0.0) {
+      double d0 = ref_image_at(prior, x, y)[REF_D];
+      if (guard > 0.0 && C >= p->c_min && A > 0.0 && fabs(B / A - d0) > guard) {
+        o[REF_D] = d0;   /* §5b: the phase may not move the refined d that far */
+        o[REF_CERT] = C;
+      } else if (C >= p->c_min && A > 0.0) {
         double d = B / A;
         o[REF_D] = d;
         o[REF_CERT] = C;
         o[REF_SIGMA] = sqrt(MAX(E / A - d * d, 0.0));
       } else {
-        o[REF_D] = ref_image_at(prior, x, y)[REF_D];
+        o[REF_D] = d0;
       }
       o[REF_D] = CLAMP(o[REF_D], lo, hi);
     }
@@ -168,16 +173,24 @@ ref_direction_run(const StereoParams *p, const RefPyramid *pyr, int eta)
     d = ref_image_new(pyr->img[ir][s0]->w, pyr->img[ir][s0]->h, REF_FIELD_CHANNELS);
   }
   for (int s = s0; s >= 0; s--) {
+    double guard = 0.0;
     if (s < s0) {
       ref_fill_holes(p, d);
       RefImage *up = ref_upsample(d, pyr->q[ir][s]->w, pyr->q[ir][s]->h);
       ref_image_free(d);
       d = up;
     }
+    if (s == 0 && stereo_params_use_refine(p)) {   /* §5b */
+      RefImage *rd = ref_refine_search(p, pyr->img[ir][0], pyr->img[io][0], d, eta);
+      ref_image_free(d);
+      d = rd;
+      ref_fill_holes(p, d);
+      guard = STEREO_REFINE_GUARD;
+    }
     double t_mag = MAX(p->kappa * ref_mean_magnitude(pyr->q[ir][s]), p->min_magnitude);
     for (int it = 0; it < p->iterations; it++) {
       g_autoptr(RefImage) P = ref_phase_terms(p, pyr->q[ir][s], pyr->q[io][s], d, eta, t_mag);
-      RefImage *nd = ref_smooth_solve(p, P, d, s);
+      RefImage *nd = ref_smooth_solve(p, P, d, s, guard);
       ref_image_free(d);
       d = nd;
     }

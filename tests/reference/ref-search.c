@@ -10,16 +10,14 @@ clampi(int v, int lo, int hi)
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
-RefImage *
-ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int eta)
+/* The search with candidates t_min..t_max, or per pixel from `prior` (§5b) when given. */
+static RefImage *
+search(const StereoParams *p, const RefImage *ref, const RefImage *oth, const RefImage *prior,
+       int eta, int t_min_all, int t_max_all)
 {
-  g_return_val_if_fail(ref->ch == 1 && oth->ch == 1, NULL);
-  g_return_val_if_fail(ref->w == oth->w && ref->h == oth->h, NULL);
   int W = ref->w, H = ref->h, r = p->search_radius;
   int n = (2 * r + 1) * (2 * r + 1);
-  int t_min, t_max;
-  stereo_params_search_range(p, &t_min, &t_max);
-  int nt = t_max - t_min + 1;
+  int nt = MAX(t_max_all - t_min_all + 1, 1);
 
   g_autofree double *cost = g_new(double, nt);
   g_autofree bool *ok = g_new(bool, nt);
@@ -44,8 +42,21 @@ ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int 
         s_aa += wt[k] * ac[k] * ac[k];
       }
       double flat = sw * 1e-6;
+      int t_min = t_min_all, t_max = t_max_all;
+      if (prior) {
+        double mn = INFINITY, mx = -INFINITY;
+        for (int j = -STEREO_REFINE_WINDOW; j <= STEREO_REFINE_WINDOW; j += 2)
+          for (int i = -STEREO_REFINE_WINDOW; i <= STEREO_REFINE_WINDOW; i += 2) {
+            double d = ref_image_at(prior, clampi(x + i, 0, W - 1), clampi(y + j, 0, H - 1))[REF_D];
+            mn = MIN(mn, d);
+            mx = MAX(mx, d);
+          }
+        t_min = MAX(t_min_all, (int)floor(mn) - STEREO_REFINE_PAD);
+        t_max = MIN(t_max_all, (int)ceil(mx) + STEREO_REFINE_PAD);
+      }
+      int nc = t_max - t_min + 1;   /* this pixel's candidates */
       int best = -1;
-      for (int ti = 0; ti < nt; ti++) {
+      for (int ti = 0; ti < nc; ti++) {
         int t = t_min + ti;
         int xo = x - eta * t;
         ok[ti] = xo - r >= 0 && xo + r <= W - 1;
@@ -74,7 +85,7 @@ ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int 
       if (best < 0 || !(cost[best] > 0.0))
         continue;   /* d_init = 0, certainty 0 */
       double delta = 0.0;
-      if (best > 0 && best < nt - 1 && ok[best - 1] && ok[best + 1]) {
+      if (best > 0 && best < nc - 1 && ok[best - 1] && ok[best + 1]) {
         double cm = cost[best - 1], c0 = cost[best], cp = cost[best + 1];
         double denom = cm - 2.0 * c0 + cp;
         if (denom < 0.0)
@@ -84,4 +95,25 @@ ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int 
       o[REF_CERT] = 1.0;
     }
   return out;
+}
+
+RefImage *
+ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int eta)
+{
+  g_return_val_if_fail(ref->ch == 1 && oth->ch == 1, NULL);
+  g_return_val_if_fail(ref->w == oth->w && ref->h == oth->h, NULL);
+  int t_min, t_max;
+  stereo_params_search_range(p, &t_min, &t_max);
+  return search(p, ref, oth, NULL, eta, t_min, t_max);
+}
+
+RefImage *
+ref_refine_search(const StereoParams *p, const RefImage *ref, const RefImage *oth,
+                  const RefImage *prior, int eta)
+{
+  g_return_val_if_fail(ref->ch == 1 && oth->ch == 1, NULL);
+  g_return_val_if_fail(ref->w == oth->w && ref->h == oth->h, NULL);
+  g_return_val_if_fail(prior->w == ref->w && prior->h == ref->h, NULL);
+  return search(p, ref, oth, prior, eta, (int)floor(p->min_disparity),
+                (int)ceil(p->max_disparity));
 }

@@ -82,6 +82,14 @@ RefImage *ref_convolve_zero(const RefImage *in, const double *taps, int r);
 RefImage *ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth,
                      int eta);
 
+/* §5b: the level-0 refinement search of one direction: as ref_search, but each pixel's
+ * candidates are floor(mn) - STEREO_REFINE_PAD .. ceil(mx) + STEREO_REFINE_PAD, where mn,
+ * mx are the min and max of prior's REF_D over x + i, y + j, i, j = -STEREO_REFINE_WINDOW,
+ * -STEREO_REFINE_WINDOW + 2, .., STEREO_REFINE_WINDOW (clamped to the image), bounded by
+ * floor(min_disparity) .. ceil(max_disparity); the sub-pixel neighbours must lie within
+ * the pixel's own candidates. */
+RefImage *ref_refine_search(const StereoParams *p, const RefImage *ref, const RefImage *oth,
+                            const RefImage *prior, int eta);
 /* §6: the four phase terms P = (c w^2, c w e, c, c e^2) for level responses q_ref,
  * q_oth (2 channels), prior d0 = channel REF_D of `prior`, direction eta and gate
  * t_mag = kappa * mean|q_ref|. Returns 4 channels. */
@@ -94,9 +102,11 @@ RefImage *ref_phase_terms(const StereoParams *p, const RefImage *q_ref,
 bool ref_local_frequency(const StereoParams *p, const double qm[2], const double q0[2],
                          const double qp[2], double *omega, double *z_abs2);
 /* §7: smooth the terms and solve, including the range clamp for level s. `prior` gives
- * d0 where the certainty is too low. Returns a field (d, cert, sigma_d). */
+ * d0 where the certainty is too low. guard > 0 (§5b): where the solved d is more than
+ * guard from d0, d0 is kept with certainty C-bar and sigma 0. Returns a field
+ * (d, cert, sigma_d). */
 RefImage *ref_smooth_solve(const StereoParams *p, const RefImage *terms,
-                           const RefImage *prior, int s);
+                           const RefImage *prior, int s, double guard);
 /* §9: hole fill of a field, in place (changes REF_D of pixels with cert == 0 only). */
 void ref_fill_holes(const StereoParams *p, RefImage *field);
 /* §8: d_{s-1} = 2 * bilinear(d_s; x/2, y/2) onto a w x h grid (the size of level s-1). */

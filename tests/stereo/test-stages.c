@@ -278,6 +278,71 @@ test_search(void)
   search_case(200, 40, 60, 110, 130); /* three chunks (64 candidates each) */
 }
 
+/* §5b, the refinement search: the prior is the true disparity with noise, with a band of
+ * rows where it is 9 px off (a wrong coarse estimate next to a right one, as at a depth
+ * edge: the range around those rows spans both, and the search finds the right one), and
+ * from row 52 on 16 px off everywhere (rows 63 and below see only that prior: their
+ * candidates exclude the true disparity, which a full-range search would find). */
+static void
+test_refine(void)
+{
+  const int w = 120, h = 80;
+  Fixture f;
+  fixture_setup(&f, w, h);
+  if (!f.ctx)
+    return;
+  g_autofree uint8_t *l8 = g_new(uint8_t, w * h);
+  g_autofree uint8_t *r8 = g_new(uint8_t, w * h);
+  double shift = g_rand_double_range(rng, 2, 5);
+  make_pair(w, h, shift, l8, r8);
+  g_autoptr(RefImage) l = ref_ingest(l8, w, h, w);
+  g_autoptr(RefImage) r = ref_ingest(r8, w, h, w);
+  round_to_float(l);
+  round_to_float(r);
+  g_autoptr(GpuImage) img = image_new(f.ctx, w, h, GPU_FORMAT_RG32F);
+  g_autoptr(GpuImage) prior_img = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
+  g_autoptr(GpuImage) disp = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
+  const RefImage *s[2] = { l, r };
+  upload_channels(img, s, (int[]){ 0, 0 }, 2);
+  for (int eta = 1; eta >= -1; eta -= 2) {
+    g_autoptr(RefImage) prior = ref_image_new(w, h, REF_FIELD_CHANNELS);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        prior->data[3 * (y * w + x)] =
+          (float)(y >= 52 ? shift + 16.0 : y >= 20 && y < 26 ? shift + 9.0
+                                         : shift + g_rand_double_range(rng, -0.7, 0.7));
+    const RefImage *ps[1] = { prior };
+    upload_channels(prior_img, ps, (int[]){ REF_D }, 1);
+    poison(disp);
+    stereo_pass_refine(f.ps, img, prior_img, disp, eta);
+    g_autofree float *out = download(disp);
+    check_all_finite(out, (size_t)w * h * 4, "refine");
+    g_autoptr(RefImage) ref = ref_refine_search(&f.p, eta > 0 ? l : r, eta > 0 ? r : l, prior,
+                                                eta);
+    int bad = 0, valid = 0, right = 0, top = 0, far_right = 0;
+    for (int i = 0; i < w * h; i++) {
+      bool gv = out[4 * i + 1] > 0, rv = ref->data[3 * i + REF_CERT] > 0;
+      bool ok = rv && fabs(ref->data[3 * i + REF_D] - shift) < 0.5;
+      valid += rv;
+      if (i / w < 42) {
+        top += rv;
+        right += ok;
+      } else if (i / w >= 63) {
+        far_right += ok;
+      }
+      if (gv != rv || (rv && fabs(out[4 * i] - ref->data[3 * i + REF_D]) > 1e-3))
+        bad++;
+    }
+    g_test_message("refine eta %d shift %.2f: %d of %d differ, %d valid; rows 0-41 %d of %d "
+                   "within 0.5 px, rows 63- %d", eta, shift, bad, w * h, valid, right, top,
+                   far_right);
+    g_assert_cmpint(valid, >, w * h / 3);
+    g_assert_cmpint(right, >, top * 8 / 10);   /* the 9 px band is searched out */
+    g_assert_cmpint(far_right, ==, 0);         /* candidates from the prior only */
+    g_assert_cmpfloat(bad, <=, 0.005 * w * h);
+  }
+  fixture_teardown(&f);
+}
 
 static GpuBuffer *
 means_buffer(GpuContext *ctx, int level, double ml, double mr)
@@ -357,8 +422,10 @@ test_phase(void)
 /* Smooth + solve on random, self-consistent terms (some pixels without certainty).
  * d within 1e-4 px, certainty within 1e-5; sigma_d^2 = E/A - d^2 cancels in fp32, so it
  * is compared within 2e-6 (1 + d^2) px^2. */
+/* The applicability filter and the solve against the reference; with guard > 0 (§5b)
+ * half of the priors lie near the solution, so both sides of the guard occur. */
 static void
-test_smooth_solve(void)
+smooth_solve_case(double guard)
 {
   const int w = 70, h = 44, level = 1;
   Fixture f;
@@ -377,7 +444,8 @@ test_smooth_solve(void)
     t[1] = (float)(c * om * e);
     t[2] = (float)c;
     t[3] = (float)(c * e * e);
-    prior->data[3 * i] = (float)g_rand_double_range(rng, -20, 40);
+    prior->data[3 * i] = (float)(guard > 0 && i % 2 ? di + g_rand_double_range(rng, -0.4, 0.4)
+                                                    : g_rand_double_range(rng, -20, 40));
   }
   /* Holes: a block without any certainty so that some pixels keep d0 (and are clamped). */
   for (int y = 10; y < 30; y++)
@@ -404,13 +472,20 @@ test_smooth_solve(void)
   const RefImage *ps[1] = { prior };
   upload_channels(disp, ps, (int[]){ REF_D }, 1);
   poison(tmp);
-  stereo_pass_smooth_solve(f.ps, gt, tmp, disp, level);
+  stereo_pass_smooth_solve(f.ps, gt, tmp, disp, level, (float)guard);
   g_autofree float *out = download(disp);
   check_all_finite(out, (size_t)w * h * 4, "solve");
-  g_autoptr(RefImage) ref = ref_smooth_solve(&f.p, terms, prior, level);
-  int kept = 0;
+  g_autoptr(RefImage) ref = ref_smooth_solve(&f.p, terms, prior, level, guard);
+  int kept = 0, guarded = 0, flips = 0;
   for (int i = 0; i < w * h; i++) {
     const double *rf = ref->data + 3 * i;
+    bool rg = rf[REF_CERT] > 0 && rf[REF_SIGMA] == 0 && rf[REF_D] == prior->data[3 * i];
+    guarded += rg;
+    if (guard > 0 && fabs(out[4 * i] - rf[REF_D]) >= 1e-4 &&
+        fabs(fabs(rf[REF_D] - prior->data[3 * i]) - guard) < 1e-3) {
+      flips++;   /* |d - d0| within rounding of the guard: either side is right */
+      continue;
+    }
     g_assert_cmpfloat(fabs(out[4 * i] - rf[REF_D]), <, 1e-4);
     g_assert_cmpfloat(fabs(out[4 * i + 1] - rf[REF_CERT]), <, 1e-5);
     double var_g = (double)out[4 * i + 2] * out[4 * i + 2];
@@ -420,7 +495,20 @@ test_smooth_solve(void)
     kept += rf[REF_CERT] == 0;
   }
   g_assert_cmpint(kept, >, 100);
+  g_test_message("smooth-solve guard %.2f: %d kept d0 without certainty, %d guarded, %d at the "
+                 "guard's edge", guard, kept, guarded, flips);
+  if (guard > 0) {
+    g_assert_cmpint(guarded, >, 100);
+    g_assert_cmpint(flips, <=, 3);
+  }
   fixture_teardown(&f);
+}
+
+static void
+test_smooth_solve(void)
+{
+  smooth_solve_case(0.0);
+  smooth_solve_case(STEREO_REFINE_GUARD);
 }
 
 /* Hole fill: random field, 40 % holes plus a large hole: d within 1e-4 px (ratios of
@@ -671,6 +759,7 @@ main(int argc, char **argv)
   g_test_add_func("/stages/reduce", test_reduce);
   g_test_add_func("/stages/quadrature", test_quadrature);
   g_test_add_func("/stages/search", test_search);
+  g_test_add_func("/stages/refine", test_refine);
   g_test_add_func("/stages/phase", test_phase);
   g_test_add_func("/stages/smooth-solve", test_smooth_solve);
   g_test_add_func("/stages/fill", test_fill);
