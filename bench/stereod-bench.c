@@ -4,7 +4,7 @@
  *
  *   stereod-bench [--sizes 640x480,1920x1080] [--scales 1,5] [--in-flight 1,4]
  *                 [--frames N] [--warmup N] [--max-disparity D] [--format s16|float]
- *                 [--csv FILE] [--reference N] [--device D]
+ *                 [--refine] [--csv FILE] [--reference N] [--device D]
  *
  * For each combination: 8 different synthetic textured pairs are generated and rotated
  * (so caches do not flatter), `warmup` pairs are run and discarded, then `frames` pairs
@@ -103,6 +103,7 @@ parse_sizes(const char *s, Size *out, int max, int *n)
 
 typedef struct {
   int frames, warmup, reference;
+  gboolean refine;
   double max_disparity;
   StereoOutputFormat format;
   FILE *csv;
@@ -117,6 +118,7 @@ bench_one(GpuContext *gpu, const Options *o, Size sz, int scales, int in_flight,
   stereo_params_init(&ep.params, sz.w, sz.h);
   ep.params.levels = scales;
   ep.params.max_disparity = MIN(o->max_disparity, sz.w / 2);
+  ep.params.refine = o->refine;
   g_autoptr(StereoEngine) e = stereo_engine_new(gpu, &ep, &error);
   if (!e) {
     fprintf(stderr, "stereod-bench: %dx%d scales %d: %s\n", sz.w, sz.h, scales, error->message);
@@ -221,6 +223,8 @@ main(int argc, char **argv)
     { "frames", 0, 0, G_OPTION_ARG_INT, &o.frames, "timed pairs per case", "N" },
     { "warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup, "pairs before timing", "N" },
     { "max-disparity", 0, 0, G_OPTION_ARG_DOUBLE, &o.max_disparity, "search range", "D" },
+    { "refine", 0, 0, G_OPTION_ARG_NONE, &o.refine,
+      "with the level-0 refinement search (docs/algorithm.md §5b)", NULL },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "output format s16|float", "F" },
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path, "also write CSV", "FILE" },
     { "reference", 0, 0, G_OPTION_ARG_INT, &o.reference, "time the CPU reference on N pairs", "N" },
@@ -258,9 +262,9 @@ main(int argc, char **argv)
   }
   printf("# device: %s | %s | %s\n", gpu_context_get_device(gpu), gpu_context_get_renderer(gpu),
          gpu_context_get_version(gpu));
-  printf("# output %s, max disparity %.0f, %d timed pairs after %d warm-up, %d inputs rotated\n",
-         o.format == STEREO_OUTPUT_S16 ? "s16+u8" : "float+u8", o.max_disparity, o.frames,
-         o.warmup, N_INPUTS);
+  printf("# output %s, max disparity %.0f, level-0 refinement %s, %d timed pairs after %d "
+         "warm-up, %d inputs rotated\n", o.format == STEREO_OUTPUT_S16 ? "s16+u8" : "float+u8",
+         o.max_disparity, o.refine ? "on" : "off", o.frames, o.warmup, N_INPUTS);
   printf("%-11s %6s %9s %10s %9s %8s %8s |", "size", "scales", "in-flight", "pairs/s",
          "Mpix/s", "p50 ms", "p99 ms");
   for (int s = 0; s < STEREO_STAGE_COUNT; s++)

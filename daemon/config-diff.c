@@ -48,6 +48,7 @@ compare_pair(const StereodPairConfig *a, const StereodPairConfig *b, int index,
   /* The keys that reach StereoParams; width/height are covered above. */
   if (a->params.max_disparity != b->params.max_disparity ||
       a->params.levels != b->params.levels || a->params.lr_check != b->params.lr_check ||
+      a->params.refine != b->params.refine ||
       a->params.min_magnitude != b->params.min_magnitude)
     diff->engine_pairs |= 1u << index;
   if (a->reconnect_min_ms != b->reconnect_min_ms || a->reconnect_max_ms != b->reconnect_max_ms)

@@ -263,7 +263,7 @@ get_backoff(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   return true;
 }
 
-/* max_disparity, scales, lr_check, noise_floor over the filter defaults, then the filter's own check;
+/* max_disparity, scales, lr_check, refine, noise_floor over the filter defaults, then the filter's own check;
  * its field names are mapped back to the key that causes them. */
 static bool
 get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
@@ -283,6 +283,7 @@ get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   double noise_floor = 0.0;
   if (!get_int(c, "scales", false, 0, STEREO_MAX_LEVELS, &sp->levels, NULL, error) ||
       !get_bool(c, "lr_check", &sp->lr_check, error) ||
+      !get_bool(c, "refine", &sp->refine, error) ||
       !get_double(c, "noise_floor", false, 0.0, 64.0, &noise_floor, NULL, error))
     return false;
   sp->min_magnitude = noise_floor / 255.0;   /* grey levels -> intensity units */

@@ -28,7 +28,7 @@ stereo_params_init(StereoParams *p, int width, int height)
     .max_disparity = 128.0,
     .search_level = 1,
     .search_radius = 4,
-    .refine = true,
+    .refine = false,
     .lr_check = true,
     .lr_max = 1.0,
     .sigma_d_max = 1.0,

@@ -57,7 +57,7 @@ typedef struct {
   int search_level;         /* level of the discrete search, 1; -1 = never search */
   int search_radius;        /* ZNCC window half-width, 4 (9 x 9) */
   bool refine;              /* level-0 refinement search (§5b) when the search runs above
-                               level 0, TRUE */
+                               level 0, FALSE (more accurate, slower) */
 
   /* Post-processing (§8). */
   bool lr_check;            /* both directions + L-R check, TRUE */

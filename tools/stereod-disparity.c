@@ -1,7 +1,7 @@
 /* stereod-disparity: one rectified stereo pair from files in, a disparity map out.
  *
  *   stereod-disparity LEFT RIGHT -o OUT.pfm [--png16 OUT.png] [--color OUT.jpg]
- *                     [--max-disparity N] [--scales N] [--no-lr-check]
+ *                     [--max-disparity N] [--scales N] [--no-lr-check] [--refine]
  *                     [--device auto|hardware|software|surfaceless|N] [--verbose|--quiet]
  *
  * LEFT and RIGHT: PNG, PGM/PPM or JPEG (colour is converted to luma). Exit status 0 on
@@ -24,7 +24,7 @@
 static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt, *opt_calib, *opt_depth;
 static double opt_max_disparity = 0.0;
 static int opt_scales = 0, opt_repeat = 1;
-static gboolean opt_no_lr_check, opt_verbose, opt_quiet;
+static gboolean opt_no_lr_check, opt_refine, opt_verbose, opt_quiet;
 static char **opt_files;
 
 static const GOptionEntry entries[] = {
@@ -41,6 +41,8 @@ static const GOptionEntry entries[] = {
     "Pyramid levels, 1..8 (default 0 = automatic)", "N" },
   { "no-lr-check", 0, 0, G_OPTION_ARG_NONE, &opt_no_lr_check,
     "Skip the right-view pass and the left-right consistency check", NULL },
+  { "refine", 0, 0, G_OPTION_ARG_NONE, &opt_refine,
+    "Search again at full resolution around the coarse estimate (more accurate, slower)", NULL },
   { "calib", 'c', 0, G_OPTION_ARG_FILENAME, &opt_calib,
     "Calibration file (config/calib/example.conf): LEFT and RIGHT are the raw camera images; "
     "they are undistorted and rectified first and every output is in the rectified left view",
@@ -126,6 +128,7 @@ params_apply_options(StereoParams *p, int width)
   }
   p->levels = opt_scales;
   p->lr_check = !opt_no_lr_check;
+  p->refine = opt_refine;
 }
 
 static double
@@ -305,7 +308,8 @@ run(void)
         : g_strdup_printf("%.1f ms", best);
     printf("%s: %dx%d, %d levels, search %s, L-R check %s, max disparity %.0f px, %s, "
            "%.1f%% valid\n", left_path, w, h, stereo_params_get_levels(used),
-           stereo_params_use_search(used) ? "on" : "off", used->lr_check ? "on" : "off",
+           stereo_params_use_refine(used) ? "on, level-0 refinement"
+           : stereo_params_use_search(used) ? "on" : "off", used->lr_check ? "on" : "off",
            used->max_disparity, timing, 100.0 * valid_fraction(disp, (size_t)w * h));
   }
   return 0;

@@ -74,6 +74,8 @@ static const ErrorCase cases[] = {
     "[pair west] noise_floor: *" },
   { "bool", WEST "lr_check=yes\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] lr_check: 'yes' is not true or false" },
+  { "bool-refine", WEST "refine=1\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] refine: '1' is not true or false" },
   { "device", "[daemon]\ndevice=gpu7\n" WEST, STEREOD_CONFIG_ERROR_INVALID,
     "[daemon] device: 'gpu7' is not auto, hardware, software, surfaceless or an EGL device "
     "index 0..255" },

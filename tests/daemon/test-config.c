@@ -28,6 +28,7 @@ static const char two_pairs[] =
   "max_disparity=96.5\n"
   "scales=3\n"
   "lr_check=false\n"
+  "refine=true\n"
   "noise_floor=2.55\n"
   "outputs=depth;disparity;\n"
   "reconnect_min_ms=250\n"
@@ -80,6 +81,7 @@ test_two_pairs(void)
   g_assert_cmpfloat(a->params.max_disparity, ==, 96.5);
   g_assert_cmpint(a->params.levels, ==, 3);
   g_assert_false(a->params.lr_check);
+  g_assert_true(a->params.refine);
   g_assert_cmpfloat_with_epsilon(a->params.min_magnitude, 0.01, 1e-12);
   g_assert_cmpuint(a->outputs, ==, STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DISPARITY);
   g_assert_cmpint(a->reconnect_min_ms, ==, 250);
@@ -98,6 +100,7 @@ test_two_pairs(void)
   g_assert_cmpfloat(b->params.max_disparity, ==, def.max_disparity);
   g_assert_cmpint(b->params.levels, ==, 0);
   g_assert_true(b->params.lr_check);
+  g_assert_false(b->params.refine);
   g_assert_cmpfloat(b->params.min_magnitude, ==, 0.0);
   g_assert_cmpfloat(b->params.omega0, ==, def.omega0);
   g_assert_cmpint(b->params.search_radius, ==, def.search_radius);
@@ -306,6 +309,7 @@ test_reload_diff(void)
   g_string_replace(live, "log_level=debug", "log_level=warning", 1);
   g_string_replace(live, "stats_interval=30", "stats_interval=60", 1);
   g_string_replace(live, "max_disparity=96.5", "max_disparity=64", 1);
+  g_string_replace(live, "refine=true", "refine=false", 1);
   g_string_append(live, "reconnect_max_ms=60000\n");
   g_autoptr(StereodConfig) live_cfg = load_text(dir, live->str);
   g_assert_false(stereod_config_diff(base, live_cfg, &diff));

@@ -26,6 +26,8 @@ default_params(StereoParams *p, int w, int h)
   p->max_disparity = MIN(128.0, w < 256 ? w / 2 : w - 1);
 }
 
+static bool with_refine;   /* the level-0 refinement search (§5b) of the cases run now */
+
 static bool
 run_engine(GpuContext *ctx, int w, int h, const uint8_t *l, const uint8_t *r, float *disp,
            uint8_t *conf)
@@ -33,6 +35,7 @@ run_engine(GpuContext *ctx, int w, int h, const uint8_t *l, const uint8_t *r, fl
   GError *error = NULL;
   StereoEngineParams ep = { .label = "accuracy", .output = STEREO_OUTPUT_FLOAT };
   default_params(&ep.params, w, h);
+  ep.params.refine = with_refine;
   g_autoptr(StereoEngine) e = stereo_engine_new(ctx, &ep, &error);
   g_assert_no_error(error);
   bool ok = stereo_engine_process(e, l, w, r, w, disp, conf, &error);
@@ -42,7 +45,7 @@ run_engine(GpuContext *ctx, int w, int h, const uint8_t *l, const uint8_t *r, fl
 
 typedef struct {
   const char *name;
-  double max_bad2;
+  double max_bad2, max_bad2_refine;
   double sgbm_bad2;   /* OpenCV StereoSGBM, shared/data/middlebury/README.md */
 } SceneLimit;
 
@@ -62,32 +65,41 @@ test_middlebury(void)
   GpuContext *ctx = gpu_test_context();
   if (!ctx)
     return;
+  /* limits: measured 7.82 / 9.58 / 12.62 (mean 10.01) without, 5.18 / 7.67 / 5.70 (mean
+   * 6.18) with the refinement search, on llvmpipe and the H200 alike */
   static const SceneLimit scenes[] = {
-    { "tsukuba", 10.0, 5.0 },
-    { "teddy", 15.0, 14.8 },
-    { "cones", 16.0, 12.0 },
+    { "tsukuba", 10.0, 7.0, 5.0 },
+    { "teddy", 15.0, 10.0, 14.8 },
+    { "cones", 16.0, 8.0, 12.0 },
   };
-  double sum_bad2 = 0;
-  g_test_message("scene    | noc bad-1 %% | noc bad-2 %% | density %% | MAE px | SGBM bad-2 %%");
-  for (size_t i = 0; i < G_N_ELEMENTS(scenes); i++) {
-    g_autofree char *path = g_build_filename(dir, scenes[i].name, NULL);
-    GError *error = NULL;
-    g_autoptr(MiddleburyScene) sc = middlebury_scene_load(path, 0, &error);
-    g_assert_no_error(error);
-    g_autofree float *disp = g_new(float, (size_t)sc->width * sc->height);
-    for (size_t k = 0; k < (size_t)sc->width * sc->height; k++)
-      disp[k] = 12345.0f;   /* poison: any unwritten pixel scores as bad */
-    run_engine(ctx, sc->width, sc->height, sc->left, sc->right, disp, NULL);
-    MiddleburyScore s = middlebury_score(sc, disp);
-    g_test_message("%-8s | %11.2f | %11.2f | %9.2f | %6.3f | %5.1f", scenes[i].name, s.bad1,
-                   s.bad2, s.density, s.mae, scenes[i].sgbm_bad2);
-    g_assert_cmpfloat(s.density, >=, 95.0);
-    g_assert_cmpfloat(s.bad2, <=, scenes[i].max_bad2);
-    sum_bad2 += s.bad2;
+  for (int pass = 0; pass < 2; pass++) {
+    with_refine = pass == 1;
+    double sum_bad2 = 0;
+    g_test_message("%s level-0 refinement (refine=%s):", with_refine ? "with" : "without",
+                   with_refine ? "true" : "false");
+    g_test_message("scene    | noc bad-1 %% | noc bad-2 %% | density %% | MAE px | SGBM bad-2 %%");
+    for (size_t i = 0; i < G_N_ELEMENTS(scenes); i++) {
+      g_autofree char *path = g_build_filename(dir, scenes[i].name, NULL);
+      GError *error = NULL;
+      g_autoptr(MiddleburyScene) sc = middlebury_scene_load(path, 0, &error);
+      g_assert_no_error(error);
+      g_autofree float *disp = g_new(float, (size_t)sc->width * sc->height);
+      for (size_t k = 0; k < (size_t)sc->width * sc->height; k++)
+        disp[k] = 12345.0f;   /* poison: any unwritten pixel scores as bad */
+      run_engine(ctx, sc->width, sc->height, sc->left, sc->right, disp, NULL);
+      MiddleburyScore s = middlebury_score(sc, disp);
+      g_test_message("%-8s | %11.2f | %11.2f | %9.2f | %6.3f | %5.1f", scenes[i].name, s.bad1,
+                     s.bad2, s.density, s.mae, scenes[i].sgbm_bad2);
+      g_assert_cmpfloat(s.density, >=, 95.0);
+      g_assert_cmpfloat(s.bad2, <=, with_refine ? scenes[i].max_bad2_refine : scenes[i].max_bad2);
+      sum_bad2 += s.bad2;
+    }
+    double mean = sum_bad2 / G_N_ELEMENTS(scenes);
+    double limit = with_refine ? 8.0 : 12.0;
+    g_test_message("mean noc bad-2 %.2f %% (limit %.0f %%)", mean, limit);
+    g_assert_cmpfloat(mean, <=, limit);
   }
-  double mean = sum_bad2 / G_N_ELEMENTS(scenes);
-  g_test_message("mean noc bad-2 %.2f %% (limit 12 %%)", mean);
-  g_assert_cmpfloat(mean, <=, 12.0);
+  with_refine = false;
   gpu_context_free(ctx);
 }
 
@@ -164,19 +176,24 @@ test_synthetic(void)
     return;
   /* constant disparities across the range, with random fractions */
   const double constants[] = { 0.0, 3.0, 13.0, 31.0, 47.0, 64.0, 83.0, 100.0 };
-  for (size_t i = 0; i < G_N_ELEMENTS(constants); i++)
-    synthetic_case(ctx, constants[i] + (i ? g_rand_double(rng) * 0.9 : 0.0), 0.0, 0.0);
-  /* slanted planes: along x (foreshortening: the views differ in local frequency) and
-   * along y (a ground plane seen from above: disparity grows down the image). Steeper
-   * slants along x cost accuracy (foreshortening): measured over random textures,
-   * 0.02 px/px 0.033-0.037 px, 0.03 px/px 0.042-0.050 px, 0.04-0.05 px/px 0.047-0.051 px
-   * mean error (bench/RESULTS.md), so the bound is checked at 0.02 px/px along x. */
-  synthetic_case(ctx, 4.0, 0.02, 0.0);       /* 4 .. 10.4 px */
-  synthetic_case(ctx, 70.0, 0.02, 0.0);      /* 70 .. 76.4 px */
-  synthetic_case(ctx, 95.0, -0.02, 0.0);     /* 95 .. 88.6 px */
-  synthetic_case(ctx, 0.5, 0.0, 0.03);       /* 0.5 .. 3.4 px */
-  synthetic_case(ctx, 60.0, 0.0, 0.03);      /* 60 .. 62.9 px */
-  synthetic_case(ctx, 30.0, 0.02, 0.02);     /* 30 .. 38.3 px */
+  for (int pass = 0; pass < 2; pass++) {
+    with_refine = pass == 1;
+    g_test_message("%s level-0 refinement:", with_refine ? "with" : "without");
+    for (size_t i = 0; i < G_N_ELEMENTS(constants); i++)
+      synthetic_case(ctx, constants[i] + (i ? g_rand_double(rng) * 0.9 : 0.0), 0.0, 0.0);
+    /* slanted planes: along x (foreshortening: the views differ in local frequency) and
+     * along y (a ground plane seen from above: disparity grows down the image). Steeper
+     * slants along x cost accuracy (foreshortening): measured over random textures,
+     * 0.02 px/px 0.033-0.037 px, 0.03 px/px 0.042-0.050 px, 0.04-0.05 px/px 0.047-0.051 px
+     * mean error (bench/RESULTS.md), so the bound is checked at 0.02 px/px along x. */
+    synthetic_case(ctx, 4.0, 0.02, 0.0);       /* 4 .. 10.4 px */
+    synthetic_case(ctx, 70.0, 0.02, 0.0);      /* 70 .. 76.4 px */
+    synthetic_case(ctx, 95.0, -0.02, 0.0);     /* 95 .. 88.6 px */
+    synthetic_case(ctx, 0.5, 0.0, 0.03);       /* 0.5 .. 3.4 px */
+    synthetic_case(ctx, 60.0, 0.0, 0.03);      /* 60 .. 62.9 px */
+    synthetic_case(ctx, 30.0, 0.02, 0.02);     /* 30 .. 38.3 px */
+  }
+  with_refine = false;
   gpu_context_free(ctx);
 }
 

@@ -130,7 +130,9 @@ test_reference_search(void)
   StereoParams p;
   stereo_params_init(&p, 192, 120);
   p.max_disparity = 40;
+  p.refine = true;   /* §5b as well; test_reference_options runs without it */
   g_assert_true(stereo_params_use_search(&p));
+  g_assert_true(stereo_params_use_refine(&p));
   run_against_reference(&p, g_rand_double_range(rng, 4, 15), g_rand_double_range(rng, 20, 36));
 }
 
