@@ -25,6 +25,8 @@ typedef enum {
   PROG_PACK,
   PROG_RECTIFY,
   PROG_SEARCH_TILED,
+  PROG_REFINE,         /* search.comp with SEARCH_REFINE (§5b), made when params->refine */
+  PROG_REFINE_TILED,
   PROG_COUNT
 } ProgId;
 
@@ -46,6 +48,8 @@ static const char *const prog_files[PROG_COUNT] = {
   [PROG_PACK] = "pack.comp",
   [PROG_RECTIFY] = "rectify.comp",
   [PROG_SEARCH_TILED] = "search.comp",
+  [PROG_REFINE] = "search.comp",
+  [PROG_REFINE_TILED] = "search.comp",
 };
 
 struct StereoPasses {
@@ -87,13 +91,21 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
     params->radius, params->search_radius, STEREO_SEARCH_WEIGHT_GAMMA,
     STEREO_DENSIFY_EDGE_MARGIN, STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
   g_autofree char *tiled_defines = g_strconcat(defines, "#define SEARCH_TILED 1\n", NULL);
+  g_autofree char *refine_defines = g_strconcat(defines, "#define SEARCH_REFINE 1\n", NULL);
+  g_autofree char *refine_tiled_defines = g_strconcat(tiled_defines, "#define SEARCH_REFINE 1\n",
+                                                      NULL);
   for (int i = 0; i < PROG_COUNT; i++) {
-    g_autofree char *label = g_strdup_printf("stereo/%s%s", prog_files[i],
-                                             i == PROG_SEARCH_TILED ? " (tiled)" : "");
+    bool refine = i == PROG_REFINE || i == PROG_REFINE_TILED;
+    if (refine && !params->refine)
+      continue;
+    bool tiled = i == PROG_SEARCH_TILED || i == PROG_REFINE_TILED;
+    g_autofree char *label = g_strdup_printf("stereo/%s%s%s", prog_files[i],
+                                             refine ? " (refine)" : "", tiled ? " (tiled)" : "");
     GpuProgramParams pp = {
       .label = label,
       .resource = prog_files[i],
-      .defines = i == PROG_SEARCH_TILED ? tiled_defines : defines,
+      .defines = refine ? (tiled ? refine_tiled_defines : refine_defines)
+                        : tiled ? tiled_defines : defines,
     };
     ps->prog[i] = gpu_program_new(gpu, &pp, error);
     if (!ps->prog[i])
@@ -244,8 +256,6 @@ stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage
   gpu_program_set_int(p, "eta", eta);
   gpu_program_set_int(p, "t_min", t_min);
   gpu_program_set_int(p, "t_max", t_max);
-  if (!tiled)
-    gpu_program_set_int(p, "refine", 0);
   gpu_bind_image(0, img, GPU_ACCESS_READ);
   gpu_bind_image(2, disp, GPU_ACCESS_WRITE);
   run_2d(p, disp);
@@ -254,12 +264,19 @@ stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage
 void
 stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *prior, GpuImage *disp, int eta)
 {
-  GpuProgram *p = ps->prog[PROG_SEARCH];
+  stereo_pass_refine_variant(ps, ps->search_tiled, img, prior, disp, eta);
+}
+
+void
+stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *prior,
+                           GpuImage *disp, int eta)
+{
+  GpuProgram *p = ps->prog[tiled ? PROG_REFINE_TILED : PROG_REFINE];
+  g_return_if_fail(p);   /* made only when params->refine */
   set_size(p, "size", disp);
   gpu_program_set_int(p, "eta", eta);
   gpu_program_set_int(p, "t_min", (int) floor(ps->params.min_disparity));
   gpu_program_set_int(p, "t_max", (int) ceil(ps->params.max_disparity));
-  gpu_program_set_int(p, "refine", 1);
   gpu_bind_image(0, img, GPU_ACCESS_READ);
   gpu_bind_image(2, disp, GPU_ACCESS_WRITE);
   gpu_bind_image(3, prior, GPU_ACCESS_READ);

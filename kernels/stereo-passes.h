@@ -46,6 +46,9 @@ void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta
  * upsampled prior (d in .x of `prior`, level 0) near it; writes (d, certainty, 0, v). */
 void stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *prior, GpuImage *disp,
                         int eta);
+/* The same with the search variant chosen (tests). */
+void stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *prior,
+                                GpuImage *disp, int eta);
 void stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
                                 int eta, int t_min, int t_max);
 /* Phase terms for level `level` (its size is disp's) from responses and prior. */

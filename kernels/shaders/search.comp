@@ -13,9 +13,10 @@
 //  - direct (llvmpipe, where workgroup barriers are expensive): the weights are kept in
 //    per-invocation arrays and every candidate reads its window from the image.
 // Output (d_init, certainty, 0, v) with v = certainty > 0 (the hole-fill flag).
-// The refinement search (§5b) is the direct variant with `refine` set: each pixel's
+// The refinement search (§5b) is either variant compiled with SEARCH_REFINE: each pixel's
 // candidates are floor(min) - REFINE_PAD .. ceil(max) + REFINE_PAD of the level-0 prior
-// over x, y +- REFINE_WINDOW (every 2 px), within t_min..t_max.
+// over x, y +- REFINE_WINDOW (every 2 px), within t_min..t_max; the tiled variant runs
+// the union of its tile's ranges and keeps each pixel's own.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rg32f, binding = 0) readonly uniform image2DArray img;
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;
@@ -23,8 +24,9 @@ uniform ivec2 size;
 uniform int eta;          // +1: reference L, other R; -1: reference R, other L
 uniform int t_min;
 uniform int t_max;
-uniform int refine;       // 1 (§5b, direct variant only): per-pixel candidates from `prior`
+#ifdef SEARCH_REFINE   // §5b: per-pixel candidates from `prior`
 layout(rgba32f, binding = 3) readonly uniform image2DArray prior;   // d in .x, level 0
+#endif
 
 #define WN (2 * SEARCH_R + 1)
 #define WK (WN * WN)
@@ -90,6 +92,11 @@ void best_add(inout Best b, int t, float c, int lo)
 #ifdef SEARCH_TILED
 shared float rtile[TILE_H][TILE_H];    // reference image around the tile (clamped)
 shared float tile[TILE_H][TILE_W];     // other image for one chunk of candidates
+#ifdef SEARCH_REFINE
+#define PT (16 + 2 * REFINE_WINDOW)
+shared float ptile[PT][PT];            // §5b: the prior around the tile (clamped)
+shared int s_lo, s_hi;                 // §5b: the union of the tile's candidate ranges
+#endif
 
 void main()
 {
@@ -118,9 +125,41 @@ void main()
       float d = a - ma;
       s_aa += weight(a, ac) * d * d;
     }
-  Best b = Best(-2.0, -2.0, -2.0, -2.0, false, t_min);
-  for (int t0 = t_min; t0 <= t_max; t0 += CHUNK) {
-    int t1 = min(t0 + CHUNK - 1, t_max);
+  // §5b: each pixel's candidates from the prior; the tile runs the union of them
+  int lo = t_min, hi = t_max, tlo = t_min, thi = t_max;
+#ifdef SEARCH_REFINE
+  {
+    if (lx == 0 && ly == 0) {
+      s_lo = 0x7fffffff;
+      s_hi = -0x7fffffff;
+    }
+    for (int i = ly * 16 + lx; i < PT * PT; i += 256) {
+      int r = i / PT, col = i % PT;
+      ivec2 q = clamp(origin + ivec2(col, r) - REFINE_WINDOW, ivec2(0), size - 1);
+      ptile[r][col] = imageLoad(prior, ivec3(q, 0)).x;
+    }
+    barrier();
+    float mn = 1e30, mx = -1e30;
+    for (int j = 0; j <= 2 * REFINE_WINDOW; j += 2)
+      for (int i = 0; i <= 2 * REFINE_WINDOW; i += 2) {
+        float d = ptile[ly + j][lx + i];
+        mn = min(mn, d);
+        mx = max(mx, d);
+      }
+    lo = max(t_min, int(floor(mn)) - REFINE_PAD);
+    hi = min(t_max, int(ceil(mx)) + REFINE_PAD);
+    if (inside && lo <= hi) {
+      atomicMin(s_lo, lo);
+      atomicMax(s_hi, hi);
+    }
+    barrier();
+    tlo = s_lo;
+    thi = s_hi;
+  }
+#endif
+  Best b = Best(-2.0, -2.0, -2.0, -2.0, false, lo);
+  for (int t0 = tlo; t0 <= thi; t0 += CHUNK) {
+    int t1 = min(t0 + CHUNK - 1, thi);
     // Tile column 0 is image column base: the leftmost x - eta t - R over the tile/chunk.
     int base = eta > 0 ? origin.x - t1 - SEARCH_R : origin.x + t0 - SEARCH_R;
     barrier();
@@ -158,7 +197,12 @@ void main()
         }
       for (int c = 0; c < GROUP && tg + c <= t1; c++) {
         int t = tg + c;
-        best_add(b, t, valid_candidate(g, t) ? zncc(sb[c], sbb[c], sab[c], s_w, s_aa) : -2.0, t_min);
+#ifdef SEARCH_REFINE
+        if (t < lo || t > hi)
+          continue;
+#endif
+        best_add(b, t, valid_candidate(g, t) ? zncc(sb[c], sbb[c], sab[c], s_w, s_aa) : -2.0,
+                 lo);
       }
     }
   }
@@ -210,7 +254,8 @@ void main()
     wac[k] = wk[k] * d;
   }
   int lo = t_min, hi = t_max;
-  if (refine != 0) {   // the prior's range over x, y +- REFINE_WINDOW, every 2 px
+#ifdef SEARCH_REFINE
+  {   // §5b: the prior's range over x, y +- REFINE_WINDOW, every 2 px
     float mn = 1e30, mx = -1e30;
     for (int j = -REFINE_WINDOW; j <= REFINE_WINDOW; j += 2)
       for (int i = -REFINE_WINDOW; i <= REFINE_WINDOW; i += 2) {
@@ -221,12 +266,10 @@ void main()
     lo = max(t_min, int(floor(mn)) - REFINE_PAD);
     hi = min(t_max, int(ceil(mx)) + REFINE_PAD);
   }
+#endif
   Best b = Best(-2.0, -2.0, -2.0, -2.0, false, lo);
   for (int t = lo; t <= hi; t++)
     best_add(b, t, cost(g, t, s_w, s_aa), lo);
-#endif
-#ifdef SEARCH_TILED
-  int lo = t_min, hi = t_max;
 #endif
   vec4 outv = vec4(0.0);
   if (b.best > 0.0) {

@@ -133,6 +133,7 @@ fixture_setup(Fixture *f, int w, int h)
     return;
   stereo_params_init(&f->p, w, h);
   f->p.max_disparity = 24;
+  f->p.refine = true;   /* the refinement programs are made only then */
   GError *error = NULL;
   f->ps = stereo_passes_new(f->ctx, &f->p, &error);
   g_assert_no_error(error);
@@ -304,7 +305,9 @@ test_refine(void)
   g_autoptr(GpuImage) disp = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
   const RefImage *s[2] = { l, r };
   upload_channels(img, s, (int[]){ 0, 0 }, 2);
-  for (int eta = 1; eta >= -1; eta -= 2) {
+  for (int run = 0; run < 4; run++) {
+    int eta = run & 1 ? -1 : 1;
+    bool tiled = run >= 2;
     g_autoptr(RefImage) prior = ref_image_new(w, h, REF_FIELD_CHANNELS);
     for (int y = 0; y < h; y++)
       for (int x = 0; x < w; x++)
@@ -314,7 +317,7 @@ test_refine(void)
     const RefImage *ps[1] = { prior };
     upload_channels(prior_img, ps, (int[]){ REF_D }, 1);
     poison(disp);
-    stereo_pass_refine(f.ps, img, prior_img, disp, eta);
+    stereo_pass_refine_variant(f.ps, tiled, img, prior_img, disp, eta);
     g_autofree float *out = download(disp);
     check_all_finite(out, (size_t)w * h * 4, "refine");
     g_autoptr(RefImage) ref = ref_refine_search(&f.p, eta > 0 ? l : r, eta > 0 ? r : l, prior,
@@ -333,9 +336,9 @@ test_refine(void)
       if (gv != rv || (rv && fabs(out[4 * i] - ref->data[3 * i + REF_D]) > 1e-3))
         bad++;
     }
-    g_test_message("refine eta %d shift %.2f: %d of %d differ, %d valid; rows 0-41 %d of %d "
-                   "within 0.5 px, rows 63- %d", eta, shift, bad, w * h, valid, right, top,
-                   far_right);
+    g_test_message("refine (%s) eta %d shift %.2f: %d of %d differ, %d valid; rows 0-41 %d of "
+                   "%d within 0.5 px, rows 63- %d", tiled ? "tiled" : "direct", eta, shift, bad,
+                   w * h, valid, right, top, far_right);
     g_assert_cmpint(valid, >, w * h / 3);
     g_assert_cmpint(right, >, top * 8 / 10);   /* the 9 px band is searched out */
     g_assert_cmpint(far_right, ==, 0);         /* candidates from the prior only */
