@@ -49,6 +49,8 @@ compare_pair(const StereodPairConfig *a, const StereodPairConfig *b, int index,
   if (a->params.max_disparity != b->params.max_disparity ||
       a->params.levels != b->params.levels || a->params.lr_check != b->params.lr_check ||
       a->params.refine != b->params.refine ||
+      a->params.search_radius != b->params.search_radius ||
+      a->params.smooth_sigma != b->params.smooth_sigma ||
       a->params.min_magnitude != b->params.min_magnitude)
     diff->engine_pairs |= 1u << index;
   if (a->reconnect_min_ms != b->reconnect_min_ms || a->reconnect_max_ms != b->reconnect_max_ms)

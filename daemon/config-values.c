@@ -263,7 +263,7 @@ get_backoff(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   return true;
 }
 
-/* max_disparity, scales, lr_check, refine, noise_floor over the filter defaults, then the filter's own check;
+/* max_disparity, scales, lr_check, refine, window, smoothing, noise_floor over the filter defaults, then the filter's own check;
  * its field names are mapped back to the key that causes them. */
 static bool
 get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
@@ -284,6 +284,8 @@ get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   if (!get_int(c, "scales", false, 0, STEREO_MAX_LEVELS, &sp->levels, NULL, error) ||
       !get_bool(c, "lr_check", &sp->lr_check, error) ||
       !get_bool(c, "refine", &sp->refine, error) ||
+      !get_int(c, "window", false, 1, 7, &sp->search_radius, NULL, error) ||
+      !get_double(c, "smoothing", false, 0.5, 5.0, &sp->smooth_sigma, NULL, error) ||
       !get_double(c, "noise_floor", false, 0.0, 64.0, &noise_floor, NULL, error))
     return false;
   sp->min_magnitude = noise_floor / 255.0;   /* grey levels -> intensity units */

@@ -131,9 +131,10 @@ const StereodPairConfig *stereod_config_find_pair(const StereodConfig *config,
  * Applied live:
  *  - [daemon] log_level, stats_interval;
  *  - per pair: reconnect_min_ms, reconnect_max_ms (read at the next reconnect);
- *  - per pair: max_disparity, scales, lr_check, refine, noise_floor. These change the engine's internal
- *    images but neither the input nor the output sizes: the GPU thread recreates that
- *    pair's StereoEngine from the new params between two frames; the ring stays.
+ *  - per pair: max_disparity, scales, lr_check, refine, window, smoothing, noise_floor.
+ *    These change the engine's internal images (and programs) but neither the input nor
+ *    the output sizes: the GPU thread recreates that pair's StereoEngine from the new
+ *    params between two frames; the ring stays.
  * Everything else needs a restart: [daemon] device, ring_slots, in_flight (the GPU
  * context and the buffers of every pair); the set of pair names; per pair left, right,
  * fps, pair_tolerance_ms (the capture pipeline and its matcher), width, height, outputs

@@ -34,7 +34,8 @@ fi
 # players in the height map) is on when the GPU keeps up with it at 1 frame/s or more.
 probe() { # extra stereod-disparity options -> mean ms per pair on frame 0
   "$build/tools/stereod-disparity" "$clip/west/left/000000.jpg" \
-    "$clip/west/right/000000.jpg" --calib "$clip/west/calib.conf" -o /dev/null -n 3 "$@" 2>&1 |
+    "$clip/west/right/000000.jpg" --calib "$clip/west/calib.conf" -o /dev/null -n 3 \
+    --window 2 --smoothing 1 "$@" 2>&1 |
     sed -n 's/.* mean \([0-9.]*\) ms over.*/\1/p'
 }
 rate() { # ms per pair -> whole frames/s for two pairs, 0 when below 1
@@ -90,10 +91,13 @@ kill -TERM "$pid"
 wait "$pid" || true
 pid=
 
-echo "stereod-demo: accuracy of the engine on frame 0 against the sim's exact ground truth"
+echo "stereod-demo: accuracy of the engine on frame 0 against the sim's exact ground truth" \
+  "(the demo's filter settings: window 2, smoothing 1, refine $refine)"
+extra=(--window 2 --smoothing 1)
+[ "$refine" = true ] && extra+=(--refine)
 for pair in west east; do
   "$build/tools/stereod-disparity" "$clip/$pair/left/000000.jpg" "$clip/$pair/right/000000.jpg" \
-    --calib "$clip/$pair/calib.conf" --gt "$clip/$pair/gt/000000.pfm" \
+    --calib "$clip/$pair/calib.conf" --gt "$clip/$pair/gt/000000.pfm" "${extra[@]}" \
     --color "$view/$pair-frame0-disparity.jpg" --quiet
 done
 echo "stereod-demo: images in $view (colour: near = warm, invalid = black; height maps in" \

@@ -2,6 +2,7 @@
  *
  *   stereod-disparity LEFT RIGHT -o OUT.pfm [--png16 OUT.png] [--color OUT.jpg]
  *                     [--max-disparity N] [--scales N] [--no-lr-check] [--refine]
+ *                     [--window N] [--smoothing S]
  *                     [--device auto|hardware|software|surfaceless|N] [--verbose|--quiet]
  *
  * LEFT and RIGHT: PNG, PGM/PPM or JPEG (colour is converted to luma). Exit status 0 on
@@ -23,7 +24,8 @@
 
 static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt, *opt_calib, *opt_depth;
 static double opt_max_disparity = 0.0;
-static int opt_scales = 0, opt_repeat = 1;
+static int opt_scales = 0, opt_repeat = 1, opt_window = 0;
+static double opt_smoothing = 0.0;
 static gboolean opt_no_lr_check, opt_refine, opt_verbose, opt_quiet;
 static char **opt_files;
 
@@ -41,6 +43,10 @@ static const GOptionEntry entries[] = {
     "Pyramid levels, 1..8 (default 0 = automatic)", "N" },
   { "no-lr-check", 0, 0, G_OPTION_ARG_NONE, &opt_no_lr_check,
     "Skip the right-view pass and the left-right consistency check", NULL },
+  { "window", 0, 0, G_OPTION_ARG_INT, &opt_window,
+    "Search window half-width, 1..7 px (default 0 = 4, a 9 x 9 window)", "N" },
+  { "smoothing", 0, 0, G_OPTION_ARG_DOUBLE, &opt_smoothing,
+    "Smoothing of the phase estimates, sigma 0.5..5 px (default 0 = 2)", "S" },
   { "refine", 0, 0, G_OPTION_ARG_NONE, &opt_refine,
     "Search again at full resolution around the coarse estimate (more accurate, slower)", NULL },
   { "calib", 'c', 0, G_OPTION_ARG_FILENAME, &opt_calib,
@@ -105,6 +111,10 @@ check_usage(void)
     return fail(EXIT_USAGE, "--max-disparity must be within 0..1000 px (0 = default)");
   if (opt_scales < 0 || opt_scales > STEREO_MAX_LEVELS)
     return fail(EXIT_USAGE, "--scales must be within 1..%d (0 = automatic)", STEREO_MAX_LEVELS);
+  if (opt_window < 0 || opt_window > 7)
+    return fail(EXIT_USAGE, "--window must be within 1..7 px (0 = default)");
+  if (!(opt_smoothing == 0.0 || (opt_smoothing >= 0.5 && opt_smoothing <= 5.0)))
+    return fail(EXIT_USAGE, "--smoothing must be within 0.5..5 px (0 = default)");
   if (opt_repeat < 1 || opt_repeat > 10000)
     return fail(EXIT_USAGE, "--repeat must be within 1..10000");
   if (opt_device && !device_valid(opt_device))
@@ -129,6 +139,10 @@ params_apply_options(StereoParams *p, int width)
   p->levels = opt_scales;
   p->lr_check = !opt_no_lr_check;
   p->refine = opt_refine;
+  if (opt_window > 0)
+    p->search_radius = opt_window;
+  if (opt_smoothing > 0.0)
+    p->smooth_sigma = opt_smoothing;
 }
 
 static double

@@ -76,6 +76,10 @@ static const ErrorCase cases[] = {
     "[pair west] lr_check: 'yes' is not true or false" },
   { "bool-refine", WEST "refine=1\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] refine: '1' is not true or false" },
+  { "window-range", WEST "window=8\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] window: 8 is outside 1..7" },
+  { "smoothing-range", WEST "smoothing=0.2\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] smoothing: 0.2 is outside 0.5..5" },
   { "device", "[daemon]\ndevice=gpu7\n" WEST, STEREOD_CONFIG_ERROR_INVALID,
     "[daemon] device: 'gpu7' is not auto, hardware, software, surfaceless or an EGL device "
     "index 0..255" },

@@ -29,6 +29,8 @@ static const char two_pairs[] =
   "scales=3\n"
   "lr_check=false\n"
   "refine=true\n"
+  "window=2\n"
+  "smoothing=1.25\n"
   "noise_floor=2.55\n"
   "outputs=depth;disparity;\n"
   "reconnect_min_ms=250\n"
@@ -82,6 +84,8 @@ test_two_pairs(void)
   g_assert_cmpint(a->params.levels, ==, 3);
   g_assert_false(a->params.lr_check);
   g_assert_true(a->params.refine);
+  g_assert_cmpint(a->params.search_radius, ==, 2);
+  g_assert_cmpfloat(a->params.smooth_sigma, ==, 1.25);
   g_assert_cmpfloat_with_epsilon(a->params.min_magnitude, 0.01, 1e-12);
   g_assert_cmpuint(a->outputs, ==, STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DISPARITY);
   g_assert_cmpint(a->reconnect_min_ms, ==, 250);
@@ -104,6 +108,7 @@ test_two_pairs(void)
   g_assert_cmpfloat(b->params.min_magnitude, ==, 0.0);
   g_assert_cmpfloat(b->params.omega0, ==, def.omega0);
   g_assert_cmpint(b->params.search_radius, ==, def.search_radius);
+  g_assert_cmpfloat(b->params.smooth_sigma, ==, def.smooth_sigma);
   g_assert_cmpuint(b->outputs, ==, STEREOD_OUTPUT_DISPARITY | STEREOD_OUTPUT_CONFIDENCE);
   g_assert_cmpint(b->reconnect_min_ms, ==, 500);
   g_assert_cmpint(b->reconnect_max_ms, ==, 30000);
@@ -310,6 +315,7 @@ test_reload_diff(void)
   g_string_replace(live, "stats_interval=30", "stats_interval=60", 1);
   g_string_replace(live, "max_disparity=96.5", "max_disparity=64", 1);
   g_string_replace(live, "refine=true", "refine=false", 1);
+  g_string_replace(live, "window=2", "window=3", 1);
   g_string_append(live, "reconnect_max_ms=60000\n");
   g_autoptr(StereodConfig) live_cfg = load_text(dir, live->str);
   g_assert_false(stereod_config_diff(base, live_cfg, &diff));

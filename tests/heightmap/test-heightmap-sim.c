@@ -6,7 +6,7 @@
  * the default configuration, once from the sim's exact disparity (gt PFM rounded to the
  * ring's 1/32 px) and, for the first ENGINE_FRAMES frames, from the stereo engine's
  * output on the rendered images (s16 + confidence, as stereod publishes them, with the
- * demo's noise_floor and refine=true). The tracks of each fused frame are scored against players.csv: a
+ * demo's noise_floor, refine=true, window=2 and smoothing=1). The tracks of each fused frame are scored against players.csv: a
  * player counts when its body (1 m above its ground point) projects into both views of
  * at least one fused pair; a track within MATCH_RADIUS of it (nearest first, one each)
  * detects it. Reported: recall, RMSE of the matched positions, false detections per
@@ -14,10 +14,10 @@
  * A third case fuses frames without the east pair: the west players are still found,
  * the east-only half of the map is empty, and the pair list says so.
  *
- * The engine's RMSE does not reach 0.15 m (measured 0.17 m on this clip, 0.21 m on
- * another seed; docs/heightmap.md: the filter's disparity on the players is biased
- * towards the background by about 0.1 px). It is asserted against ENGINE_MAX_RMSE, so
- * that a regression fails, and against 0.15 m with STEREOD_HEIGHTMAP_STRICT=1.
+ * The engine's RMSE does not reach 0.15 m reliably (measured 0.151 m on this clip,
+ * 0.17-0.20 m on clips with other seeds; docs/heightmap.md: the filter's disparity on
+ * the players is biased towards the background). It is asserted against ENGINE_MAX_RMSE,
+ * so that a regression fails, and against 0.15 m with STEREOD_HEIGHTMAP_STRICT=1.
  *
  * STEREOD_HEIGHTMAP_CLIP=DIR uses an existing clip (pairs named west and east) instead
  * of rendering; STEREOD_HEIGHTMAP_CONF="key=value\n..." adds [heightmap] keys to the
@@ -38,7 +38,7 @@
 #define FRAMES 10
 #define ENGINE_FRAMES 8
 #define MATCH_RADIUS 1.0
-#define ENGINE_MAX_RMSE 0.25
+#define ENGINE_MAX_RMSE 0.2
 #define N_PAIRS 2
 
 static const char *const pair_names[N_PAIRS] = { "west", "east" };
@@ -373,11 +373,13 @@ test_engine(void)
     return;
   StereoEngineParams ep = { .label = "test", .output = STEREO_OUTPUT_S16 };
   stereo_params_init(&ep.params, clip.calib[0].width, clip.calib[0].height);
-  /* as the demo's stereod.conf: noise_floor=2 grey levels for cameras with noise 1.5, and
-   * the level-0 refinement (refine=true, the recommended setting for height maps; the
-   * demo turns it off only on a GPU too slow for it) */
+  /* as the demo's stereod.conf: noise_floor=2 grey levels for cameras with noise 1.5, the
+   * level-0 refinement (refine=true, the recommended setting for height maps; the demo
+   * turns it off only on a GPU too slow for it) and small windows (window=2, smoothing=1) */
   ep.params.min_magnitude = 2.0 / 255.0;
   ep.params.refine = true;
+  ep.params.search_radius = 2;    /* window=2, smoothing=1: small players, far background */
+  ep.params.smooth_sigma = 1.0;
   g_autoptr(GError) error = NULL;
   g_autoptr(StereoEngine) engine = stereo_engine_new(c.gpu, &ep, &error);
   g_assert_no_error(error);
