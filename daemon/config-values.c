@@ -263,8 +263,9 @@ get_backoff(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   return true;
 }
 
-/* max_disparity, scales, lr_check, refine, window, smoothing, noise_floor over the filter defaults, then the filter's own check;
- * its field names are mapped back to the key that causes them. */
+/* max_disparity, scales, lr_check, refine, window, smoothing, noise_floor over the filter
+ * defaults, then the filter's own check; its field names are mapped back to the key that
+ * causes them. */
 static bool
 get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 {

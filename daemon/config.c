@@ -19,7 +19,8 @@ static const char *const daemon_keys[] = {
 };
 static const char *const pair_keys[] = {
   "left", "right", "width", "height", "fps", "pair_tolerance_ms", "calibration",
-  "max_disparity", "scales", "lr_check", "refine", "window", "smoothing", "noise_floor", "outputs", "reconnect_min_ms", "reconnect_max_ms",
+  "max_disparity", "scales", "lr_check", "refine", "window", "smoothing", "noise_floor",
+  "outputs", "reconnect_min_ms", "reconnect_max_ms",
   NULL
 };
 

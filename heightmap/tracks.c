@@ -8,9 +8,9 @@
  * step just seen (VELOCITY_GAIN). Unmatched blobs start tracks; tracks unseen more than
  * max_missed frames in a row are dropped. Ids are never reused.
  * Only confirmed tracks are reported: matched in `confirm` consecutive frames at least
- * once; a tentative track that misses a frame is dropped at once. Disparity noise on weakly textured ground makes blobs that do not come back in
- * the next frame (its errors are not correlated from frame to frame, docs/heightmap.md);
- * players do.
+ * once; a tentative track that misses a frame is dropped at once. Disparity noise on
+ * weakly textured ground makes blobs that do not come back in the next frame (its errors
+ * are not correlated from frame to frame, docs/heightmap.md); players do.
  */
 #include "heightmap/heightmap.h"
 

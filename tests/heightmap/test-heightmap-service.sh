@@ -76,7 +76,8 @@ reconnect_min_ms=200
 reconnect_max_ms=1000
 CONF
 }
-{ printf '[daemon]\nstats_interval=2\n'; pair_conf "$west"; pair_conf "$east"; } > "$tmp/stereod.conf"
+{ printf '[daemon]\nstats_interval=2\n'; pair_conf "$west"; pair_conf "$east"; } \
+  > "$tmp/stereod.conf"
 cat > "$tmp/heightmap.conf" <<CONF
 [heightmap]
 tolerance_ms=300
@@ -95,7 +96,9 @@ stereod_pid=$!
 pids+=($!)
 hm_pid=$!
 
-[ -n "${STEREOD_TEST_KEEP:-}" ] && trap 'for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; echo "kept $tmp"' EXIT
+# STEREOD_TEST_KEEP=1 keeps the folder (clip, configs, logs, JSON lines) to look at
+[ -n "${STEREOD_TEST_KEEP:-}" ] &&
+  trap 'for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; echo "kept $tmp"' EXIT
 # the socket: a reader that keeps the first 3 lines it is served
 for _ in $(seq 300); do [ -S "$tmp/players.sock" ] && break; sleep 0.1; done
 [ -S "$tmp/players.sock" ] || fail "no socket $tmp/players.sock"
@@ -122,7 +125,8 @@ done
 [ "$(count "$both")" -ge 7 ] || fail "fewer than 7 lines fused from both pairs"
 wait "$sock_pid" || fail "the socket did not serve 3 lines"
 [ "$(wc -l < "$tmp/socket.jsonl")" -eq 3 ] || fail "socket: $(wc -l < "$tmp/socket.jsonl") lines"
-"$dump" "$hmring" --count 1 --timeout 10 > "$tmp/dump.txt" 2>&1 || fail "height-map ring: $(cat "$tmp/dump.txt")"
+"$dump" "$hmring" --count 1 --timeout 10 > "$tmp/dump.txt" 2>&1 ||
+  fail "height-map ring: $(cat "$tmp/dump.txt")"
 grep -q "1110x740" "$tmp/dump.txt" || fail "height-map ring: $(cat "$tmp/dump.txt")"
 
 # east dies

@@ -6,10 +6,10 @@
  * the default configuration, once from the sim's exact disparity (gt PFM rounded to the
  * ring's 1/32 px) and, for the first ENGINE_FRAMES frames, from the stereo engine's
  * output on the rendered images (s16 + confidence, as stereod publishes them, with the
- * demo's noise_floor, refine=true, window=2 and smoothing=1). The tracks of each fused frame are scored against players.csv: a
- * player counts when its body (1 m above its ground point) projects into both views of
- * at least one fused pair; a track within MATCH_RADIUS of it (nearest first, one each)
- * detects it. Reported: recall, RMSE of the matched positions, false detections per
+ * demo's noise_floor, refine=true, window=2 and smoothing=1). The tracks of each fused
+ * frame are scored against players.csv: a player counts when its body (1 m above its
+ * ground point) projects into both views of at least one fused pair; a track within
+ * MATCH_RADIUS of it (nearest first, one each) detects it. Reported: recall, RMSE of the matched positions, false detections per
  * frame. Required: recall >= 95 % on both inputs; RMSE <= 0.15 m on the exact disparity.
  * A third case fuses frames without the east pair: the west players are still found,
  * the east-only half of the map is empty, and the pair list says so.
