@@ -30,6 +30,9 @@ struct HeightmapFusion {
   HeightmapFusionParams params;
   GpuImage *bins;          /* r32ui, MASK_LAYER + 1 layers */
   GpuImage *heights;       /* r32f */
+  GpuBuffer *out;          /* heights then masks of the cells, written by the resolve */
+  GpuBuffer *readback;     /* persistently mapped copy of `out` */
+  GpuFence *fence;         /* the copy's completion */
   GpuProgram *scatter;
   GpuProgram *resolve;
   PairImages pairs[HEIGHTMAP_MAX_PAIRS];
@@ -103,6 +106,15 @@ heightmap_fusion_new(GpuContext *gpu, const HeightmapFusionParams *params, GErro
                             error)) ||
       !(f->heights = image_new(f, "heights", g->width, g->height, 1, GPU_FORMAT_R32F, error)))
     return NULL;
+  size_t out_bytes = (size_t) g->width * g->height * 2 * sizeof(uint32_t);
+  g_autofree char *out_label = g_strdup_printf("%s out", f->label);
+  g_autofree char *rb_label = g_strdup_printf("%s readback", f->label);
+  GpuBufferParams ob = { .label = out_label, .size = out_bytes, .usage = GPU_BUFFER_STORAGE };
+  GpuBufferParams rb = { .label = rb_label, .size = out_bytes, .usage = GPU_BUFFER_READBACK };
+  if (!(f->out = gpu_buffer_new(gpu, &ob, error)) ||
+      !(f->readback = gpu_buffer_new(gpu, &rb, error)) ||
+      !(f->fence = gpu_fence_new(gpu, error)))
+    return NULL;
 
   g_autofree char *defines = g_strdup_printf("#define BINS %d\n#define BIN_HEIGHT %.17g\n"
                                              "#define POOL %d\n", HEIGHTMAP_BINS,
@@ -130,6 +142,9 @@ heightmap_fusion_free(HeightmapFusion *f)
   gpu_program_free(f->resolve);
   gpu_image_free(f->bins);
   gpu_image_free(f->heights);
+  gpu_buffer_free(f->out);
+  gpu_buffer_free(f->readback);
+  gpu_fence_free(f->fence);
   g_free(f->label);
   g_free(f);
 }
@@ -239,13 +254,19 @@ heightmap_fusion_finish(HeightmapFusion *f, float *heights, uint32_t *masks, GEr
   gpu_program_set_float(p, "u_top_fraction", (float) f->params.top_fraction);
   gpu_bind_image(0, f->bins, GPU_ACCESS_READ);
   gpu_bind_image(1, f->heights, GPU_ACCESS_WRITE);
+  gpu_bind_storage(2, f->out);
   gpu_program_dispatch(p, g->width, g->height, 1);
   gpu_barrier();
-  if (!gpu_context_check(f->gpu, "heightmap resolve", error))
+  /* one copy into the mapped buffer and a fence: no synchronous texture download */
+  size_t cells = (size_t) g->width * g->height;
+  gpu_buffer_copy(f->readback, 0, f->out, 0, cells * 2 * sizeof(uint32_t));
+  if (!gpu_fence_reset(f->fence, error) ||
+      !gpu_fence_wait(f->fence, 10 * G_GUINT64_CONSTANT(1000000000), error) ||
+      !gpu_context_check(f->gpu, "heightmap resolve", error))
     return false;
-  if (!gpu_image_download(f->heights, 0, heights, (size_t) g->width * sizeof(float), error))
-    return false;
-  return !masks ||
-         gpu_image_download(f->bins, MASK_LAYER, masks, (size_t) g->width * sizeof(uint32_t),
-                            error);
+  const uint32_t *map = gpu_buffer_get_map(f->readback);
+  memcpy(heights, map, cells * sizeof(float));
+  if (masks)
+    memcpy(masks, map + cells, cells * sizeof(uint32_t));
+  return true;
 }
