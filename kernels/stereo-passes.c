@@ -247,11 +247,10 @@ stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int
   stereo_pass_search_variant(ps, ps->search_tiled, img, disp, eta, t_min, t_max);
 }
 
-void
-stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
-                           int eta, int t_min, int t_max)
+/* One dispatch of search.comp (any of its four programs) for direction eta. */
+static void
+run_search(GpuProgram *p, GpuImage *img, GpuImage *disp, int eta, int t_min, int t_max)
 {
-  GpuProgram *p = ps->prog[tiled ? PROG_SEARCH_TILED : PROG_SEARCH];
   set_size(p, "size", disp);
   gpu_program_set_int(p, "eta", eta);
   gpu_program_set_int(p, "t_min", t_min);
@@ -259,6 +258,13 @@ stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage
   gpu_bind_image(0, img, GPU_ACCESS_READ);
   gpu_bind_image(2, disp, GPU_ACCESS_WRITE);
   run_2d(p, disp);
+}
+
+void
+stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
+                           int eta, int t_min, int t_max)
+{
+  run_search(ps->prog[tiled ? PROG_SEARCH_TILED : PROG_SEARCH], img, disp, eta, t_min, t_max);
 }
 
 void
@@ -273,14 +279,9 @@ stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage
 {
   GpuProgram *p = ps->prog[tiled ? PROG_REFINE_TILED : PROG_REFINE];
   g_return_if_fail(p);   /* made only when params->refine */
-  set_size(p, "size", disp);
-  gpu_program_set_int(p, "eta", eta);
-  gpu_program_set_int(p, "t_min", (int) floor(ps->params.min_disparity));
-  gpu_program_set_int(p, "t_max", (int) ceil(ps->params.max_disparity));
-  gpu_bind_image(0, img, GPU_ACCESS_READ);
-  gpu_bind_image(2, disp, GPU_ACCESS_WRITE);
   gpu_bind_image(3, prior, GPU_ACCESS_READ);
-  run_2d(p, disp);
+  run_search(p, img, disp, eta, (int) floor(ps->params.min_disparity),
+             (int) ceil(ps->params.max_disparity));
 }
 
 void

@@ -89,6 +89,26 @@ void best_add(inout Best b, int t, float c, int lo)
   b.prevc = c;
 }
 
+#ifdef SEARCH_REFINE
+// The prior at (x + i, y + j), clamped to the image (from shared memory when tiled).
+float prior_at(ivec3 g, int i, int j);
+
+// §5b: the candidates of pixel g: the prior's range over x, y +- REFINE_WINDOW (every
+// 2 px), widened by REFINE_PAD, within t_min..t_max.
+void refine_range(ivec3 g, out int lo, out int hi)
+{
+  float mn = 1e30, mx = -1e30;
+  for (int j = -REFINE_WINDOW; j <= REFINE_WINDOW; j += 2)
+    for (int i = -REFINE_WINDOW; i <= REFINE_WINDOW; i += 2) {
+      float d = prior_at(g, i, j);
+      mn = min(mn, d);
+      mx = max(mx, d);
+    }
+  lo = max(t_min, int(floor(mn)) - REFINE_PAD);
+  hi = min(t_max, int(ceil(mx)) + REFINE_PAD);
+}
+#endif
+
 #ifdef SEARCH_TILED
 shared float rtile[TILE_H][TILE_H];    // reference image around the tile (clamped)
 shared float tile[TILE_H][TILE_W];     // other image for one chunk of candidates
@@ -96,6 +116,12 @@ shared float tile[TILE_H][TILE_W];     // other image for one chunk of candidate
 #define PT (16 + 2 * REFINE_WINDOW)
 shared float ptile[PT][PT];            // §5b: the prior around the tile (clamped)
 shared int s_lo, s_hi;                 // §5b: the union of the tile's candidate ranges
+
+float prior_at(ivec3 g, int i, int j)
+{
+  ivec2 l = ivec2(gl_LocalInvocationID.xy);
+  return ptile[l.y + REFINE_WINDOW + j][l.x + REFINE_WINDOW + i];
+}
 #endif
 
 void main()
@@ -139,15 +165,7 @@ void main()
       ptile[r][col] = imageLoad(prior, ivec3(q, 0)).x;
     }
     barrier();
-    float mn = 1e30, mx = -1e30;
-    for (int j = 0; j <= 2 * REFINE_WINDOW; j += 2)
-      for (int i = 0; i <= 2 * REFINE_WINDOW; i += 2) {
-        float d = ptile[ly + j][lx + i];
-        mn = min(mn, d);
-        mx = max(mx, d);
-      }
-    lo = max(t_min, int(floor(mn)) - REFINE_PAD);
-    hi = min(t_max, int(ceil(mx)) + REFINE_PAD);
+    refine_range(g, lo, hi);
     if (inside && lo <= hi) {
       atomicMin(s_lo, lo);
       atomicMax(s_hi, hi);
@@ -209,6 +227,12 @@ void main()
   if (!inside)
     return;
 #else
+#ifdef SEARCH_REFINE
+float prior_at(ivec3 g, int i, int j)
+{
+  return imageLoad(prior, ivec3(clamp(g.xy + ivec2(i, j), ivec2(0), size - 1), 0)).x;
+}
+#endif
 float wk[WK];        // support weights
 float wac[WK];       // w_k (a_k - mean_a)
 
@@ -255,17 +279,7 @@ void main()
   }
   int lo = t_min, hi = t_max;
 #ifdef SEARCH_REFINE
-  {   // §5b: the prior's range over x, y +- REFINE_WINDOW, every 2 px
-    float mn = 1e30, mx = -1e30;
-    for (int j = -REFINE_WINDOW; j <= REFINE_WINDOW; j += 2)
-      for (int i = -REFINE_WINDOW; i <= REFINE_WINDOW; i += 2) {
-        float d = imageLoad(prior, ivec3(clamp(g.xy + ivec2(i, j), ivec2(0), size - 1), 0)).x;
-        mn = min(mn, d);
-        mx = max(mx, d);
-      }
-    lo = max(t_min, int(floor(mn)) - REFINE_PAD);
-    hi = min(t_max, int(ceil(mx)) + REFINE_PAD);
-  }
+  refine_range(g, lo, hi);
 #endif
   Best b = Best(-2.0, -2.0, -2.0, -2.0, false, lo);
   for (int t = lo; t <= hi; t++)
