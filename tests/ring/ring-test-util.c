@@ -295,3 +295,54 @@ ring_test_peer_clear(RingTestPeer *peer)
     g_string_free(peer->output, TRUE);
   memset(peer, 0, sizeof *peer);
 }
+
+RingWriter *
+ring_test_writer_new(const char *name, uint32_t width, uint32_t height)
+{
+  RingWriterParams p;
+  ring_test_params(&p, name, width, height);
+  RingWriter *writer = NULL;
+  g_assert_cmpint(ring_writer_new(&p, &writer), ==, 0);
+  g_assert_nonnull(writer);
+  return writer;
+}
+
+pid_t
+ring_test_fork_writer(const char *name, uint32_t width, uint32_t height, gboolean publish)
+{
+  int fds[2];
+  g_assert_cmpint(pipe(fds), ==, 0);
+  pid_t pid = fork();
+  g_assert_cmpint(pid, >=, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    RingWriterParams p;
+    ring_test_params(&p, name, width, height);
+    RingWriter *w = NULL;
+    char ok = ring_writer_new(&p, &w) == 0 ? 'y' : 'n';
+    if (write(fds[1], &ok, 1) != 1 || ok != 'y')
+      _exit(1);
+    for (int i = 0; i < 60000; i++) {   /* bounded: 60 s at most */
+      if (publish)
+        ring_test_publish(w);
+      g_usleep(1000);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  char ok = 0;
+  g_assert_cmpint(read(fds[0], &ok, 1), ==, 1);
+  g_assert_cmpint(ok, ==, 'y');
+  close(fds[0]);
+  return pid;
+}
+
+void
+ring_test_peer_assert_clean(const RingTestPeer *peer)
+{
+  g_test_message("reader %d: %s", (int) peer->pid, peer->output->str);
+  g_assert_true(WIFEXITED(peer->wait_status));
+  g_assert_cmpint(WEXITSTATUS(peer->wait_status), ==, 0);
+  g_assert_cmpuint(ring_test_peer_value(peer, "bad"), ==, 0);
+  g_assert_cmpuint(ring_test_peer_value(peer, "ordered"), ==, 1);
+}

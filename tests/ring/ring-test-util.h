@@ -4,6 +4,7 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/types.h>
 #include <stereod/client.h>
 
 #include "ring-writer.h"
@@ -59,6 +60,14 @@ char *ring_test_pair_name(const char *tag);
 /* Params for a width x height ring with every plane kind and a known calibration. */
 void ring_test_params(RingWriterParams *p, const char *name, uint32_t width, uint32_t height);
 
+/* A writer of ring_test_params(name, width, height); asserts it is made. */
+RingWriter *ring_test_writer_new(const char *name, uint32_t width, uint32_t height);
+
+/* Forks a process that creates a width x height ring `name`, then either publishes at
+ * about 1 kHz (`publish`) or just holds it, until killed (60 s at most). Returns once
+ * the ring exists. */
+pid_t ring_test_fork_writer(const char *name, uint32_t width, uint32_t height, gboolean publish);
+
 /* Publishes the next frame (frame number = counter + RING_TEST_FRAME_OFFSET) with the
  * pattern. Asserts on failure. */
 void ring_test_publish(RingWriter *w);
@@ -112,5 +121,7 @@ gboolean ring_test_run_writer_until_peers_exit(RingWriter *w, RingTestPeer *peer
 /* Parses "key=value" from the peer's summary line; asserts the key is there. */
 guint64 ring_test_peer_value(const RingTestPeer *peer, const char *key);
 void ring_test_peer_clear(RingTestPeer *peer);
+/* A reader peer that exited 0, saw no bad pixel and its frames in order. */
+void ring_test_peer_assert_clean(const RingTestPeer *peer);
 
 G_END_DECLS

@@ -27,26 +27,6 @@
 #define WINDOW_S 0.15
 #define RATE_TOLERANCE 0.90
 
-static RingWriter *
-make_writer(const char *name)
-{
-  RingWriterParams p;
-  ring_test_params(&p, name, WIDTH, HEIGHT);
-  RingWriter *writer = NULL;
-  g_assert_cmpint(ring_writer_new(&p, &writer), ==, 0);
-  return writer;
-}
-
-static void
-assert_peer_clean(const RingTestPeer *peer)
-{
-  g_test_message("reader %d: %s", (int) peer->pid, peer->output->str);
-  g_assert_true(WIFEXITED(peer->wait_status));
-  g_assert_cmpint(WEXITSTATUS(peer->wait_status), ==, 0);
-  g_assert_cmpuint(ring_test_peer_value(peer, "bad"), ==, 0);
-  g_assert_cmpuint(ring_test_peer_value(peer, "ordered"), ==, 1);
-}
-
 static RingTestRate
 measure(RingWriter *w)
 {
@@ -80,7 +60,7 @@ assert_ring_still_readable(RingWriter *w, const char *name)
   const char *argv[] = { name, "--frames", "30", "--seconds", "5", NULL };
   ring_test_peer_spawn(&peer, argv);
   g_assert_true(ring_test_run_writer_until_peers_exit(w, &peer, 1, 0.0, 6.0));
-  assert_peer_clean(&peer);
+  ring_test_peer_assert_clean(&peer);
   g_assert_cmpuint(ring_test_peer_value(&peer, "frames"), ==, 30);
   ring_test_peer_clear(&peer);
 }
@@ -89,7 +69,7 @@ static void
 test_reader_killed_mid_read(void)
 {
   g_autofree char *name = ring_test_pair_name("killed");
-  RingWriter *w = make_writer(name);
+  RingWriter *w = ring_test_writer_new(name, WIDTH, HEIGHT);
   RingTestRate baseline = measure(w);
   g_assert_cmpint(baseline.waits, ==, 0);
 
@@ -120,7 +100,7 @@ static void
 test_slow_reader(void)
 {
   g_autofree char *name = ring_test_pair_name("slow");
-  RingWriter *w = make_writer(name);
+  RingWriter *w = ring_test_writer_new(name, WIDTH, HEIGHT);
   RingTestRate baseline = measure(w);
   g_assert_cmpint(baseline.waits, ==, 0);
 
@@ -146,7 +126,7 @@ test_slow_reader(void)
     windows++;
   }
   g_assert_true(peer.exited);
-  assert_peer_clean(&peer);
+  ring_test_peer_assert_clean(&peer);
   g_assert_cmpint(windows, >=, 4);
   g_assert_cmpuint(ring_test_peer_value(&peer, "frames"), ==, (guint64) frames);
   /* It really was far slower: one frame in ~100 read on an idle machine; a loaded one
@@ -165,13 +145,13 @@ static void
 test_torn_reads_forced(void)
 {
   g_autofree char *name = ring_test_pair_name("torn");
-  RingWriter *w = make_writer(name);
+  RingWriter *w = ring_test_writer_new(name, WIDTH, HEIGHT);
   /* Every first copy attempt is held until the writer has rewritten the slot. */
   RingTestPeer peer;
   const char *argv[] = { name, "--torn", "--frames", "20", "--seconds", "10", NULL };
   ring_test_peer_spawn(&peer, argv);
   g_assert_true(ring_test_run_writer_until_peers_exit(w, &peer, 1, 0.0, 12.0));
-  assert_peer_clean(&peer);
+  ring_test_peer_assert_clean(&peer);
   g_assert_cmpuint(ring_test_peer_value(&peer, "frames"), ==, 20);
   g_assert_cmpuint(ring_test_peer_value(&peer, "torn"), >=, 20);
   g_assert_cmpuint(ring_test_peer_value(&peer, "eagain"), ==, 0);
@@ -179,41 +159,11 @@ test_torn_reads_forced(void)
   ring_writer_free(w);
 }
 
-/* A writer process that publishes at ~1 kHz until killed (60 s at most). */
-static pid_t
-fork_writer(const char *name)
-{
-  int fds[2];
-  g_assert_cmpint(pipe(fds), ==, 0);
-  pid_t pid = fork();
-  g_assert_cmpint(pid, >=, 0);
-  if (pid == 0) {
-    close(fds[0]);
-    RingWriterParams p;
-    ring_test_params(&p, name, 64, 48);
-    RingWriter *w = NULL;
-    char ok = ring_writer_new(&p, &w) == 0 ? 'y' : 'n';
-    if (write(fds[1], &ok, 1) != 1 || ok != 'y')
-      _exit(1);
-    for (int i = 0; i < 60000; i++) {
-      ring_test_publish(w);
-      g_usleep(1000);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  char ok = 0;
-  g_assert_cmpint(read(fds[0], &ok, 1), ==, 1);
-  g_assert_cmpint(ok, ==, 'y');
-  close(fds[0]);
-  return pid;
-}
-
 static void
 test_writer_crash(void)
 {
   g_autofree char *name = ring_test_pair_name("crash");
-  pid_t writer = fork_writer(name);
+  pid_t writer = ring_test_fork_writer(name, 64, 48, TRUE);
   RingTestPeer peer;
   const char *argv[] = { name, "--until-closed", "--seconds", "10", NULL };
   ring_test_peer_spawn(&peer, argv);
@@ -238,7 +188,7 @@ test_writer_crash(void)
   g_assert_true(peer.exited);
   g_test_message("old reader saw the close %.1f ms after the new writer started",
                  (g_get_monotonic_time() - t0) / 1000.0);
-  assert_peer_clean(&peer);
+  ring_test_peer_assert_clean(&peer);
   g_assert_cmpuint(ring_test_peer_value(&peer, "closed"), ==, 1);
   g_assert_cmpuint(ring_test_peer_value(&peer, "frames"), >, 0);
   ring_test_peer_clear(&peer);

@@ -8,26 +8,6 @@
 
 #define N_READERS 3
 
-static RingWriter *
-make_writer(const char *name, uint32_t w, uint32_t h)
-{
-  RingWriterParams p;
-  ring_test_params(&p, name, w, h);
-  RingWriter *writer = NULL;
-  g_assert_cmpint(ring_writer_new(&p, &writer), ==, 0);
-  return writer;
-}
-
-static void
-assert_peer_clean(const RingTestPeer *peer)
-{
-  g_test_message("reader %d: %s", (int) peer->pid, peer->output->str);
-  g_assert_true(WIFEXITED(peer->wait_status));
-  g_assert_cmpint(WEXITSTATUS(peer->wait_status), ==, 0);
-  g_assert_cmpuint(ring_test_peer_value(peer, "bad"), ==, 0);
-  g_assert_cmpuint(ring_test_peer_value(peer, "ordered"), ==, 1);
-}
-
 /* One writer, three readers of 320 x 240 frames (all four planes). `hz` 0 = the
  * writer publishes as fast as it can, so readers skip frames and race the writer for
  * slots; otherwise it is paced like a camera. */
@@ -35,7 +15,7 @@ static void
 run_three_readers(const char *tag, double hz, const char *frames)
 {
   g_autofree char *name = ring_test_pair_name(tag);
-  RingWriter *w = make_writer(name, 320, 240);
+  RingWriter *w = ring_test_writer_new(name, 320, 240);
   RingTestPeer peers[N_READERS];
   const char *argv[] = { name, "--frames", frames, "--seconds", "8", NULL };
   for (int i = 0; i < N_READERS; i++) {
@@ -50,7 +30,7 @@ run_three_readers(const char *tag, double hz, const char *frames)
   g_test_message("writer: %" G_GUINT64_FORMAT " frames in %.3f s (%.0f frames/s)",
                  published, secs, published / secs);
   for (int i = 0; i < N_READERS; i++) {
-    assert_peer_clean(&peers[i]);
+    ring_test_peer_assert_clean(&peers[i]);
     g_assert_cmpuint(ring_test_peer_value(&peers[i], "frames"), ==, g_ascii_strtoull(frames, NULL, 10));
     g_assert_cmpuint(ring_test_peer_value(&peers[i], "last"), <=, published);
     ring_test_peer_clear(&peers[i]);
@@ -74,7 +54,7 @@ static void
 test_readers_see_close(void)
 {
   g_autofree char *name = ring_test_pair_name("close");
-  RingWriter *w = make_writer(name, 64, 48);
+  RingWriter *w = ring_test_writer_new(name, 64, 48);
   RingTestPeer peers[2];
   const char *argv[] = { name, "--until-closed", "--seconds", "8", NULL };
   for (int i = 0; i < 2; i++) {
@@ -91,7 +71,7 @@ test_readers_see_close(void)
     g_usleep(1000);
   for (int i = 0; i < 2; i++) {
     g_assert_true(peers[i].exited);
-    assert_peer_clean(&peers[i]);
+    ring_test_peer_assert_clean(&peers[i]);
     g_assert_cmpuint(ring_test_peer_value(&peers[i], "closed"), ==, 1);
     g_assert_cmpuint(ring_test_peer_value(&peers[i], "last"), ==, published);
     g_assert_cmpuint(ring_test_peer_value(&peers[i], "frames"), >, 0);
@@ -115,7 +95,7 @@ static void
 run_python_reader(gboolean numpy)
 {
   g_autofree char *name = ring_test_pair_name(numpy ? "py-numpy" : "py-pure");
-  RingWriter *w = make_writer(name, 160, 120);
+  RingWriter *w = ring_test_writer_new(name, 160, 120);
   char **envp = g_get_environ();
   envp = g_environ_setenv(envp, "STEREOD_CLIENT_NO_NUMPY", numpy ? "0" : "1", TRUE);
   const char *argv[] = { RING_TEST_PYTHON, RING_TEST_PYTHON_CHECK, STEREOD_CLIENT_PY_DIR, name,
@@ -127,7 +107,7 @@ run_python_reader(gboolean numpy)
   /* Paced so that the pure-Python check (tens of ms a frame) reads a spread of frames
    * while the writer laps it many times. */
   g_assert_true(ring_test_run_writer_until_peers_exit(w, &peer, 1, 200.0, 20.0));
-  assert_peer_clean(&peer);
+  ring_test_peer_assert_clean(&peer);
   g_assert_cmpuint(ring_test_peer_value(&peer, "frames"), ==, 20);
   g_assert_cmpuint(ring_test_peer_value(&peer, "numpy"), ==, numpy ? 1 : 0);
   ring_test_peer_clear(&peer);
@@ -144,7 +124,7 @@ run_python_reader(gboolean numpy)
   while (!ring_test_peer_poll(&peer) && g_get_monotonic_time() < end)
     g_usleep(1000);
   g_assert_true(peer.exited);
-  assert_peer_clean(&peer);
+  ring_test_peer_assert_clean(&peer);
   g_assert_cmpuint(ring_test_peer_value(&peer, "closed"), ==, 1);
   ring_test_peer_clear(&peer);
 }

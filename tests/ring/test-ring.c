@@ -14,17 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static RingWriter *
-make_writer(const char *name, uint32_t w, uint32_t h)
-{
-  RingWriterParams p;
-  ring_test_params(&p, name, w, h);
-  RingWriter *writer = NULL;
-  g_assert_cmpint(ring_writer_new(&p, &writer), ==, 0);
-  g_assert_nonnull(writer);
-  return writer;
-}
-
 static char *
 shm_path(const char *name)
 {
@@ -69,7 +58,7 @@ static void
 test_layout(void)
 {
   g_autofree char *name = ring_test_pair_name("layout");
-  g_autoptr(RingWriter) w = make_writer(name, 64, 48);
+  g_autoptr(RingWriter) w = ring_test_writer_new(name, 64, 48);
   g_autofree char *path = shm_path(name);
   struct stat st;
   g_assert_cmpint(stat(path, &st), ==, 0);
@@ -152,7 +141,7 @@ test_open_errors(void)
 
   /* A valid ring, then one field at a time broken in a copy of it. */
   g_autofree char *name = ring_test_pair_name("proto");
-  g_autoptr(RingWriter) w = make_writer(name, 32, 16);
+  g_autoptr(RingWriter) w = ring_test_writer_new(name, 32, 16);
   g_autoptr(GBytes) good = object_bytes(name);
   gsize len;
   const uint8_t *orig = g_bytes_get_data(good, &len);
@@ -259,7 +248,7 @@ static void
 test_publish_read(void)
 {
   g_autofree char *name = ring_test_pair_name("pubread");
-  g_autoptr(RingWriter) w = make_writer(name, 40, 30);
+  g_autoptr(RingWriter) w = ring_test_writer_new(name, 40, 30);
   g_autoptr(StereodClient) c = NULL;
   g_assert_cmpint(stereod_client_open(name, &c), ==, 0);
 
@@ -345,7 +334,7 @@ static void
 test_torn_forced(void)
 {
   g_autofree char *name = ring_test_pair_name("torn");
-  g_autoptr(RingWriter) w = make_writer(name, 48, 32);
+  g_autoptr(RingWriter) w = ring_test_writer_new(name, 48, 32);
   g_autoptr(StereodClient) c = NULL;
   g_assert_cmpint(stereod_client_open(name, &c), ==, 0);
   for (int i = 0; i < 3; i++)
@@ -410,7 +399,7 @@ static void
 test_wait_wakes(void)
 {
   g_autofree char *name = ring_test_pair_name("wake");
-  RingWriter *w = make_writer(name, 16, 16);
+  RingWriter *w = ring_test_writer_new(name, 16, 16);
   g_autoptr(StereodClient) c = NULL;
   g_assert_cmpint(stereod_client_open(name, &c), ==, 0);
 
@@ -438,7 +427,7 @@ static void
 test_closed(void)
 {
   g_autofree char *name = ring_test_pair_name("closed");
-  RingWriter *w = make_writer(name, 16, 8);
+  RingWriter *w = ring_test_writer_new(name, 16, 8);
   g_autoptr(StereodClient) c = NULL;
   g_assert_cmpint(stereod_client_open(name, &c), ==, 0);
   ring_test_publish(w);
@@ -462,39 +451,11 @@ test_closed(void)
   g_assert_cmpint(stereod_client_open(name, &c2), ==, -ENOENT);
 }
 
-/* Forks a process that creates a ring of `name` and then waits to be killed. */
-static pid_t
-fork_writer(const char *name)
-{
-  int fds[2];
-  g_assert_cmpint(pipe(fds), ==, 0);
-  pid_t pid = fork();
-  g_assert_cmpint(pid, >=, 0);
-  if (pid == 0) {
-    close(fds[0]);
-    RingWriterParams p;
-    ring_test_params(&p, name, 16, 8);
-    RingWriter *w = NULL;
-    char ok = ring_writer_new(&p, &w) == 0 ? 'y' : 'n';
-    if (write(fds[1], &ok, 1) != 1)
-      _exit(1);
-    for (int i = 0; i < 600; i++)   /* bounded: 60 s at most */
-      g_usleep(100 * 1000);
-    _exit(0);
-  }
-  close(fds[1]);
-  char ok = 0;
-  g_assert_cmpint(read(fds[0], &ok, 1), ==, 1);
-  g_assert_cmpint(ok, ==, 'y');
-  close(fds[0]);
-  return pid;
-}
-
 static void
 test_stale_writer(void)
 {
   g_autofree char *name = ring_test_pair_name("stale");
-  pid_t pid = fork_writer(name);
+  pid_t pid = ring_test_fork_writer(name, 16, 8, FALSE);
   g_autoptr(StereodClient) old = NULL;
   g_assert_cmpint(stereod_client_open(name, &old), ==, 0);
   g_assert_cmpint(stereod_client_get_writer_pid(old), ==, pid);
@@ -525,7 +486,7 @@ test_stale_writer(void)
   /* Something else put under the name without closing ours (not done by writers, but
    * possible by hand): a waiting reader learns it at its timeout. */
   g_autofree char *other = ring_test_pair_name("stale-other");
-  RingWriter *w2 = make_writer(other, 8, 8);
+  RingWriter *w2 = ring_test_writer_new(other, 8, 8);
   g_autofree char *other_path = shm_path(other);
   g_autofree char *path = shm_path(name);
   g_assert_cmpint(rename(other_path, path), ==, 0);
