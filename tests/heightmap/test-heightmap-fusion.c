@@ -16,6 +16,7 @@
 
 #include "heightmap/heightmap.h"
 #include "tests/common/gpu-test.h"
+#include "tests/common/test-seed.h"
 
 static GRand *rng;
 
@@ -279,10 +280,7 @@ int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
-  const char *seed = g_getenv("STEREOD_TEST_SEED");
-  guint32 s = seed ? (guint32) g_ascii_strtoull(seed, NULL, 10) : g_random_int();
-  g_test_message("STEREOD_TEST_SEED=%u", s);
-  rng = g_rand_new_with_seed(s);
+  rng = test_seeded_rand();
   g_test_add_func("/heightmap/quaternion", test_quaternion);
   g_test_add_func("/heightmap/formula", test_formula);
   g_test_add_func("/heightmap/triangulate-gpu", test_triangulate_gpu);

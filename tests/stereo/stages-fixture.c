@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "tests/common/gpu-test.h"
+#include "tests/common/test-seed.h"
 #include "tests/common/texture.h"
 
 GRand *stages_rng;
@@ -154,10 +155,7 @@ void
 stages_init(int *argc, char ***argv)
 {
   g_test_init(argc, argv, NULL);
-  const char *seed_env = g_getenv("STEREOD_TEST_SEED");
-  guint32 seed = seed_env ? (guint32)g_ascii_strtoull(seed_env, NULL, 10) : g_random_int();
-  g_test_message("seed %u (STEREOD_TEST_SEED)", seed);
-  stages_rng = g_rand_new_with_seed(seed);
+  stages_rng = test_seeded_rand();
 }
 
 int

@@ -12,6 +12,7 @@
 
 #include "kernels/stereo.h"
 #include "tests/common/gpu-test.h"
+#include "tests/common/test-seed.h"
 #include "tests/common/texture.h"
 #include "tests/common/middlebury.h"
 
@@ -201,10 +202,7 @@ int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
-  const char *seed_env = g_getenv("STEREOD_TEST_SEED");
-  guint32 seed = seed_env ? (guint32)g_ascii_strtoull(seed_env, NULL, 10) : g_random_int();
-  g_test_message("seed %u (STEREOD_TEST_SEED)", seed);
-  rng = g_rand_new_with_seed(seed);
+  rng = test_seeded_rand();
   g_test_add_func("/accuracy/middlebury", test_middlebury);
   g_test_add_func("/accuracy/synthetic", test_synthetic);
   int r = g_test_run();
