@@ -3,8 +3,9 @@
  * Per fused frame: begin clears the histogram image (HEIGHTMAP_BINS / 2 layers of two
  * 16-bit counters, then one layer of pair masks), add uploads one pair's disparity and
  * confidence and runs heightmap_scatter.comp over its pixels, finish runs
- * heightmap_resolve.comp over the cells and downloads heights (and masks). Every GL
- * object is made in heightmap_fusion_new, except the input images of a pair, made at its
+ * heightmap_resolve.comp over the cells, which writes heights and masks into one
+ * storage buffer, copied into a mapped buffer and fenced (one readback). Every GL object
+ * is made in heightmap_fusion_new, except the input images of a pair, made at its
  * first frame and remade only when its size changes.
  */
 #include "heightmap/heightmap.h"
@@ -29,7 +30,6 @@ struct HeightmapFusion {
   char *label;
   HeightmapFusionParams params;
   GpuImage *bins;          /* r32ui, MASK_LAYER + 1 layers */
-  GpuImage *heights;       /* r32f */
   GpuBuffer *out;          /* heights then masks of the cells, written by the resolve */
   GpuBuffer *readback;     /* persistently mapped copy of `out` */
   GpuFence *fence;         /* the copy's completion */
@@ -103,8 +103,7 @@ heightmap_fusion_new(GpuContext *gpu, const HeightmapFusionParams *params, GErro
   f->params.label = f->label;
   const HeightmapGrid *g = &params->grid;
   if (!(f->bins = image_new(f, "bins", g->width, g->height, MASK_LAYER + 1, GPU_FORMAT_R32UI,
-                            error)) ||
-      !(f->heights = image_new(f, "heights", g->width, g->height, 1, GPU_FORMAT_R32F, error)))
+                            error)))
     return NULL;
   size_t out_bytes = (size_t) g->width * g->height * 2 * sizeof(uint32_t);
   g_autofree char *out_label = g_strdup_printf("%s out", f->label);
@@ -141,7 +140,6 @@ heightmap_fusion_free(HeightmapFusion *f)
   gpu_program_free(f->scatter);
   gpu_program_free(f->resolve);
   gpu_image_free(f->bins);
-  gpu_image_free(f->heights);
   gpu_buffer_free(f->out);
   gpu_buffer_free(f->readback);
   gpu_fence_free(f->fence);
@@ -253,7 +251,6 @@ heightmap_fusion_finish(HeightmapFusion *f, float *heights, uint32_t *masks, GEr
   gpu_program_set_int(p, "u_min_points", f->params.min_points);
   gpu_program_set_float(p, "u_top_fraction", (float) f->params.top_fraction);
   gpu_bind_image(0, f->bins, GPU_ACCESS_READ);
-  gpu_bind_image(1, f->heights, GPU_ACCESS_WRITE);
   gpu_bind_storage(2, f->out);
   gpu_program_dispatch(p, g->width, g->height, 1);
   gpu_barrier();

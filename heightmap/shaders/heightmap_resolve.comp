@@ -11,8 +11,7 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(r32ui, binding = 0) uniform readonly uimage2DArray u_bins;
-layout(r32f, binding = 1) uniform writeonly image2DArray u_height;
-// The host's copy, read back in one buffer copy: the heights (float bits) of the cells in
+// The output, read back in one buffer copy: the heights (float bits) of the cells in
 // row-major order, then their pair masks (the bins' last layer).
 layout(std430, binding = 2) writeonly buffer Out { uint u_out[]; };
 
@@ -62,7 +61,6 @@ void main()
       above += c[b];
     }
   }
-  imageStore(u_height, ivec3(p, 0), vec4(h));
   int cell = p.y * u_cells.x + p.x;
   u_out[cell] = floatBitsToUint(h);
   u_out[u_cells.x * u_cells.y + cell] = imageLoad(u_bins, ivec3(p, BINS / 2)).r;
