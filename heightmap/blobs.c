@@ -31,41 +31,118 @@ struct HeightmapBlobFinder {
   int32_t *label;        /* per cell: -1 unvisited/not a player cell, else blob index */
   int32_t *stack;        /* cells of the blob being filled */
   HeightmapBlob *blobs;
-  double camera[HEIGHTMAP_MAX_PAIRS][2];
+  double camera[HEIGHTMAP_MAX_PAIRS][3];
+  double focal_baseline[HEIGHTMAP_MAX_PAIRS];   /* f B, px m; 0 when unknown */
   uint32_t has_camera;     /* bit per pair */
 };
 
 void
-heightmap_blob_finder_set_camera(HeightmapBlobFinder *f, int pair, const double centre[3])
+heightmap_blob_finder_set_camera(HeightmapBlobFinder *f, int pair,
+                                 const HeightmapPairGeometry *geom)
 {
-  g_return_if_fail(f && centre && pair >= 0 && pair < HEIGHTMAP_MAX_PAIRS);
-  f->camera[pair][0] = centre[0];
-  f->camera[pair][1] = centre[1];
+  g_return_if_fail(f && geom && pair >= 0 && pair < HEIGHTMAP_MAX_PAIRS);
+  for (int i = 0; i < 3; i++)
+    f->camera[pair][i] = geom->centre[i];
+  /* Q's third row is (0 0 0 f), its fourth (0 0 1/B ...): Z = f B / d */
+  double fb = geom->q[14] != 0 ? geom->q[11] / geom->q[14] : 0;
+  f->focal_baseline[pair] = isfinite(fb) && fb > 0 ? fb : 0;
   f->has_camera |= 1u << pair;
 }
 
-/* Moves (x, y) by `offset` along the mean direction from the cameras of `pairs`. */
-static void
-move_away(const HeightmapBlobFinder *f, uint32_t pairs, double offset, double *x, double *y)
+/* Pair p's range sigma (m) at (x, y, z): D L disparity_noise / (f B), D and L the 3-D and
+ * horizontal distances from its camera, *u the unit horizontal direction from the camera;
+ * 0 when unknown (no camera or f B, disparity_noise 0, or the point over the camera). */
+static double
+range_sigma(const HeightmapBlobFinder *f, int p, double x, double y, double z, double u[2])
 {
-  double dx = 0, dy = 0;
-  pairs &= f->has_camera;
+  if (!(f->has_camera & (1u << p)))
+    return 0;
+  double ux = x - f->camera[p][0], uy = y - f->camera[p][1], dz = z - f->camera[p][2];
+  double l = hypot(ux, uy);
+  if (l <= 0)
+    return 0;
+  u[0] = ux / l;
+  u[1] = uy / l;
+  if (f->focal_baseline[p] <= 0 || f->params.disparity_noise <= 0)
+    return 0;
+  double d = sqrt(l * l + dz * dz);
+  return MAX(d * l * f->params.disparity_noise / f->focal_baseline[p], 1e-3);
+}
+
+/* The weight of a cell seen by `pairs` at (x, y, z) in the blob's centre: the sum of the
+ * pairs' 1 / sigma^2, so that the near pairs' points outweigh the far ones' (1 for all
+ * when the sigmas are unknown: disparity_noise 0). */
+static double
+cell_weight(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, double z)
+{
+  if (f->params.disparity_noise <= 0)
+    return 1;
+  double w = 0, u[2];
   for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
     if (!(pairs & (1u << p)))
       continue;
-    double ux = *x - f->camera[p][0], uy = *y - f->camera[p][1];
-    double n = hypot(ux, uy);
-    if (n > 0) {
-      dx += ux / n;
-      dy += uy / n;
-    }
+    double s = range_sigma(f, p, x, y, z, u);
+    if (s > 0)
+      w += 1.0 / (s * s);
   }
-  int n_cams = __builtin_popcount(pairs);
-  if (n_cams == 0)
+  return w;
+}
+
+/* Moves (x, y) by `offset` along the mean direction from the cameras of `pairs` that
+ * see z there, each weighted as in cell_weight. */
+static void
+move_away(const HeightmapBlobFinder *f, uint32_t pairs, double offset, double z, double *x,
+          double *y)
+{
+  double dx = 0, dy = 0, sw = 0;
+  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
+    double u[2];
+    if (!(pairs & (1u << p)) || !(f->has_camera & (1u << p)))
+      continue;
+    double s = range_sigma(f, p, *x, *y, z, u);
+    if (f->params.disparity_noise > 0 && s <= 0)
+      continue;
+    double w = s > 0 ? 1.0 / (s * s) : 1.0;
+    dx += w * u[0];
+    dy += w * u[1];
+    sw += w;
+  }
+  if (sw <= 0)
     return;
   /* the mean of unit vectors: shorter when the cameras look from different sides */
-  *x += offset * dx / n_cams;
-  *y += offset * dy / n_cams;
+  *x += offset * dx / sw;
+  *y += offset * dy / sw;
+}
+
+/* The covariance of a blob's centre at (x, y), top height z (see the header): per pair,
+ * range_sigma along its view direction and a grid cell across it, summed as information. */
+static void
+covariance(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, double z,
+           double cov[3])
+{
+  double info[3] = { 0, 0, 0 };   /* inverse covariance xx, xy, yy */
+  const double ic = 1.0 / (f->grid.cell * f->grid.cell);
+  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
+    double u[2];
+    if (!(pairs & (1u << p)))
+      continue;
+    double s = range_sigma(f, p, x, y, z, u);
+    if (s <= 0)
+      continue;
+    double ia = 1.0 / (s * s);
+    /* u u^T / along^2 + (I - u u^T) / across^2 */
+    info[0] += ic + (ia - ic) * u[0] * u[0];
+    info[1] += (ia - ic) * u[0] * u[1];
+    info[2] += ic + (ia - ic) * u[1] * u[1];
+  }
+  double det = info[0] * info[2] - info[1] * info[1];
+  if (!(det > 0)) {
+    cov[0] = cov[1] = cov[2] = 0;
+    return;
+  }
+  cov[0] = info[2] / det;
+  cov[1] = -info[1] / det;
+  cov[2] = info[0] / det;
 }
 
 HeightmapBlobFinder *
@@ -149,19 +226,27 @@ measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, int n, He
   }
   double band = f->params.top_band > 0 ? top - f->params.top_band : -INFINITY;
   double sw = 0, sx = 0, sy = 0;
-  for (int i = 0; i < n; i++) {
-    int c = f->stack[i];
-    if (h[c] < band)
-      continue;
-    double wgt = h[c];
-    sw += wgt;
-    sx += wgt * (c % g->width + 0.5);
-    sy += wgt * (c / g->width + 0.5);
+  for (int pass = 0; pass < 2 && !(sw > 0); pass++) {
+    /* pass 0 weighs the cells by the precision of the pairs that saw them; pass 1, when
+     * none of them is known, by height alone */
+    for (int i = 0; i < n; i++) {
+      int c = f->stack[i];
+      if (h[c] < band)
+        continue;
+      double cx = c % g->width + 0.5, cy = c / g->width + 0.5;
+      double wgt = h[c];
+      if (pass == 0 && masks)
+        wgt *= cell_weight(f, masks[c], g->x0 + cx * g->cell, g->y0 + cy * g->cell, h[c]);
+      sw += wgt;
+      sx += wgt * cx;
+      sy += wgt * cy;
+    }
   }
   b->x = g->x0 + sx / sw * g->cell;
   b->y = g->y0 + sy / sw * g->cell;
   if (f->params.visible_offset > 0)
-    move_away(f, pairs, f->params.visible_offset, &b->x, &b->y);
+    move_away(f, pairs, f->params.visible_offset, top, &b->x, &b->y);
+  covariance(f, pairs, b->x, b->y, top, b->cov);
   b->height = top;
   b->cells = n;
   b->area = n * g->cell * g->cell;

@@ -124,7 +124,9 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_double(&d, "blob_max_area", &r->blob_max_area, n->blob_max_area);
   live_double(&d, "top_band", &r->top_band, n->top_band);
   live_double(&d, "visible_offset", &r->visible_offset, n->visible_offset);
+  live_double(&d, "disparity_noise", &r->disparity_noise, n->disparity_noise);
   live_double(&d, "gate", &r->gate, n->gate);
+  live_double(&d, "acceleration", &r->acceleration, n->acceleration);
   live_int(&d, "max_missed", &r->max_missed, n->max_missed);
   live_int(&d, "confirm", &r->confirm, n->confirm);
   fixed_string(&d, "heightmap", "socket", r->socket_path, n->socket_path, "none");

@@ -16,7 +16,8 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
   "min_confidence", "min_points", "pool", "top_fraction", "blob_min_area", "blob_max_area",
-  "top_band", "visible_offset", "gate", "max_missed", "confirm", "socket", "ring", "format", NULL
+  "top_band", "visible_offset", "disparity_noise", "gate", "acceleration", "max_missed", "confirm",
+  "socket", "ring", "format", NULL
 };
 static const char *const pair_keys[] = { "ring", "calibration", NULL };
 static const char *const format_names[HEIGHTMAP_FORMAT_COUNT] = { "float", "mm" };
@@ -155,7 +156,9 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "blob_max_area", 0.001, 10000, &cfg->blob_max_area, error) ||
       !get_double(c, "top_band", 0, 10, &cfg->top_band, error) ||
       !get_double(c, "visible_offset", 0, 2, &cfg->visible_offset, error) ||
+      !get_double(c, "disparity_noise", 0, 10, &cfg->disparity_noise, error) ||
       !get_double(c, "gate", 0.01, 100, &cfg->gate, error) ||
+      !get_double(c, "acceleration", 0, 100, &cfg->acceleration, error) ||
       !get_int(c, "max_missed", 0, 10000, &cfg->max_missed, error) ||
       !get_int(c, "confirm", 1, 100, &cfg->confirm, error) ||
       !get_name(c, "ring", &cfg->ring_name, error))
@@ -226,8 +229,10 @@ load(GKeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->blob_min_area = 0.05;
   cfg->blob_max_area = 3.0;
   cfg->top_band = 1.0;
-  cfg->visible_offset = 0.16;
+  cfg->visible_offset = 0.05;
+  cfg->disparity_noise = 0.07;
   cfg->gate = 1.0;
+  cfg->acceleration = 10.0;
   cfg->max_missed = 10;
   cfg->confirm = 2;
   cfg->ring_name = g_strdup("heightmap");
@@ -317,6 +322,31 @@ heightmap_config_load(const char *path, GError **error)
   g_autofree char *cwd = g_get_current_dir();
   g_autofree char *abs_dir = g_canonicalize_filename(dir, cwd);
   return load_text(data, length, path, abs_dir, error);
+}
+
+HeightmapFusionParams
+heightmap_config_fusion_params(const HeightmapConfig *c)
+{
+  return (HeightmapFusionParams) {
+    .grid = c->grid, .min_confidence = c->min_confidence, .min_points = c->min_points,
+    .top_fraction = c->top_fraction, .pool = c->pool,
+  };
+}
+
+HeightmapBlobParams
+heightmap_config_blob_params(const HeightmapConfig *c)
+{
+  return (HeightmapBlobParams) { .min_height = c->min_height, .min_area = c->blob_min_area,
+                                 .max_area = c->blob_max_area, .top_band = c->top_band,
+                                 .visible_offset = c->visible_offset,
+                                 .disparity_noise = c->disparity_noise };
+}
+
+HeightmapTrackerParams
+heightmap_config_tracker_params(const HeightmapConfig *c)
+{
+  return (HeightmapTrackerParams) { .gate = c->gate, .max_missed = c->max_missed,
+                                    .confirm = c->confirm, .acceleration = c->acceleration };
 }
 
 void

@@ -101,7 +101,9 @@ typedef struct {
   double blob_max_area;     /* m^2 */
   double top_band;          /* m, cells within this of a blob's top give its centre */
   double visible_offset;    /* m, centres moved away from the cameras (blobs.c) */
+  double disparity_noise;   /* px, sigma of a blob's disparity (blobs.c, covariances) */
   double gate;              /* m, tracking gate */
+  double acceleration;      /* m/s^2, the tracks' Kalman filter (tracks.c); 0 = none */
   int max_missed;           /* fused frames a track survives unseen */
   int confirm;              /* consecutive fused frames with a blob before a track is
                                reported, 1..100 */
@@ -124,7 +126,7 @@ void heightmap_config_free(HeightmapConfig *config);
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
  * min_confidence, min_points, top_fraction, blob_min_area, blob_max_area, top_band,
- * visible_offset, gate, max_missed, confirm; appends "key old -> new" for each one that
+ * visible_offset, disparity_noise, gate, acceleration, max_missed, confirm; appends "key old -> new" for each one that
  * differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1 cell:
  * the GPU images and the output ring; pool: a shader constant; socket, ring, format; the
  * pairs, their rings and calibrations: the waiter threads and the pair masks) keep their
@@ -210,6 +212,8 @@ typedef struct {
   double area;              /* m^2 of the blob's cells */
   int cells;
   uint32_t pairs;           /* pair mask: the pairs that saw it */
+  double cov[3];            /* m^2: covariance xx, xy, yy of (x, y) from the geometry of
+                               the pairs that saw it (all 0: unknown, taken as exact) */
 } HeightmapBlob;
 
 typedef struct {
@@ -217,6 +221,7 @@ typedef struct {
   double min_area, max_area;/* m^2 */
   double top_band;          /* m: cells within this of the blob's top give its centre */
   double visible_offset;    /* m: the centre is moved this far away from the cameras */
+  double disparity_noise;   /* px: sigma of a blob's disparity, for its covariance */
 } HeightmapBlobParams;
 
 typedef struct HeightmapBlobFinder HeightmapBlobFinder;
@@ -227,16 +232,20 @@ void heightmap_blob_finder_free(HeightmapBlobFinder *finder);
 /* New parameters from the next heightmap_blob_finder_run (the grid stays). */
 void heightmap_blob_finder_set_params(HeightmapBlobFinder *finder,
                                       const HeightmapBlobParams *params);
-/* Tells the finder where pair `pair`'s camera is (pitch m), for visible_offset; a pair
- * never set does not move the centres of the blobs it sees. */
+/* Tells the finder where pair `pair`'s camera is and its focal length and baseline (from
+ * the geometry's Q), for visible_offset and the blobs' covariances; a pair never set
+ * does not move the centres of the blobs it sees, nor add to their covariance. */
 void heightmap_blob_finder_set_camera(HeightmapBlobFinder *finder, int pair,
-                                      const double centre[3]);
+                                      const HeightmapPairGeometry *geometry);
 /* Finds the blobs of a height grid (8-connected cells with height >= min_height, area in
  * [min_area, max_area]). The centre is the height-weighted centroid of the cells within
  * top_band of the blob's top height, at sub-cell precision (cell centres), moved by
  * visible_offset along the mean horizontal direction from the cameras that saw the blob
- * (the bits of `masks`; no move when `masks` is NULL). Returns the number of blobs; *blobs points into the finder (valid until the next
- * call). */
+ * (the bits of `masks`; no move when `masks` is NULL). The covariance of (x, y) joins, per
+ * pair that saw the blob (information sum), a sigma along the horizontal view direction
+ * of D L disparity_noise / (f B) (D, L: the 3-D and horizontal distances from the camera
+ * to the blob's top; the range error of a disparity error) and one grid cell across it.
+ * Returns the number of blobs; *blobs points into the finder (valid until the next call). */
 int heightmap_blob_finder_run(HeightmapBlobFinder *finder, const float *heights,
                               const uint32_t *masks, const HeightmapBlob **blobs);
 
@@ -244,7 +253,7 @@ int heightmap_blob_finder_run(HeightmapBlobFinder *finder, const float *heights,
 
 typedef struct {
   uint32_t id;              /* stable, 1, 2, ... in order of creation */
-  double x, y;              /* pitch m, the last matched blob */
+  double x, y;              /* pitch m: the filtered position (the blob's, acceleration 0) */
   double vx, vy;            /* m/s */
   double height, area;      /* of the last matched blob */
   int age;                  /* fused frames since creation */
@@ -258,7 +267,15 @@ typedef struct {
   int max_missed;           /* a track unseen for more fused frames is dropped */
   int confirm;              /* consecutive frames with a blob before a track is reported
                                (a player, not image noise); 0 or 1 = at once */
+  double acceleration;      /* m/s^2: sigma of the players' acceleration in the tracks'
+                               constant-velocity Kalman filter; 0 = no filter, a track
+                               reports its blob's position */
 } HeightmapTrackerParams;
+
+/* The parameters of each stage as a configuration gives them. */
+HeightmapFusionParams heightmap_config_fusion_params(const HeightmapConfig *config);
+HeightmapBlobParams heightmap_config_blob_params(const HeightmapConfig *config);
+HeightmapTrackerParams heightmap_config_tracker_params(const HeightmapConfig *config);
 
 typedef struct HeightmapTracker HeightmapTracker;
 

@@ -93,30 +93,6 @@ builder_clear(Builder *b)
   g_free(b->png_dir);
 }
 
-static HeightmapFusionParams
-fusion_params(const HeightmapConfig *c)
-{
-  return (HeightmapFusionParams) {
-    .grid = c->grid, .min_confidence = c->min_confidence, .min_points = c->min_points,
-    .top_fraction = c->top_fraction, .pool = c->pool,
-  };
-}
-
-static HeightmapBlobParams
-blob_params(const HeightmapConfig *c)
-{
-  return (HeightmapBlobParams) { .min_height = c->min_height, .min_area = c->blob_min_area,
-                                 .max_area = c->blob_max_area, .top_band = c->top_band,
-                                 .visible_offset = c->visible_offset };
-}
-
-static HeightmapTrackerParams
-tracker_params(const HeightmapConfig *c)
-{
-  return (HeightmapTrackerParams) { .gate = c->gate, .max_missed = c->max_missed,
-                                    .confirm = c->confirm };
-}
-
 static bool
 builder_start(Builder *b, const char *device, GError **error)
 {
@@ -126,12 +102,12 @@ builder_start(Builder *b, const char *device, GError **error)
   if (!(b->gpu = gpu_context_new(&gp, error)))
     return false;
   g_message("GPU: %s (%s)", gpu_context_get_renderer(b->gpu), gpu_context_get_device(b->gpu));
-  HeightmapFusionParams fp = fusion_params(c);
+  HeightmapFusionParams fp = heightmap_config_fusion_params(c);
   if (!(b->fusion = heightmap_fusion_new(b->gpu, &fp, error)))
     return false;
-  HeightmapBlobParams bp = blob_params(c);
+  HeightmapBlobParams bp = heightmap_config_blob_params(c);
   b->finder = heightmap_blob_finder_new(g, &bp);
-  HeightmapTrackerParams tp = tracker_params(c);
+  HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   b->tracker = heightmap_tracker_new(&tp);
   size_t cells = (size_t) g->width * g->height;
   b->heights = g_new(float, cells);
@@ -183,11 +159,11 @@ builder_reload(Builder *b)
   for (guint i = 0; i < fixed->len; i++)
     g_warning("%s", (const char *) fixed->pdata[i]);
   if (live) {
-    HeightmapFusionParams fp = fusion_params(c);
+    HeightmapFusionParams fp = heightmap_config_fusion_params(c);
     heightmap_fusion_set_params(b->fusion, &fp);
-    HeightmapBlobParams bp = blob_params(c);
+    HeightmapBlobParams bp = heightmap_config_blob_params(c);
     heightmap_blob_finder_set_params(b->finder, &bp);
-    HeightmapTrackerParams tp = tracker_params(c);
+    HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
     heightmap_tracker_set_params(b->tracker, &tp);
     HeightmapSelectParams sp = heightmap_select_params(c);
     heightmap_sources_set_select(b->sources, &sp);
@@ -255,7 +231,7 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   for (int i = 0; i < n; i++) {
     if (!heightmap_fusion_add(b->fusion, f[i].pair, &f[i].geometry, &f[i].input, error))
       return false;
-    heightmap_blob_finder_set_camera(b->finder, f[i].pair, f[i].geometry.centre);
+    heightmap_blob_finder_set_camera(b->finder, f[i].pair, &f[i].geometry);
     names[i] = f[i].name;
     time_ns = MAX(time_ns, f[i].capture_ns);
   }

@@ -3,10 +3,18 @@
  * Each fused frame: every track is predicted to the frame's time; the candidate
  * (track, blob) pairs within the gate are taken in order of distance, each track and
  * each blob at most once (greedy nearest neighbour: optimal enough when players are
- * farther apart than they move in a frame, 0.36 m at 9 m/s and 25 fps). A matched
- * track takes the blob's position; its velocity is the blend of the old one and the
- * step just seen (VELOCITY_GAIN). Unmatched blobs start tracks; tracks unseen more than
- * max_missed frames in a row are dropped. Ids are never reused.
+ * farther apart than they move in a frame, 0.36 m at 9 m/s and 25 fps). Unmatched blobs
+ * start tracks; tracks unseen more than max_missed frames in a row are dropped. Ids are
+ * never reused.
+ *
+ * A matched track's state (x, y, vx, vy) is updated by a constant-velocity Kalman filter:
+ * white acceleration of sigma `acceleration` between frames, the blob's position as the
+ * measurement with the blob's covariance (blobs.c: the range error of the disparity
+ * along the view direction, which grows with the square of the distance, and a grid
+ * cell across it). Far players, whose blobs jump along the view direction from frame to
+ * frame, are smoothed along it; near ones follow their blobs (docs/heightmap.md). With
+ * `acceleration` 0 a matched track takes the blob's position and its velocity is the
+ * blend of the old one and the step just seen (VELOCITY_GAIN).
  * Only confirmed tracks are reported: matched in `confirm` consecutive frames at least
  * once; a tentative track that misses a frame is dropped at once. Disparity noise on
  * weakly textured ground makes blobs that do not come back in the next frame (its errors
@@ -16,14 +24,18 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_TRACKS 1024
 #define VELOCITY_GAIN 0.5
 #define MAX_SPEED 12.0   /* m/s: faster steps are matching errors, not players */
+#define START_SPEED 6.0  /* m/s: sigma of a new track's velocity in each axis */
+#define MIN_VARIANCE 1e-6 /* m^2: added to a blob's covariance (0 = exact) */
 
 typedef struct {
   HeightmapTrack pub;
   uint64_t seen_ns;             /* time of the last matched blob */
+  double P[4][4];               /* covariance of (x, y, vx, vy) at seen_ns */
 } Track;
 
 typedef struct {
@@ -47,7 +59,7 @@ HeightmapTracker *
 heightmap_tracker_new(const HeightmapTrackerParams *params)
 {
   g_return_val_if_fail(params && params->gate > 0 && params->max_missed >= 0 &&
-                       params->confirm >= 0, NULL);
+                       params->confirm >= 0 && params->acceleration >= 0, NULL);
   HeightmapTracker *t = g_new0(HeightmapTracker, 1);
   t->params = *params;
   t->tracks = g_new(Track, MAX_TRACKS);
@@ -72,7 +84,7 @@ void
 heightmap_tracker_set_params(HeightmapTracker *t, const HeightmapTrackerParams *params)
 {
   g_return_if_fail(t && params && params->gate > 0 && params->max_missed >= 0 &&
-                   params->confirm >= 0);
+                   params->confirm >= 0 && params->acceleration >= 0);
   t->params = *params;
 }
 
@@ -91,22 +103,100 @@ since(const Track *tr, uint64_t now)
 }
 
 static void
-match(Track *t, const HeightmapBlob *b, uint64_t now)
+clamp_speed(HeightmapTrack *tr)
+{
+  double s = hypot(tr->vx, tr->vy);
+  if (s > MAX_SPEED) {
+    tr->vx *= MAX_SPEED / s;
+    tr->vy *= MAX_SPEED / s;
+  }
+}
+
+/* The Kalman filter's predict (span s) and update with the blob's position. */
+static void
+filter(Track *t, const HeightmapBlob *b, double span, double accel)
+{
+  HeightmapTrack *tr = &t->pub;
+  double (*P)[4] = t->P;
+  /* predict: x += v dt; P = F P F^T + Q (white acceleration) */
+  double dt = span;
+  tr->x += tr->vx * dt;
+  tr->y += tr->vy * dt;
+  for (int i = 0; i < 4; i++)          /* P F^T: column j += dt * column j+2 */
+    for (int j = 0; j < 2; j++)
+      P[i][j] += dt * P[i][j + 2];
+  for (int j = 0; j < 4; j++)          /* F (P F^T): row i += dt * row i+2 */
+    for (int i = 0; i < 2; i++)
+      P[i][j] += dt * P[i + 2][j];
+  double q = accel * accel, dt2 = dt * dt;
+  for (int i = 0; i < 2; i++) {
+    P[i][i] += q * dt2 * dt2 / 4;
+    P[i][i + 2] += q * dt2 * dt / 2;
+    P[i + 2][i] += q * dt2 * dt / 2;
+    P[i + 2][i + 2] += q * dt2;
+  }
+  /* update: S = P_pp + R, K = P[:, p] S^-1 */
+  double s00 = P[0][0] + b->cov[0] + MIN_VARIANCE, s01 = P[0][1] + b->cov[1];
+  double s11 = P[1][1] + b->cov[2] + MIN_VARIANCE;
+  double det = s00 * s11 - s01 * s01;
+  double i00 = s11 / det, i01 = -s01 / det, i11 = s00 / det;
+  double K[4][2];
+  for (int i = 0; i < 4; i++) {
+    K[i][0] = P[i][0] * i00 + P[i][1] * i01;
+    K[i][1] = P[i][0] * i01 + P[i][1] * i11;
+  }
+  double nx = b->x - tr->x, ny = b->y - tr->y;
+  tr->x += K[0][0] * nx + K[0][1] * ny;
+  tr->y += K[1][0] * nx + K[1][1] * ny;
+  tr->vx += K[2][0] * nx + K[2][1] * ny;
+  tr->vy += K[3][0] * nx + K[3][1] * ny;
+  double old[2][4];                    /* P -= K P[p, :] */
+  for (int j = 0; j < 4; j++) {
+    old[0][j] = P[0][j];
+    old[1][j] = P[1][j];
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      P[i][j] -= K[i][0] * old[0][j] + K[i][1] * old[1][j];
+  for (int i = 0; i < 4; i++)          /* keep it symmetric */
+    for (int j = 0; j < i; j++)
+      P[i][j] = P[j][i] = 0.5 * (P[i][j] + P[j][i]);
+}
+
+/* A new track's covariance: the blob's for the position, START_SPEED for the velocity. */
+static void
+filter_start(Track *t, const HeightmapBlob *b)
+{
+  memset(t->P, 0, sizeof t->P);
+  t->P[0][0] = b->cov[0] + MIN_VARIANCE;
+  t->P[0][1] = t->P[1][0] = b->cov[1];
+  t->P[1][1] = b->cov[2] + MIN_VARIANCE;
+  t->P[2][2] = t->P[3][3] = START_SPEED * START_SPEED;
+}
+
+static void
+match(Track *t, const HeightmapBlob *b, uint64_t now, double accel)
 {
   HeightmapTrack *tr = &t->pub;
   double span = since(t, now);
-  if (span > 0) {
-    double vx = (b->x - tr->x) / span, vy = (b->y - tr->y) / span;
-    double s = hypot(vx, vy);
-    if (s > MAX_SPEED) {
-      vx *= MAX_SPEED / s;
-      vy *= MAX_SPEED / s;
+  if (accel > 0) {
+    filter(t, b, span, accel);
+  } else {
+    if (span > 0) {
+      double vx = (b->x - tr->x) / span, vy = (b->y - tr->y) / span;
+      double s = hypot(vx, vy);
+      if (s > MAX_SPEED) {
+        vx *= MAX_SPEED / s;
+        vy *= MAX_SPEED / s;
+      }
+      tr->vx += VELOCITY_GAIN * (vx - tr->vx);
+      tr->vy += VELOCITY_GAIN * (vy - tr->vy);
     }
-    tr->vx += VELOCITY_GAIN * (vx - tr->vx);
-    tr->vy += VELOCITY_GAIN * (vy - tr->vy);
+    tr->x = b->x;
+    tr->y = b->y;
+    filter_start(t, b);     /* ready if the filter is turned on */
   }
-  tr->x = b->x;
-  tr->y = b->y;
+  clamp_speed(tr);
   tr->height = b->height;
   tr->area = b->area;
   tr->missed = 0;
@@ -150,7 +240,7 @@ heightmap_tracker_update(HeightmapTracker *t, uint64_t time_ns, const HeightmapB
     Track *tr = &t->tracks[t->cand[k].track];
     if (tr->pub.missed == 0 || t->blob_used[t->cand[k].blob])
       continue;
-    match(tr, &blobs[t->cand[k].blob], time_ns);
+    match(tr, &blobs[t->cand[k].blob], time_ns, t->params.acceleration);
     t->blob_used[t->cand[k].blob] = true;
   }
 
@@ -182,6 +272,7 @@ heightmap_tracker_update(HeightmapTracker *t, uint64_t time_ns, const HeightmapB
                .confirmed = t->params.confirm <= 1 },
       .seen_ns = time_ns,
     };
+    filter_start(&t->tracks[t->n_tracks - 1], &blobs[j]);
   }
 
   int n_seen = 0;

@@ -35,6 +35,18 @@ test_config_defaults(void)
   g_assert_cmpint(c->grid.width, ==, 1110);
   g_assert_cmpint(c->grid.height, ==, 740);
   g_assert_cmpint(c->min_confidence, ==, 128);
+  g_assert_cmpfloat(c->visible_offset, ==, 0.05);
+  g_assert_cmpfloat(c->disparity_noise, ==, 0.07);
+  g_assert_cmpfloat(c->acceleration, ==, 10);
+  /* the stages' parameters are the configuration's */
+  HeightmapBlobParams bp = heightmap_config_blob_params(c);
+  g_assert_cmpfloat(bp.disparity_noise, ==, 0.07);
+  g_assert_cmpfloat(bp.top_band, ==, 1);
+  HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
+  g_assert_cmpfloat(tp.acceleration, ==, 10);
+  g_assert_cmpint(tp.confirm, ==, 2);
+  HeightmapFusionParams fp = heightmap_config_fusion_params(c);
+  g_assert_cmpint(fp.grid.width, ==, 1110);
   g_assert_cmpstr(c->ring_name, ==, "heightmap");
   g_assert_cmpint(c->format, ==, HEIGHTMAP_FORMAT_FLOAT);
   g_assert_null(c->socket_path);
@@ -88,6 +100,10 @@ test_config_errors(void)
     { "[heightmap]\nblob_min_area=2\nblob_max_area=1\n[pair a]\n",
       "hm.conf: [heightmap] blob_max_area: must not be less than blob_min_area",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nacceleration=-1\n[pair a]\n",
+      "hm.conf: [heightmap] acceleration: -1 is out of range [0, 100]", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ndisparity_noise=fast\n[pair a]\n",
+      "hm.conf: [heightmap] disparity_noise: \"fast\" is not a number", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ncell=0.001\n[pair a]\n",
       "hm.conf: [heightmap] cell: 0.001 is out of range [0.01, 10]", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nx0=-10000\nx1=10000\ny0=-10000\ny1=10000\ncell=0.01\n[pair a]\n",
@@ -187,11 +203,14 @@ test_config_update(void)
   g_autoptr(HeightmapConfig) n = load(
     "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\ncell=0.2\npool=1\nformat=mm\n"
     "min_height=0.7\nconfirm=3\nwait_ms=40\nmin_points=4\ntop_fraction=0.25\n"
-    "[pair a]\nring=a2\n[pair c]\n", &error);
+    "disparity_noise=0.1\nacceleration=0\n[pair a]\nring=a2\n[pair c]\n", &error);
   g_assert_no_error(error);
   g_assert_true(heightmap_config_update(r, n, changed, fixed));
   g_assert_cmpstr(changed->str, ==, "wait_ms 100 -> 40, min_height 0.5 -> 0.7, "
-                  "min_points 2 -> 4, top_fraction 0.1 -> 0.25, confirm 2 -> 3");
+                  "min_points 2 -> 4, top_fraction 0.1 -> 0.25, disparity_noise 0.07 -> 0.1, "
+                  "acceleration 10 -> 0, confirm 2 -> 3");
+  g_assert_cmpfloat(r->acceleration, ==, 0);
+  g_assert_cmpfloat(r->disparity_noise, ==, 0.1);
   const char *expect[] = {
     "[heightmap] cell changed: needs a restart, keeping 0.1",
     "[heightmap] pool changed: needs a restart, keeping 0",
@@ -276,8 +295,8 @@ test_blobs(void)
   p.top_band = 0.3;
   p.visible_offset = 0.2;
   g_autoptr(HeightmapBlobFinder) f3 = heightmap_blob_finder_new(&g, &p);
-  const double cam[3] = { -1.6, -40.7, 20 };   /* straight "south" of A */
-  heightmap_blob_finder_set_camera(f3, 2, cam);
+  const HeightmapPairGeometry cam = { .centre = { -1.6, -40.7, 20 } };   /* "south" of A */
+  heightmap_blob_finder_set_camera(f3, 2, &cam);
   g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
   for (int i = 0; i < g.width * g.height; i++)
     masks[i] = 1u << 2;
@@ -287,8 +306,8 @@ test_blobs(void)
   g_assert_cmpfloat_with_epsilon(b[0].x, -1.6, 1e-6);
   g_assert_cmpfloat_with_epsilon(b[0].y, -0.5, 1e-6);
   /* a second camera on the opposite side cancels the move */
-  const double cam2[3] = { -1.6, 39.3, 20 };
-  heightmap_blob_finder_set_camera(f3, 5, cam2);
+  const HeightmapPairGeometry cam2 = { .centre = { -1.6, 39.3, 20 } };
+  heightmap_blob_finder_set_camera(f3, 5, &cam2);
   for (int i = 0; i < g.width * g.height; i++)
     masks[i] |= 1u << 5;
   n = heightmap_blob_finder_run(f3, h, masks, &b);
@@ -300,6 +319,86 @@ test_blobs(void)
   n = heightmap_blob_finder_run(f3, h, masks, &b);
   g_assert_cmpint(n, ==, 1);
   g_assert_cmpint(b[0].cells, ==, 9);
+}
+
+
+/* A pair seen from `centre` with focal length * baseline `fb` (Q as calib.c makes it). */
+static HeightmapPairGeometry
+pair_at(double x, double y, double z, double fb)
+{
+  HeightmapPairGeometry g = { .centre = { x, y, z } };
+  g.q[11] = 700;
+  g.q[14] = 700 / fb;
+  return g;
+}
+
+/* Precision weights: a blob's two halves, one seen by a near pair, one by a far pair on
+ * the other side; the near half gives the centre, the covariance is the information sum,
+ * visible_offset moves the centre away from the near pair. */
+static void
+test_blobs_precision(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -5, 5, -5, 5, 0.1));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = 0.05f;
+  /* P (x -0.2..0, seen by pair 0) and Q (x 0..0.2, seen by pair 1), y 0..0.2, at 1.8 m */
+  fill_rect(&g, h, -0.2, 0.0, 0.2, 0.2, 1.8f);
+  for (int j = 0; j < g.height; j++)
+    for (int i = 0; i < g.width; i++) {
+      double x = g.x0 + (i + 0.5) * g.cell;
+      masks[j * g.width + i] = x < 0 ? 1u : 2u;
+    }
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 1, .disparity_noise = 0.07 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  /* cameras level with the top (D = L): pair 0 30 m south of P, pair 1 60 m north of Q */
+  const HeightmapPairGeometry near = pair_at(-0.1, -29.9, 1.8, 2100);
+  const HeightmapPairGeometry far = pair_at(0.1, 60.1, 1.8, 2100);
+  heightmap_blob_finder_set_camera(f, 0, &near);
+  heightmap_blob_finder_set_camera(f, 1, &far);
+  const HeightmapBlob *b;
+  int n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpuint(b[0].pairs, ==, 3);
+  /* weights 1 / sigma^2, sigma = L^2 0.07 / 2100: P's cells are (60 / 30)^4 = 16 times
+   * Q's, so x = (-0.1 * 16 + 0.1) / 17 */
+  g_assert_cmpfloat_with_epsilon(b[0].x, (-0.1 * 16 + 0.1) / 17, 2e-3);
+  g_assert_cmpfloat_with_epsilon(b[0].y, 0.1, 1e-3);
+  /* covariance: along y 1 / (1 / s0^2 + 1 / s1^2), across x cell^2 / 2 */
+  double s0 = 30.0 * 30.0 * 0.07 / 2100, s1 = 60.0 * 60.0 * 0.07 / 2100;
+  double cyy = 1.0 / (1.0 / (s0 * s0) + 1.0 / (s1 * s1));
+  g_assert_cmpfloat_with_epsilon(b[0].cov[2] / cyy, 1.0, 0.02);
+  g_assert_cmpfloat_with_epsilon(b[0].cov[0] / (0.01 / 2), 1.0, 0.02);
+  g_assert_cmpfloat(fabs(b[0].cov[1]), <, 0.01 * b[0].cov[0]);
+
+  /* visible_offset 0.2: along +y (away from the near pair) by 0.2 (16 - 1) / 17 */
+  p.visible_offset = 0.2;
+  heightmap_blob_finder_set_params(f, &p);
+  n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].y, 0.1 + 0.2 * 15 / 17, 2e-3);
+
+  /* disparity_noise 0: equal weights, no covariance, the plain mean of directions */
+  p.disparity_noise = 0;
+  heightmap_blob_finder_set_params(f, &p);
+  n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].x, 0.0, 1e-3);
+  g_assert_cmpfloat_with_epsilon(b[0].y, 0.1, 1e-3);   /* the two directions cancel */
+  g_assert_cmpfloat(b[0].cov[0], ==, 0);
+  g_assert_cmpfloat(b[0].cov[2], ==, 0);
+
+  /* only the near pair: cov along y s0^2, across cell^2 */
+  for (int i = 0; i < g.width * g.height; i++)
+    masks[i] = 1u;
+  p.disparity_noise = 0.07;
+  p.visible_offset = 0;
+  heightmap_blob_finder_set_params(f, &p);
+  n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].x, 0.0, 1e-4);
+  g_assert_cmpfloat_with_epsilon(b[0].cov[2] / (s0 * s0), 1.0, 0.02);
+  g_assert_cmpfloat_with_epsilon(b[0].cov[0] / 0.01, 1.0, 0.02);
 }
 
 /* ---------------------------------------------------------------- tracks */
@@ -372,6 +471,65 @@ test_tracks_coast(void)
       id = tr[0].id;
     g_assert_cmpuint(tr[0].id, ==, id);
   }
+}
+
+/* The Kalman filter (acceleration > 0): a player running at 5 m/s across the view of a
+ * camera 60 m away, its blobs off by noise of 0.25 m along the view (y) and 0.05 m
+ * across: the track follows without lag and has half or less of the noise along y;
+ * without the filter (acceleration 0) the track is the blob. Then the player turns back
+ * at once (-10 m/s in a frame): the track is within 0.3 m again 0.6 s later. */
+static void
+test_tracks_kalman(void)
+{
+  const double sy = 0.25, sx = 0.05;
+  double err[2][3] = { { 0 } };     /* per mode: sum x error, sum x^2, sum y^2 */
+  double after_turn[2] = { 0 };
+  for (int mode = 0; mode < 2; mode++) {
+    HeightmapTrackerParams p = { .gate = 1.5, .max_missed = 3, .acceleration = mode ? 10 : 0 };
+    g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+    g_autoptr(GRand) rand = g_rand_new_with_seed(7);
+    uint32_t id = 0;
+    double x = 0;
+    int counted = 0;
+    for (int f = 0; f < 150; f++) {
+      double v = f < 100 ? 5.0 : -5.0;   /* turns at frame 100 */
+      if (f > 0)
+        x += v * 0.04;
+      /* Box-Muller, unit normal deviates */
+      double u1 = g_rand_double_range(rand, 1e-12, 1), u2 = g_rand_double(rand);
+      double r = sqrt(-2 * log(u1));
+      HeightmapBlob b = { .x = x + sx * r * cos(2 * G_PI * u2), .y = 2 + sy * r * sin(2 * G_PI * u2),
+                          .height = 1.8, .area = 0.3, .cov = { sx * sx, 0, sy * sy } };
+      const HeightmapTrack *tr;
+      int n = heightmap_tracker_update(t, (uint64_t) f * 40000000u, &b, 1, &tr);
+      g_assert_cmpint(n, ==, 1);
+      if (f == 0)
+        id = tr[0].id;
+      g_assert_cmpuint(tr[0].id, ==, id);
+      if (mode == 0) {
+        g_assert_cmpfloat(tr[0].x, ==, b.x);   /* no filter: the blob's position */
+        g_assert_cmpfloat(tr[0].y, ==, b.y);
+      }
+      if (f >= 20 && f < 100) {
+        err[mode][0] += tr[0].x - x;
+        err[mode][1] += (tr[0].x - x) * (tr[0].x - x);
+        err[mode][2] += (tr[0].y - 2) * (tr[0].y - 2);
+        counted++;
+      }
+      if (f >= 115)
+        after_turn[mode] = MAX(after_turn[mode], hypot(tr[0].x - x, tr[0].y - 2));
+    }
+    for (int k = 0; k < 3; k++)
+      err[mode][k] /= counted;
+  }
+  double rms_y[2] = { sqrt(err[0][2]), sqrt(err[1][2]) };
+  g_test_message("along the view: rms %.3f m raw, %.3f m filtered; x bias %.4f m; "
+                 "after the turn %.3f m", rms_y[0], rms_y[1], err[1][0], after_turn[1]);
+  g_assert_cmpfloat(rms_y[0], >, 0.8 * sy);         /* the noise is there ... */
+  g_assert_cmpfloat(rms_y[1], <, rms_y[0] / 2);     /* ... and half of it filtered out */
+  g_assert_cmpfloat(fabs(err[1][0]), <, 0.02);      /* no lag at constant velocity */
+  g_assert_cmpfloat(sqrt(err[1][1]), <, 1.2 * sx);
+  g_assert_cmpfloat(after_turn[1], <, 0.3);
 }
 
 /* A blob seen once is not reported and its tentative track goes at the next miss; one
@@ -553,8 +711,10 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/config/calibration", test_config_calibration);
   g_test_add_func("/heightmap/config/update", test_config_update);
   g_test_add_func("/heightmap/blobs", test_blobs);
+  g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
   g_test_add_func("/heightmap/tracks/crossing", test_tracks);
   g_test_add_func("/heightmap/tracks/coast", test_tracks_coast);
+  g_test_add_func("/heightmap/tracks/kalman", test_tracks_kalman);
   g_test_add_func("/heightmap/tracks/confirm", test_tracks_confirm);
   g_test_add_func("/heightmap/tracks/set-params", test_tracks_set_params);
   g_test_add_func("/heightmap/select", test_select);
