@@ -112,7 +112,7 @@ clamp_speed(HeightmapTrack *tr)
   }
 }
 
-/* The Kalman filter's predict (span s) and update with the blob's position. */
+/* The Kalman filter: predict over `span` seconds, then update with the blob's position. */
 static void
 filter(Track *t, const HeightmapBlob *b, double span, double accel)
 {
