@@ -226,7 +226,7 @@ load(GKeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->min_confidence = 128;
   cfg->min_points = 2;
   cfg->top_fraction = 0.1;
-  cfg->blob_min_area = 0.05;
+  cfg->blob_min_area = 0.1;
   cfg->blob_max_area = 3.0;
   cfg->top_band = 1.0;
   cfg->visible_offset = 0.05;

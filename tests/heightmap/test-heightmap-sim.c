@@ -248,10 +248,15 @@ score_frame(Score *s, int frame, const bool *fused, const HeightmapTrack *t, int
   for (int j = 0; j < n; j++) {
     if (det_used[j])
       continue;
-    bool real = false;
+    bool real = false;   /* near a player not counted (a second track on a counted one
+                            is a false detection) */
     for (guint i = 0; i < clip.players->len && !real; i++) {
       const Player *p = &g_array_index(clip.players, Player, i);
-      real = p->frame == frame && hypot(p->x - t[j].x, p->y - t[j].y) < MATCH_RADIUS;
+      bool counted = false;
+      for (int k = 0; k < ng && !counted; k++)
+        counted = gt[k].id == p->id;
+      real = p->frame == frame && !counted &&
+             hypot(p->x - t[j].x, p->y - t[j].y) < MATCH_RADIUS;
     }
     partly += real;
     g_test_message("frame %d: %s %u at (%.2f, %.2f) h %.2f area %.2f", frame,
