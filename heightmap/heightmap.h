@@ -339,15 +339,18 @@ typedef struct {
 } HeightmapSelectParams;
 
 /* Which frames to fuse now. Live pairs have a frame that arrived within stale_ns of
- * now_ns; the newest unfused live frame sets the time T; chosen[i] is set for the live
- * pairs with an unfused frame within tolerance of T. Returns the number chosen when the
- * set is complete (every live pair chosen) or has waited wait_ns since its first frame
- * arrived, 0 otherwise (then *deadline_ns, when not NULL, is when to decide again, or 0
- * when only a new frame can change anything). Unfused frames older than T - tolerance
- * are marked in skipped[] (they can never be fused: their pair is behind). */
+ * now_ns; an unfused frame captured at or before last_fused_ns (the newest capture time
+ * fused so far, 0 before the first) is late: it is marked in late[] (when not NULL) and
+ * never chosen, so that the output's time never goes back. The newest unfused live frame
+ * that is not late sets the time T; chosen[i] is set for the live pairs with such a frame
+ * within tolerance of T. Returns the number chosen when the set is complete (every live
+ * pair chosen) or has waited wait_ns since its first frame arrived, 0 otherwise (then
+ * *deadline_ns, when not NULL, is when to decide again, or 0 when only a new frame can
+ * change anything). Unfused frames older than T - tolerance are marked in skipped[] (they
+ * can never be fused: their pair is behind). */
 int heightmap_select_frames(const HeightmapPairState *pairs, int n, uint64_t now_ns,
-                            const HeightmapSelectParams *params, bool *chosen, bool *skipped,
-                            uint64_t *deadline_ns);
+                            uint64_t last_fused_ns, const HeightmapSelectParams *params,
+                            bool *chosen, bool *skipped, bool *late, uint64_t *deadline_ns);
 
 /* The configuration's tolerance_ms, wait_ms and stale_ms in ns. */
 HeightmapSelectParams heightmap_select_params(const HeightmapConfig *config);

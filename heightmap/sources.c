@@ -58,18 +58,24 @@ now_ns(void)
 
 int
 heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
-                        const HeightmapSelectParams *sp, bool *chosen, bool *skipped,
-                        uint64_t *deadline)
+                        uint64_t last_fused_ns, const HeightmapSelectParams *sp, bool *chosen,
+                        bool *skipped, bool *late, uint64_t *deadline)
 {
   if (deadline)
     *deadline = 0;
-  bool live[HEIGHTMAP_MAX_PAIRS];
+  bool live[HEIGHTMAP_MAX_PAIRS], fused[HEIGHTMAP_MAX_PAIRS];
   uint64_t newest = 0;
   bool any = false;
   for (int i = 0; i < n; i++) {
     chosen[i] = skipped[i] = false;
+    /* a frame no newer than the last fused set came too late (its pair was left out of
+     * that set): fusing it now would send the output back in time */
+    bool too_late = p[i].has_frame && !p[i].fused && p[i].capture_ns <= last_fused_ns;
+    if (late)
+      late[i] = too_late;
+    fused[i] = p[i].fused || too_late;
     live[i] = p[i].has_frame && now - p[i].arrived_ns <= sp->stale_ns;
-    if (live[i] && !p[i].fused && (!any || p[i].capture_ns > newest)) {
+    if (live[i] && !fused[i] && (!any || p[i].capture_ns > newest)) {
       newest = p[i].capture_ns;
       any = true;
     }
@@ -82,7 +88,7 @@ heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
     if (!live[i])
       continue;
     n_live++;
-    if (p[i].fused)
+    if (fused[i])
       continue;
     if (newest - p[i].capture_ns <= sp->tolerance_ns) {
       chosen[i] = true;
@@ -98,7 +104,7 @@ heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
     return 0;
   }
   for (int i = 0; i < n; i++)
-    skipped[i] = live[i] && !p[i].fused && !chosen[i];
+    skipped[i] = live[i] && !fused[i] && !chosen[i];
   return count;
 }
 
@@ -305,30 +311,26 @@ heightmap_sources_next(HeightmapSources *s, uint64_t timeout_ns,
 {
   g_return_val_if_fail(s && frames, 0);
   HeightmapPairState st[HEIGHTMAP_MAX_PAIRS];
-  bool chosen[HEIGHTMAP_MAX_PAIRS], skipped[HEIGHTMAP_MAX_PAIRS];
+  bool chosen[HEIGHTMAP_MAX_PAIRS], skipped[HEIGHTMAP_MAX_PAIRS], late[HEIGHTMAP_MAX_PAIRS];
   uint64_t give_up = now_ns() + timeout_ns;
   int count = 0;
   g_mutex_lock(&s->lock);
   for (;;) {
     uint64_t now = now_ns(), deadline;
-    for (int i = 0; i < s->n; i++) {
-      /* A frame no newer than the last fused set came too late (its pair was left out
-       * of that set): fusing it now would send the output back in time. */
-      Pair *p = &s->pairs[i];
-      if (p->state.has_frame && !p->state.fused && p->state.capture_ns <= s->last_ns) {
-        p->state.fused = true;
-        if (p->late++ % 100 == 0)
-          g_message("heightmap: [pair %s] frame captured %.1f ms before the last fused one "
-                    "skipped (%" G_GUINT64_FORMAT " so far): it came after wait_ms, or its "
-                    "clock is behind the others'", p->cfg->name,
-                    (double) (s->last_ns - p->state.capture_ns) * 1e-6, p->late);
-      }
-      st[i] = s->pairs[i].state;
-    }
-    count = heightmap_select_frames(st, s->n, now, &s->select, chosen, skipped, &deadline);
     for (int i = 0; i < s->n; i++)
-      if (skipped[i])
-        s->pairs[i].state.fused = true;
+      st[i] = s->pairs[i].state;
+    count = heightmap_select_frames(st, s->n, now, s->last_ns, &s->select, chosen, skipped,
+                                    late, &deadline);
+    for (int i = 0; i < s->n; i++) {
+      Pair *p = &s->pairs[i];
+      if (late[i] && p->late++ % 100 == 0)
+        g_message("heightmap: [pair %s] frame captured %.1f ms before the last fused one "
+                  "skipped (%" G_GUINT64_FORMAT " so far): it came after wait_ms, or its "
+                  "clock is behind the others'", p->cfg->name,
+                  (double) (s->last_ns - p->state.capture_ns) * 1e-6, p->late);
+      if (skipped[i] || late[i])
+        p->state.fused = true;
+    }
     if (count > 0 || s->woken || s->stop || now >= give_up)
       break;
     uint64_t until = deadline ? MIN(deadline, give_up) : give_up;

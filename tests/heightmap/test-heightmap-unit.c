@@ -599,27 +599,51 @@ test_select(void)
     { true, 5010000000ull, now - 2000, false },
     { true, 5005000000ull, now - 3000, false },
   };
-  g_assert_cmpint(heightmap_select_frames(p, 3, now, &sp, chosen, skipped, &deadline), ==, 3);
+  g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, &deadline), ==, 3);
   /* pair 2 has not delivered this time yet (its frame is fused): wait, then go without */
   p[2].fused = true;
-  g_assert_cmpint(heightmap_select_frames(p, 3, now, &sp, chosen, skipped, &deadline), ==, 0);
+  g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, &deadline), ==, 0);
   g_assert_cmpuint(deadline, ==, now - 2000 + sp.wait_ns);
-  g_assert_cmpint(heightmap_select_frames(p, 3, now + sp.wait_ns, &sp, chosen, skipped, NULL),
+  g_assert_cmpint(heightmap_select_frames(p, 3, now + sp.wait_ns, 0, &sp, chosen, skipped, NULL, NULL),
                   ==, 2);
   g_assert_true(chosen[0] && chosen[1] && !chosen[2]);
   /* pair 2 stopped publishing (stale): not waited for */
   p[2].arrived_ns = now - 2 * sp.stale_ns;
-  g_assert_cmpint(heightmap_select_frames(p, 3, now, &sp, chosen, skipped, NULL), ==, 2);
+  g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 2);
   /* pair 1 is behind by more than the tolerance: its frame is skipped, never fused late */
   p[1].capture_ns = 4900000000ull;
-  g_assert_cmpint(heightmap_select_frames(p, 3, now + sp.wait_ns, &sp, chosen, skipped, NULL),
+  g_assert_cmpint(heightmap_select_frames(p, 3, now + sp.wait_ns, 0, &sp, chosen, skipped, NULL, NULL),
                   ==, 1);
   g_assert_true(chosen[0] && !chosen[1] && skipped[1] && !skipped[2]);
   /* nothing new */
   for (int i = 0; i < 3; i++)
     p[i].fused = true;
-  g_assert_cmpint(heightmap_select_frames(p, 3, now, &sp, chosen, skipped, &deadline), ==, 0);
+  g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, &deadline), ==, 0);
   g_assert_cmpuint(deadline, ==, 0);
+
+  /* Late frames: sets fused up to 5.010 s; pair 1 now brings a frame of 5.005 s (it came
+   * after the wait) and pair 0 one of 5.050 s. Pair 1's is late: never chosen, marked
+   * late, and does not hold the set back; it does not set the time either. */
+  bool late[3];
+  HeightmapPairState q[3] = {
+    { true, 5050000000ull, now - 1000, false },
+    { true, 5005000000ull, now - 500, false },
+    { true, 5000000000ull, now - 2 * sp.stale_ns, true },   /* stale */
+  };
+  const uint64_t last = 5010000000ull;
+  g_assert_cmpint(heightmap_select_frames(q, 3, now, last, &sp, chosen, skipped, late, NULL),
+                  ==, 0);   /* pair 1 is live and has nothing newer: wait for it */
+  g_assert_true(late[1] && !late[0] && !late[2]);
+  g_assert_false(chosen[1]);
+  g_assert_cmpint(heightmap_select_frames(q, 3, now + sp.wait_ns, last, &sp, chosen, skipped,
+                                          late, NULL), ==, 1);
+  g_assert_true(chosen[0] && !chosen[1] && late[1] && !skipped[1]);
+  /* a frame exactly at the last fused time is late as well; with last_fused_ns 0 none is */
+  q[1].capture_ns = last;
+  heightmap_select_frames(q, 3, now, last, &sp, chosen, skipped, late, NULL);
+  g_assert_true(late[1]);
+  heightmap_select_frames(q, 3, now, 0, &sp, chosen, skipped, late, NULL);
+  g_assert_false(late[1]);
 }
 
 /* ---------------------------------------------------------------- output */
