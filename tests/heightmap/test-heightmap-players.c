@@ -1,0 +1,366 @@
+/* test-heightmap-players: the blob finder (cells -> blobs, their centres, the pairs'
+ * precision weights and covariances) and the tracker (ids kept through crossings and
+ * misses, confirmation, the Kalman filter, new parameters) on hand-made inputs. */
+#include <glib.h>
+#include <math.h>
+
+#include "heightmap/heightmap.h"
+
+/* ---------------------------------------------------------------- blobs */
+
+static void
+fill_rect(const HeightmapGrid *g, float *h, double x0, double y0, double x1, double y1, float v)
+{
+  for (int j = 0; j < g->height; j++)
+    for (int i = 0; i < g->width; i++) {
+      double x = g->x0 + (i + 0.5) * g->cell, y = g->y0 + (j + 0.5) * g->cell;
+      if (x >= x0 && x < x1 && y >= y0 && y < y1)
+        h[j * g->width + i] = v;
+    }
+}
+
+static void
+test_blobs(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -5, 5, -5, 5, 0.1));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = i % 3 ? 0.05f : NAN;        /* ground and holes */
+  /* A: 0.5 x 0.4 m at 1.0 with a 0.2 x 0.2 m top at 1.8 in its corner */
+  fill_rect(&g, h, -2.0, -1.0, -1.5, -0.6, 1.0f);
+  fill_rect(&g, h, -1.7, -0.8, -1.5, -0.6, 1.8f);
+  /* B: 0.3 x 0.3 m at 1.5 */
+  fill_rect(&g, h, 2.0, 2.0, 2.3, 2.3, 1.5f);
+  /* a single cell (too small) and a long wall (too big) */
+  fill_rect(&g, h, 0.0, 0.0, 0.1, 0.1, 2.0f);
+  fill_rect(&g, h, -4.5, 4.0, 4.5, 4.4, 1.0f);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  int n = heightmap_blob_finder_run(f, h, NULL, &b);
+  g_assert_cmpint(n, ==, 2);
+  /* rows first: A (y -1.0) comes before B (y 2.0) */
+  g_assert_cmpint(b[0].cells, ==, 20);
+  g_assert_cmpfloat_with_epsilon(b[0].area, 0.2, 1e-9);
+  g_assert_cmpfloat_with_epsilon(b[0].height, 1.8, 1e-6);
+  g_assert_cmpfloat_with_epsilon(b[0].x, -1.6, 1e-6);     /* the top's centre */
+  g_assert_cmpfloat_with_epsilon(b[0].y, -0.7, 1e-6);
+  g_assert_cmpint(b[1].cells, ==, 9);
+  g_assert_cmpfloat_with_epsilon(b[1].x, 2.15, 1e-6);
+  g_assert_cmpfloat_with_epsilon(b[1].y, 2.15, 1e-6);
+
+  /* top_band 0: height-weighted centroid of all of A: (12 cells at 1.0, 4 at 1.8 ...) */
+  p.top_band = 0;
+  g_autoptr(HeightmapBlobFinder) f2 = heightmap_blob_finder_new(&g, &p);
+  n = heightmap_blob_finder_run(f2, h, NULL, &b);
+  double sw = 16 * 1.0 + 4 * 1.8;
+  double ex = (1.0 * (-1.95 - 1.85 - 1.75 - 1.65 - 1.55) * 4 +
+               0.8 * (-1.65 - 1.55) * 2) / sw;
+  g_assert_cmpfloat_with_epsilon(b[0].x, ex, 1e-6);
+
+  /* visible_offset: moved away from the camera that saw it */
+  p.top_band = 0.3;
+  p.visible_offset = 0.2;
+  g_autoptr(HeightmapBlobFinder) f3 = heightmap_blob_finder_new(&g, &p);
+  const HeightmapPairGeometry cam = { .centre = { -1.6, -40.7, 20 } };   /* "south" of A */
+  heightmap_blob_finder_set_camera(f3, 2, &cam);
+  g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    masks[i] = 1u << 2;
+  n = heightmap_blob_finder_run(f3, h, masks, &b);
+  g_assert_cmpint(n, ==, 2);
+  g_assert_cmpuint(b[0].pairs, ==, 4);
+  g_assert_cmpfloat_with_epsilon(b[0].x, -1.6, 1e-6);
+  g_assert_cmpfloat_with_epsilon(b[0].y, -0.5, 1e-6);
+  /* a second camera on the opposite side cancels the move */
+  const HeightmapPairGeometry cam2 = { .centre = { -1.6, 39.3, 20 } };
+  heightmap_blob_finder_set_camera(f3, 5, &cam2);
+  for (int i = 0; i < g.width * g.height; i++)
+    masks[i] |= 1u << 5;
+  n = heightmap_blob_finder_run(f3, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].y, -0.7, 1e-6);
+
+  /* new parameters (a reload): at 1.2 m only A's top (0.04 m^2, too small) and B remain */
+  p.min_height = 1.2;
+  heightmap_blob_finder_set_params(f3, &p);
+  n = heightmap_blob_finder_run(f3, h, masks, &b);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpint(b[0].cells, ==, 9);
+}
+
+
+/* A pair seen from `centre` with focal length * baseline `fb` (Q as calib.c makes it). */
+static HeightmapPairGeometry
+pair_at(double x, double y, double z, double fb)
+{
+  HeightmapPairGeometry g = { .centre = { x, y, z } };
+  g.q[11] = 700;
+  g.q[14] = 700 / fb;
+  return g;
+}
+
+/* Precision weights: a blob's two halves, one seen by a near pair, one by a far pair on
+ * the other side; the near half gives the centre, the covariance is the information sum,
+ * visible_offset moves the centre away from the near pair. */
+static void
+test_blobs_precision(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -5, 5, -5, 5, 0.1));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = 0.05f;
+  /* P (x -0.2..0, seen by pair 0) and Q (x 0..0.2, seen by pair 1), y 0..0.2, at 1.8 m */
+  fill_rect(&g, h, -0.2, 0.0, 0.2, 0.2, 1.8f);
+  for (int j = 0; j < g.height; j++)
+    for (int i = 0; i < g.width; i++) {
+      double x = g.x0 + (i + 0.5) * g.cell;
+      masks[j * g.width + i] = x < 0 ? 1u : 2u;
+    }
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 1, .disparity_noise = 0.07 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  /* cameras level with the top (D = L): pair 0 30 m south of P, pair 1 60 m north of Q */
+  const HeightmapPairGeometry near = pair_at(-0.1, -29.9, 1.8, 2100);
+  const HeightmapPairGeometry far = pair_at(0.1, 60.1, 1.8, 2100);
+  heightmap_blob_finder_set_camera(f, 0, &near);
+  heightmap_blob_finder_set_camera(f, 1, &far);
+  const HeightmapBlob *b;
+  int n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpuint(b[0].pairs, ==, 3);
+  /* weights 1 / sigma^2, sigma = L^2 0.07 / 2100: P's cells are (60 / 30)^4 = 16 times
+   * Q's, so x = (-0.1 * 16 + 0.1) / 17 */
+  g_assert_cmpfloat_with_epsilon(b[0].x, (-0.1 * 16 + 0.1) / 17, 2e-3);
+  g_assert_cmpfloat_with_epsilon(b[0].y, 0.1, 1e-3);
+  /* covariance: along y 1 / (1 / s0^2 + 1 / s1^2), across x cell^2 / 2 */
+  double s0 = 30.0 * 30.0 * 0.07 / 2100, s1 = 60.0 * 60.0 * 0.07 / 2100;
+  double cyy = 1.0 / (1.0 / (s0 * s0) + 1.0 / (s1 * s1));
+  g_assert_cmpfloat_with_epsilon(b[0].cov[2] / cyy, 1.0, 0.02);
+  g_assert_cmpfloat_with_epsilon(b[0].cov[0] / (0.01 / 2), 1.0, 0.02);
+  g_assert_cmpfloat(fabs(b[0].cov[1]), <, 0.01 * b[0].cov[0]);
+
+  /* visible_offset 0.2: along +y (away from the near pair) by 0.2 (16 - 1) / 17 */
+  p.visible_offset = 0.2;
+  heightmap_blob_finder_set_params(f, &p);
+  n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].y, 0.1 + 0.2 * 15 / 17, 2e-3);
+
+  /* disparity_noise 0: equal weights, no covariance, the plain mean of directions */
+  p.disparity_noise = 0;
+  heightmap_blob_finder_set_params(f, &p);
+  n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].x, 0.0, 1e-3);
+  g_assert_cmpfloat_with_epsilon(b[0].y, 0.1, 1e-3);   /* the two directions cancel */
+  g_assert_cmpfloat(b[0].cov[0], ==, 0);
+  g_assert_cmpfloat(b[0].cov[2], ==, 0);
+
+  /* only the near pair: cov along y s0^2, across cell^2 */
+  for (int i = 0; i < g.width * g.height; i++)
+    masks[i] = 1u;
+  p.disparity_noise = 0.07;
+  p.visible_offset = 0;
+  heightmap_blob_finder_set_params(f, &p);
+  n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].x, 0.0, 1e-4);
+  g_assert_cmpfloat_with_epsilon(b[0].cov[2] / (s0 * s0), 1.0, 0.02);
+  g_assert_cmpfloat_with_epsilon(b[0].cov[0] / 0.01, 1.0, 0.02);
+}
+
+/* ---------------------------------------------------------------- tracks */
+
+static void
+test_tracks(void)
+{
+  HeightmapTrackerParams p = { .gate = 1.0, .max_missed = 2 };
+  g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+  const HeightmapTrack *tr;
+  /* two players 1.5 m apart running towards each other at 5 m/s, 25 fps; they pass
+   * 0.6 m apart in y: constant velocity keeps the ids on the right players */
+  uint32_t id_a = 0, id_b = 0;
+  for (int f = 0; f < 20; f++) {
+    double s = 0.2 * f;
+    HeightmapBlob blobs[2] = {
+      { .x = -2 + s, .y = 0.0, .height = 1.8, .area = 0.2 },
+      { .x = 2 - s, .y = 0.6, .height = 1.7, .area = 0.2 },
+    };
+    int n = heightmap_tracker_update(t, (uint64_t) f * 40000000u, blobs, 2, &tr);
+    g_assert_cmpint(n, ==, 2);
+    for (int i = 0; i < 2; i++) {
+      if (f == 0) {
+        if (tr[i].y == 0.0)
+          id_a = tr[i].id;
+        else
+          id_b = tr[i].id;
+        continue;
+      }
+      g_assert_cmpuint(tr[i].id, ==, tr[i].y == 0.0 ? id_a : id_b);
+    }
+    if (f > 3) {
+      double vx = tr[0].id == id_a ? tr[0].vx : tr[1].vx;
+      g_assert_cmpfloat_with_epsilon(vx, 5.0, 0.5);
+    }
+  }
+  g_assert_cmpuint(id_a, !=, id_b);
+  /* both vanish: tracks survive max_missed frames, then go; new blobs get new ids */
+  for (int f = 20; f < 23; f++)
+    g_assert_cmpint(heightmap_tracker_update(t, (uint64_t) f * 40000000u, NULL, 0, &tr), ==, 0);
+  HeightmapBlob again = { .x = 2.0, .y = 0.0 };
+  int n = heightmap_tracker_update(t, 23 * 40000000ull, &again, 1, &tr);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpuint(tr[0].id, >, MAX(id_a, id_b));
+  /* a blob beyond the gate starts a new track */
+  HeightmapBlob far = { .x = 3.5, .y = 0.0 };
+  n = heightmap_tracker_update(t, 24 * 40000000ull, &far, 1, &tr);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpuint(tr[0].id, >, MAX(id_a, id_b) + 1);
+}
+
+static void
+test_tracks_coast(void)
+{
+  /* missed for one frame, found where the velocity says */
+  HeightmapTrackerParams p = { .gate = 0.5, .max_missed = 3 };
+  g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+  const HeightmapTrack *tr;
+  uint32_t id = 0;
+  for (int f = 0; f < 12; f++) {
+    HeightmapBlob b = { .x = 0.32 * f, .y = 1 };   /* 8 m/s */
+    int n = heightmap_tracker_update(t, (uint64_t) f * 40000000u, f == 8 ? NULL : &b,
+                                     f == 8 ? 0 : 1, &tr);
+    if (f == 8) {
+      g_assert_cmpint(n, ==, 0);
+      continue;
+    }
+    g_assert_cmpint(n, ==, 1);
+    if (f == 0)
+      id = tr[0].id;
+    g_assert_cmpuint(tr[0].id, ==, id);
+  }
+}
+
+/* The Kalman filter (acceleration > 0): a player running at 5 m/s across the view of a
+ * camera 60 m away, its blobs off by noise of 0.25 m along the view (y) and 0.05 m
+ * across: the track follows without lag and has half or less of the noise along y;
+ * without the filter (acceleration 0) the track is the blob. Then the player turns back
+ * at once (-10 m/s in a frame): the track is within 0.3 m again 0.6 s later. */
+static void
+test_tracks_kalman(void)
+{
+  const double sy = 0.25, sx = 0.05;
+  double err[2][3] = { { 0 } };     /* per mode: sum x error, sum x^2, sum y^2 */
+  double after_turn[2] = { 0 };
+  for (int mode = 0; mode < 2; mode++) {
+    HeightmapTrackerParams p = { .gate = 1.5, .max_missed = 3, .acceleration = mode ? 10 : 0 };
+    g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+    g_autoptr(GRand) rand = g_rand_new_with_seed(7);
+    uint32_t id = 0;
+    double x = 0;
+    int counted = 0;
+    for (int f = 0; f < 150; f++) {
+      double v = f < 100 ? 5.0 : -5.0;   /* turns at frame 100 */
+      if (f > 0)
+        x += v * 0.04;
+      /* Box-Muller, unit normal deviates */
+      double u1 = g_rand_double_range(rand, 1e-12, 1), u2 = g_rand_double(rand);
+      double r = sqrt(-2 * log(u1));
+      HeightmapBlob b = { .x = x + sx * r * cos(2 * G_PI * u2), .y = 2 + sy * r * sin(2 * G_PI * u2),
+                          .height = 1.8, .area = 0.3, .cov = { sx * sx, 0, sy * sy } };
+      const HeightmapTrack *tr;
+      int n = heightmap_tracker_update(t, (uint64_t) f * 40000000u, &b, 1, &tr);
+      g_assert_cmpint(n, ==, 1);
+      if (f == 0)
+        id = tr[0].id;
+      g_assert_cmpuint(tr[0].id, ==, id);
+      if (mode == 0) {
+        g_assert_cmpfloat(tr[0].x, ==, b.x);   /* no filter: the blob's position */
+        g_assert_cmpfloat(tr[0].y, ==, b.y);
+      }
+      if (f >= 20 && f < 100) {
+        err[mode][0] += tr[0].x - x;
+        err[mode][1] += (tr[0].x - x) * (tr[0].x - x);
+        err[mode][2] += (tr[0].y - 2) * (tr[0].y - 2);
+        counted++;
+      }
+      if (f >= 115)
+        after_turn[mode] = MAX(after_turn[mode], hypot(tr[0].x - x, tr[0].y - 2));
+    }
+    for (int k = 0; k < 3; k++)
+      err[mode][k] /= counted;
+  }
+  double rms_y[2] = { sqrt(err[0][2]), sqrt(err[1][2]) };
+  g_test_message("along the view: rms %.3f m raw, %.3f m filtered; x bias %.4f m; "
+                 "after the turn %.3f m", rms_y[0], rms_y[1], err[1][0], after_turn[1]);
+  g_assert_cmpfloat(rms_y[0], >, 0.8 * sy);         /* the noise is there ... */
+  g_assert_cmpfloat(rms_y[1], <, rms_y[0] / 2);     /* ... and half of it filtered out */
+  g_assert_cmpfloat(fabs(err[1][0]), <, 0.02);      /* no lag at constant velocity */
+  g_assert_cmpfloat(sqrt(err[1][1]), <, 1.2 * sx);
+  g_assert_cmpfloat(after_turn[1], <, 0.3);
+}
+
+/* A blob seen once is not reported and its tentative track goes at the next miss; one
+ * seen in `confirm` consecutive frames is reported from then on, also through a miss. */
+static void
+test_tracks_confirm(void)
+{
+  HeightmapTrackerParams p = { .gate = 1.0, .max_missed = 3, .confirm = 3 };
+  g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+  const HeightmapTrack *tr;
+  HeightmapBlob noise = { .x = 10, .y = 5, .height = 1.2, .area = 0.3 };
+  HeightmapBlob player[2] = { { .x = 0, .y = 0, .height = 1.8, .area = 0.3 }, noise };
+  uint64_t ms40 = 40000000u;
+  /* frame 0: a player and a noise blob; frame 1: the player only; frame 2: both again */
+  g_assert_cmpint(heightmap_tracker_update(t, 0, player, 2, &tr), ==, 0);
+  g_assert_cmpint(heightmap_tracker_update(t, ms40, player, 1, &tr), ==, 0);
+  int n = heightmap_tracker_update(t, 2 * ms40, player, 2, &tr);
+  g_assert_cmpint(n, ==, 1);   /* the player, confirmed at its 3rd frame; the noise blob
+                                  restarted a tentative track */
+  g_assert_cmpfloat(tr[0].x, ==, 0.0);
+  g_assert_true(tr[0].confirmed);
+  uint32_t id = tr[0].id;
+  /* a miss does not un-confirm it */
+  g_assert_cmpint(heightmap_tracker_update(t, 3 * ms40, NULL, 0, &tr), ==, 0);
+  n = heightmap_tracker_update(t, 4 * ms40, player, 1, &tr);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpuint(tr[0].id, ==, id);
+  /* the noise blob, seen in frame 2 only, never becomes a player */
+  n = heightmap_tracker_update(t, 5 * ms40, player, 1, &tr);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpuint(tr[0].id, ==, id);
+}
+
+/* New parameters keep the tracks: a tentative track keeps its hits against the new
+ * `confirm`, and its id. */
+static void
+test_tracks_set_params(void)
+{
+  HeightmapTrackerParams p = { .gate = 1.0, .max_missed = 3, .confirm = 5 };
+  g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+  const HeightmapTrack *tr;
+  HeightmapBlob player = { .x = 0, .y = 0, .height = 1.8, .area = 0.3 };
+  uint64_t ms40 = 40000000u;
+  g_assert_cmpint(heightmap_tracker_update(t, 0, &player, 1, &tr), ==, 0);
+  g_assert_cmpint(heightmap_tracker_update(t, ms40, &player, 1, &tr), ==, 0);
+  p.confirm = 3;
+  heightmap_tracker_set_params(t, &p);
+  g_assert_cmpint(heightmap_tracker_update(t, 2 * ms40, &player, 1, &tr), ==, 1);
+  g_assert_cmpuint(tr[0].id, ==, 1);
+  g_assert_cmpint(tr[0].age, ==, 3);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/heightmap/blobs", test_blobs);
+  g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
+  g_test_add_func("/heightmap/tracks/crossing", test_tracks);
+  g_test_add_func("/heightmap/tracks/coast", test_tracks_coast);
+  g_test_add_func("/heightmap/tracks/kalman", test_tracks_kalman);
+  g_test_add_func("/heightmap/tracks/confirm", test_tracks_confirm);
+  g_test_add_func("/heightmap/tracks/set-params", test_tracks_set_params);
+  return g_test_run();
+}
