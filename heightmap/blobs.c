@@ -49,28 +49,44 @@ heightmap_blob_finder_set_camera(HeightmapBlobFinder *f, int pair,
   f->has_camera |= 1u << pair;
 }
 
-/* Pair p's range sigma (m) at (x, y, z): D L disparity_noise / (f B), D and L the 3-D and
- * horizontal distances from its camera, *u the unit horizontal direction from the camera;
- * 0 when unknown (no camera or f B, disparity_noise 0, or the point over the camera). */
-static double
-range_sigma(const HeightmapBlobFinder *f, int p, double x, double y, double z, double u[2])
+/* How pair p sees (x, y, z): *u the unit horizontal direction from its camera, *sigma
+ * its range error D L disparity_noise / (f B) (D and L the 3-D and horizontal distances
+ * from the camera; 0 when f B or disparity_noise is unknown). FALSE when the pair has no
+ * camera or the point lies straight over it. */
+static bool
+view(const HeightmapBlobFinder *f, int p, double x, double y, double z, double u[2],
+     double *sigma)
 {
   if (!(f->has_camera & (1u << p)))
-    return 0;
+    return false;
   double ux = x - f->camera[p][0], uy = y - f->camera[p][1], dz = z - f->camera[p][2];
   double l = hypot(ux, uy);
   if (l <= 0)
-    return 0;
+    return false;
   u[0] = ux / l;
   u[1] = uy / l;
-  if (f->focal_baseline[p] <= 0 || f->params.disparity_noise <= 0)
+  *sigma = 0;
+  if (f->focal_baseline[p] > 0 && f->params.disparity_noise > 0)
+    *sigma = MAX(sqrt(l * l + dz * dz) * l * f->params.disparity_noise /
+                 f->focal_baseline[p], 1e-3);
+  return true;
+}
+
+/* Pair p's weight at (x, y, z): 1 / sigma^2 of its range (view), or 1 when
+ * disparity_noise is 0; 0 when view() fails or the sigma is unknown. *u as view(). */
+static double
+pair_weight(const HeightmapBlobFinder *f, int p, double x, double y, double z, double u[2])
+{
+  double s;
+  if (!view(f, p, x, y, z, u, &s))
     return 0;
-  double d = sqrt(l * l + dz * dz);
-  return MAX(d * l * f->params.disparity_noise / f->focal_baseline[p], 1e-3);
+  if (f->params.disparity_noise <= 0)
+    return 1;
+  return s > 0 ? 1.0 / (s * s) : 0;
 }
 
 /* The weight of a cell seen by `pairs` at (x, y, z) in the blob's centre: the sum of the
- * pairs' 1 / sigma^2, so that the near pairs' points outweigh the far ones' (1 for all
+ * pairs' weights, so that the near pairs' points outweigh the far ones' (1 for all
  * when the sigmas are unknown: disparity_noise 0). */
 static double
 cell_weight(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, double z)
@@ -78,18 +94,14 @@ cell_weight(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, do
   if (f->params.disparity_noise <= 0)
     return 1;
   double w = 0, u[2];
-  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
-    if (!(pairs & (1u << p)))
-      continue;
-    double s = range_sigma(f, p, x, y, z, u);
-    if (s > 0)
-      w += 1.0 / (s * s);
-  }
+  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++)
+    if (pairs & (1u << p))
+      w += pair_weight(f, p, x, y, z, u);
   return w;
 }
 
 /* Moves (x, y) by `offset` along the mean direction from the cameras of `pairs` that
- * see z there, each weighted as in cell_weight. */
+ * see z there, each weighted by pair_weight. */
 static void
 move_away(const HeightmapBlobFinder *f, uint32_t pairs, double offset, double z, double *x,
           double *y)
@@ -97,12 +109,9 @@ move_away(const HeightmapBlobFinder *f, uint32_t pairs, double offset, double z,
   double dx = 0, dy = 0, sw = 0;
   for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
     double u[2];
-    if (!(pairs & (1u << p)) || !(f->has_camera & (1u << p)))
+    double w = pairs & (1u << p) ? pair_weight(f, p, *x, *y, z, u) : 0;
+    if (w <= 0)
       continue;
-    double s = range_sigma(f, p, *x, *y, z, u);
-    if (f->params.disparity_noise > 0 && s <= 0)
-      continue;
-    double w = s > 0 ? 1.0 / (s * s) : 1.0;
     dx += w * u[0];
     dy += w * u[1];
     sw += w;
@@ -115,7 +124,8 @@ move_away(const HeightmapBlobFinder *f, uint32_t pairs, double offset, double z,
 }
 
 /* The covariance of a blob's centre at (x, y), top height z (see the header): per pair,
- * range_sigma along its view direction and a grid cell across it, summed as information. */
+ * the range sigma (view) along its view direction and a grid cell across it, summed as
+ * information. */
 static void
 covariance(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, double z,
            double cov[3])
@@ -123,11 +133,8 @@ covariance(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, dou
   double info[3] = { 0, 0, 0 };   /* inverse covariance xx, xy, yy */
   const double ic = 1.0 / (f->grid.cell * f->grid.cell);
   for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
-    double u[2];
-    if (!(pairs & (1u << p)))
-      continue;
-    double s = range_sigma(f, p, x, y, z, u);
-    if (s <= 0)
+    double u[2], s;
+    if (!(pairs & (1u << p)) || !view(f, p, x, y, z, u, &s) || s <= 0)
       continue;
     double ia = 1.0 / (s * s);
     /* u u^T / along^2 + (I - u u^T) / across^2 */

@@ -103,12 +103,12 @@ since(const Track *tr, uint64_t now)
 }
 
 static void
-clamp_speed(HeightmapTrack *tr)
+clamp_speed(double *vx, double *vy)
 {
-  double s = hypot(tr->vx, tr->vy);
+  double s = hypot(*vx, *vy);
   if (s > MAX_SPEED) {
-    tr->vx *= MAX_SPEED / s;
-    tr->vy *= MAX_SPEED / s;
+    *vx *= MAX_SPEED / s;
+    *vy *= MAX_SPEED / s;
   }
 }
 
@@ -184,11 +184,7 @@ match(Track *t, const HeightmapBlob *b, uint64_t now, double accel)
   } else {
     if (span > 0) {
       double vx = (b->x - tr->x) / span, vy = (b->y - tr->y) / span;
-      double s = hypot(vx, vy);
-      if (s > MAX_SPEED) {
-        vx *= MAX_SPEED / s;
-        vy *= MAX_SPEED / s;
-      }
+      clamp_speed(&vx, &vy);
       tr->vx += VELOCITY_GAIN * (vx - tr->vx);
       tr->vy += VELOCITY_GAIN * (vy - tr->vy);
     }
@@ -196,7 +192,7 @@ match(Track *t, const HeightmapBlob *b, uint64_t now, double accel)
     tr->y = b->y;
     filter_start(t, b);     /* ready if the filter is turned on */
   }
-  clamp_speed(tr);
+  clamp_speed(&tr->vx, &tr->vy);
   tr->height = b->height;
   tr->area = b->area;
   tr->missed = 0;

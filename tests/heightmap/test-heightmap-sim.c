@@ -203,6 +203,8 @@ sees(int p, double x, double y)
 
 /* ---------------------------------------------------------------- scoring */
 
+/* Scores the tracks of one fused frame; fused[k] says which pairs were fused (NULL: all
+ * of the clip's). */
 static void
 score_frame(Score *s, int frame, const bool *fused, const HeightmapTrack *t, int n)
 {
@@ -215,7 +217,7 @@ score_frame(Score *s, int frame, const bool *fused, const HeightmapTrack *t, int
       continue;
     bool seen = false;
     for (int k = 0; k < clip.n_pairs; k++)
-      seen |= fused[k] && sees(k, p->x, p->y);
+      seen |= (!fused || fused[k]) && sees(k, p->x, p->y);
     if (seen && ng < 64)
       gt[ng++] = *p;
   }
@@ -381,9 +383,6 @@ test_ground_truth(void)
   if (!core_init(&c))
     return;
   Score s = { 0 };
-  bool fused[MAX_PAIRS];
-  for (int p = 0; p < MAX_PAIRS; p++)
-    fused[p] = p < clip.n_pairs;
   for (int f = 0; f < clip.frames; f++) {
     int16_t *d[MAX_PAIRS];
     HeightmapInput in[MAX_PAIRS];
@@ -399,7 +398,7 @@ test_ground_truth(void)
     const HeightmapTrack *t;
     int n = core_fuse(&c, frame_time(f), inp, &t);
     if (f >= clip.cfg->confirm - 1)   /* tracks need `confirm` frames to be reported */
-      score_frame(&s, f, fused, t, n);
+      score_frame(&s, f, NULL, t, n);
     for (int p = 0; p < clip.n_pairs; p++)
       g_free(d[p]);
   }
@@ -430,6 +429,11 @@ body_depth(BodyDepth *acc, int p, int f, const int16_t *d, const uint8_t *conf)
   const StereoCalib *cb = &clip.calib[p];
   const double *R = cb->pose_rotation, *c = cb->pose_centre;
   const double fb = calib_focal(cb) * calib_baseline(cb);
+  const Player *here[64];
+  int n_here = 0;
+  for (guint k = 0; k < clip.players->len && n_here < 64; k++)
+    if (g_array_index(clip.players, Player, k).frame == f)
+      here[n_here++] = &g_array_index(clip.players, Player, k);
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
       size_t i = (size_t) y * w + x;
@@ -438,9 +442,9 @@ body_depth(BodyDepth *acc, int p, int f, const int16_t *d, const uint8_t *conf)
           !heightmap_geometry_pixel_to_pitch(&clip.geom[p], x, y, gt[i] / 32.0, pt) ||
           pt[2] < 0.3)
         continue;
-      for (guint k = 0; k < clip.players->len; k++) {
-        const Player *pl = &g_array_index(clip.players, Player, k);
-        if (pl->frame != f || hypot(pl->x - pt[0], pl->y - pt[1]) >= 0.4)
+      for (int k = 0; k < n_here; k++) {
+        const Player *pl = here[k];
+        if (hypot(pl->x - pt[0], pl->y - pt[1]) >= 0.4)
           continue;
         /* the axis point at the pixel's height, its depth along the optical axis */
         double z_axis = (pl->x - c[0]) * R[2] + (pl->y - c[1]) * R[5] + (pt[2] - c[2]) * R[8];
@@ -473,9 +477,6 @@ test_engine(void)
   g_assert_no_error(error);
   Score s = { 0 };
   BodyDepth bd = { 0 };
-  bool fused[MAX_PAIRS];
-  for (int p = 0; p < MAX_PAIRS; p++)
-    fused[p] = p < clip.n_pairs;
   for (int f = 0; f < clip.frames; f++) {
     int16_t *d[MAX_PAIRS];
     uint8_t *conf[MAX_PAIRS];
@@ -508,7 +509,7 @@ test_engine(void)
     const HeightmapTrack *t;
     int n = core_fuse(&c, frame_time(f), inp, &t);
     if (f >= clip.cfg->confirm - 1)   /* tracks need `confirm` frames to be reported */
-      score_frame(&s, f, fused, t, n);
+      score_frame(&s, f, NULL, t, n);
     for (int p = 0; p < clip.n_pairs; p++) {
       g_free(d[p]);
       g_free(conf[p]);
