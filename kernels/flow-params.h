@@ -45,6 +45,8 @@ typedef struct {
   double tau;               /* stability test |z_x|^2 + |z_y|^2 <= (tau / sigma)^2 */
   double gamma;             /* exponent of the magnitude-similarity weight */
   double energy;            /* exponent of the energy weight (|q0| |q1| / mean^2)^energy */
+  bool local_frequency;     /* constraints along the measured phase gradients (TRUE) or
+                               along the filters' centre frequencies (FALSE) */
 
   /* Least squares (§6). */
   double smooth_sigma;      /* applicability Gaussian, level px (radius ceil(3 sigma)) */

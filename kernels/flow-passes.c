@@ -102,6 +102,8 @@ set_bank_taps(FlowPasses *ps)
   GpuProgram *f = ps->prog[PROG_FEATURES];
   gpu_program_set_float_array(f, "freq_u", fu, N);
   gpu_program_set_float_array(f, "freq_v", fv, N);
+  gpu_program_set_float_array(ps->prog[PROG_TERMS], "freq_u", fu, N);
+  gpu_program_set_float_array(ps->prog[PROG_TERMS], "freq_v", fv, N);
   double stab = p->tau / p->sigma;
   gpu_program_set_float(f, "stab2", (float)(stab * stab));
 }
@@ -151,6 +153,7 @@ flow_passes_new(GpuContext *gpu, const FlowParams *params, GError **error)
   gpu_program_set_float(t, "kappa", (float)params->kappa);
   gpu_program_set_float(t, "gamma_exp", (float)params->gamma);
   gpu_program_set_float(t, "energy_exp", (float)params->energy);
+  gpu_program_set_int(t, "local_frequency", params->local_frequency ? 1 : 0);
   gpu_program_set_float(ps->prog[PROG_FB], "fb_max", (float)params->fb_max);
 
   if (!gpu_context_check(gpu, "flow passes setup", error))

@@ -16,6 +16,9 @@ uniform int level;
 uniform float kappa;
 uniform float gamma_exp;
 uniform float energy_exp;
+uniform int local_frequency;
+uniform float freq_u[ORIENT];
+uniform float freq_v[ORIENT];
 
 void main()
 {
@@ -51,6 +54,10 @@ void main()
       vec2 C = cmulconj(s.xy, a.xy);
       float dphi = atan2_precise(C.y, C.x);
       float gx = 0.5 * (a.z + s.z), gy = 0.5 * (a.w + s.w);
+      if (local_frequency == 0) {
+        gx = freq_u[k];
+        gy = freq_v[k];
+      }
       float sym = 2.0 * a0 * a1 / (a0 * a0 + a1 * a1);
       float c = pow(sym, gamma_exp);
       if (energy_exp > 0.0)

@@ -198,36 +198,47 @@ test_terms(void)
   flow_fixture_setup(&f, W, H);
   if (!f.ctx)
     return;
-  RefImage *ref, *got, *prior;
-  terms_case(&f, g_rand_double_range(flow_rng, -3, 3), g_rand_double_range(flow_rng, -3, 3),
-             &ref, &got, &prior);
-  /* Per pixel, relative to the size of its own terms; a pixel whose gates decide
-   * differently (a magnitude within rounding of kappa * mean) differs by one
-   * orientation's share and is counted instead. */
-  long differ = 0, nonzero = 0;
-  double m = 0.0;
-  for (int i = 0; i < W * H; i++) {
-    const double *a = ref->data + (size_t)i * 8, *b = got->data + (size_t)i * 8;
-    double scale = 1.0 + fabs(a[0]) + fabs(a[2]) + fabs(a[6]);
-    double d = 0.0;
-    for (int c = 0; c < 8; c++) {
-      g_assert_true(isfinite(b[c]));
-      d = MAX(d, fabs(a[c] - b[c]) / scale);
+  /* Both ways of taking the constraint's direction (the measured phase gradients and the
+   * filters' centre frequencies), and the energy weight. */
+  for (int mode = 0; mode < 2; mode++) {
+    f.p.local_frequency = mode == 1;
+    f.p.energy = mode == 1 ? 0.5 : 0.0;
+    flow_passes_free(f.ps);
+    GError *error = NULL;
+    f.ps = flow_passes_new(f.ctx, &f.p, &error);
+    g_assert_no_error(error);
+    RefImage *ref, *got, *prior;
+    terms_case(&f, g_rand_double_range(flow_rng, -3, 3), g_rand_double_range(flow_rng, -3, 3),
+               &ref, &got, &prior);
+    /* Per pixel, relative to the size of its own terms; a pixel whose gates decide
+     * differently (a magnitude within rounding of kappa * mean) differs by one
+     * orientation's share and is counted instead. */
+    long differ = 0, nonzero = 0;
+    double m = 0.0;
+    for (int i = 0; i < W * H; i++) {
+      const double *a = ref->data + (size_t)i * 8, *b = got->data + (size_t)i * 8;
+      double scale = 1.0 + fabs(a[0]) + fabs(a[2]) + fabs(a[6]);
+      double d = 0.0;
+      for (int c = 0; c < 8; c++) {
+        g_assert_true(isfinite(b[c]));
+        d = MAX(d, fabs(a[c] - b[c]) / scale);
+      }
+      nonzero += a[3] > 0.0;
+      if (fabs(a[3] - b[3]) > 1e-3)
+        differ++;
+      else
+        m = MAX(m, d);
     }
-    nonzero += a[3] > 0.0;
-    if (fabs(a[3] - b[3]) > 1e-3)
-      differ++;
-    else
-      m = MAX(m, d);
+    g_test_message("terms (%s): %ld of %d pixels measured, %ld differ in their gates, max "
+                   "relative difference %.2e", mode ? "local frequency, energy 0.5"
+                   : "centre frequencies", nonzero, W * H, differ, m);
+    g_assert_cmpint(nonzero, >, W * H / 2);
+    g_assert_cmpint(differ, <=, W * H / 200);
+    g_assert_cmpfloat(m, <, 1e-4);
+    ref_image_free(ref);
+    ref_image_free(got);
+    ref_image_free(prior);
   }
-  g_test_message("terms: %ld of %d pixels measured, %ld differ in their gates, max relative "
-                 "difference %.2e", nonzero, W * H, differ, m);
-  g_assert_cmpint(nonzero, >, W * H / 2);
-  g_assert_cmpint(differ, <=, W * H / 200);
-  g_assert_cmpfloat(m, <, 1e-4);
-  ref_image_free(ref);
-  ref_image_free(got);
-  ref_image_free(prior);
   flow_fixture_teardown(&f);
 }
 

@@ -76,6 +76,8 @@ ref_flow_terms(const FlowParams *p, const RefImage *f0, const double *means0,
         double cre = s[0] * a[0] + s[1] * a[1], cim = s[1] * a[0] - s[0] * a[1];
         double dphi = atan2(cim, cre);
         double gx = 0.5 * (a[2] + s[2]), gy = 0.5 * (a[3] + s[3]);
+        if (!p->local_frequency)
+          flow_params_orientation(p, k, &gx, &gy);
         double sym = 2.0 * a0 * a1 / (a0 * a0 + a1 * a1);
         double c = pow(sym, p->gamma);
         if (p->energy > 0.0)
