@@ -12,7 +12,7 @@ flow_params_init(FlowParams *p, int width, int height)
     .width = width,
     .height = height,
     .levels = 0,
-    .orientations = 8,
+    .orientations = 6,
     .omega0 = G_PI / 2.0,
     .sigma = 2.25,
     .radius = 5,
@@ -21,10 +21,11 @@ flow_params_init(FlowParams *p, int width, int height)
     .gamma = 2.0,
     .energy = 0.0,
     .local_frequency = false,
-    .smooth_sigma = 3.0,
+    .cos2 = 0.0,
+    .smooth_sigma = 4.0,
     .c_min = 0.02,
     .lambda = 0.0,
-    .iterations = 2,
+    .iterations = 4,
     .median = true,
     .fill_sigma = 4.0,
     .fill_iterations = 3,
@@ -69,6 +70,8 @@ flow_params_validate(const FlowParams *p, GError **error)
     return fail(error, "tau", "must be within 0..100");
   if (!(p->gamma >= 0.0 && p->gamma <= 8.0))
     return fail(error, "gamma", "must be within 0..8");
+  if (!(p->cos2 >= 0.0 && p->cos2 <= 8.0))
+    return fail(error, "cos2", "must be within 0..8");
   if (!(p->energy >= 0.0 && p->energy <= 2.0))
     return fail(error, "energy", "must be within 0..2");
   if (!(p->smooth_sigma >= 0.5 && ceil(3.0 * p->smooth_sigma) <= FLOW_MAX_SMOOTH_RADIUS))

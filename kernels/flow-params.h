@@ -45,6 +45,7 @@ typedef struct {
   double tau;               /* stability test |z_x|^2 + |z_y|^2 <= (tau / sigma)^2 */
   double gamma;             /* exponent of the magnitude-similarity weight */
   double energy;            /* exponent of the energy weight (|q0| |q1| / mean^2)^energy */
+  double cos2;              /* exponent of the phase-agreement weight cos^2(dphi / 2) */
   bool local_frequency;     /* constraints along the measured phase gradients (TRUE) or
                                along the filters' centre frequencies (FALSE) */
 

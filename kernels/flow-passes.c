@@ -153,6 +153,7 @@ flow_passes_new(GpuContext *gpu, const FlowParams *params, GError **error)
   gpu_program_set_float(t, "kappa", (float)params->kappa);
   gpu_program_set_float(t, "gamma_exp", (float)params->gamma);
   gpu_program_set_float(t, "energy_exp", (float)params->energy);
+  gpu_program_set_float(t, "cos2_exp", (float)params->cos2);
   gpu_program_set_int(t, "local_frequency", params->local_frequency ? 1 : 0);
   gpu_program_set_float(ps->prog[PROG_FB], "fb_max", (float)params->fb_max);
 

@@ -16,6 +16,7 @@ uniform int level;
 uniform float kappa;
 uniform float gamma_exp;
 uniform float energy_exp;
+uniform float cos2_exp;
 uniform int local_frequency;
 uniform float freq_u[ORIENT];
 uniform float freq_v[ORIENT];
@@ -62,6 +63,8 @@ void main()
       float c = pow(sym, gamma_exp);
       if (energy_exp > 0.0)
         c *= pow(a0 * a1 / (m * m), energy_exp);
+      if (cos2_exp > 0.0)
+        c *= pow(max(0.5 * (1.0 + cos(dphi)), 0.0), cos2_exp);
       float e = gx * f0.x + gy * f0.y - dphi;
       ta += c * vec4(gx * gx, gx * gy, gy * gy, 1.0);
       tb += c * vec4(gx * e, gy * e, e * e, 0.0);

@@ -22,7 +22,7 @@ static const struct {
 } fields[] = {
 #define F(n, t) { #n, t, offsetof(FlowParams, n) }
   F(levels, T_INT), F(orientations, T_INT), F(kappa, T_DOUBLE), F(tau, T_DOUBLE),
-  F(gamma, T_DOUBLE), F(energy, T_DOUBLE), F(local_frequency, T_BOOL),
+  F(gamma, T_DOUBLE), F(energy, T_DOUBLE), F(cos2, T_DOUBLE), F(local_frequency, T_BOOL),
   F(smooth_sigma, T_DOUBLE), F(c_min, T_DOUBLE), F(lambda, T_DOUBLE), F(iterations, T_INT),
   F(median, T_BOOL), F(fill_sigma, T_DOUBLE), F(fill_iterations, T_INT),
   F(fb_check, T_BOOL), F(fb_max, T_DOUBLE), F(densify, T_BOOL),

@@ -48,12 +48,9 @@ test_reduce(void)
 /* Rows and columns of the bank on a level image inside a larger scratch image (the
  * engine's layout: scratch images have level 0's size). */
 static void
-test_bank(void)
+bank_case(FlowFixture *ff)
 {
-  FlowFixture f;
-  flow_fixture_setup(&f, W, H);
-  if (!f.ctx)
-    return;
+  FlowFixture f = *ff;
   const int w = W - 13, h = H - 7;
   g_autoptr(RefImage) in = flow_random_image(w, h, 1, 0, 1);
   g_autoptr(RefImage) rows = ref_flow_rows(&f.p, in);
@@ -81,6 +78,26 @@ test_bank(void)
   m = max_diff(q, gotq, 0, q->ch);
   g_test_message("columns: max |GPU - reference| %.2e", m);
   g_assert_cmpfloat(m, <, 1e-5);
+}
+
+/* Every even orientation count the row-kernel sharing has to handle: N/2 + 1 row kernels
+ * in one, two or three RGBA layers. */
+static void
+test_bank(void)
+{
+  FlowFixture f;
+  flow_fixture_setup(&f, W, H);
+  if (!f.ctx)
+    return;
+  for (int n = 2; n <= FLOW_MAX_ORIENTATIONS; n += 2) {
+    f.p.orientations = n;
+    flow_passes_free(f.ps);
+    GError *error = NULL;
+    f.ps = flow_passes_new(f.ctx, &f.p, &error);
+    g_assert_no_error(error);
+    g_test_message("%d orientations:", n);
+    bank_case(&f);
+  }
   flow_fixture_teardown(&f);
 }
 
@@ -148,7 +165,8 @@ test_features(void)
   g_assert_cmpfloat(m, <, 2e-4);
 
   float gm[FLOW_MAX_ORIENTATIONS * FLOW_MAX_LEVELS];
-  g_assert_true(gpu_buffer_read(mbuf, (size_t)N * FLOW_MAX_LEVELS * 4, gm, sizeof(gm), &error));
+  g_assert_true(gpu_buffer_read(mbuf, (size_t)N * FLOW_MAX_LEVELS * 4, gm,
+                                (size_t)N * FLOW_MAX_LEVELS * 4, &error));
   for (int k = 0; k < N; k++)
     g_assert_cmpfloat(fabs(gm[k * FLOW_MAX_LEVELS + 3] - means[k]), <, 1e-5 * means[k]);
   flow_fixture_teardown(&f);
@@ -203,6 +221,7 @@ test_terms(void)
   for (int mode = 0; mode < 2; mode++) {
     f.p.local_frequency = mode == 1;
     f.p.energy = mode == 1 ? 0.5 : 0.0;
+    f.p.cos2 = mode == 1 ? 2.0 : 0.0;
     flow_passes_free(f.ps);
     GError *error = NULL;
     f.ps = flow_passes_new(f.ctx, &f.p, &error);
@@ -230,7 +249,7 @@ test_terms(void)
         m = MAX(m, d);
     }
     g_test_message("terms (%s): %ld of %d pixels measured, %ld differ in their gates, max "
-                   "relative difference %.2e", mode ? "local frequency, energy 0.5"
+                   "relative difference %.2e", mode ? "local frequency, energy 0.5, cos2 2"
                    : "centre frequencies", nonzero, W * H, differ, m);
     g_assert_cmpint(nonzero, >, W * H / 2);
     g_assert_cmpint(differ, <=, W * H / 200);

@@ -82,6 +82,8 @@ ref_flow_terms(const FlowParams *p, const RefImage *f0, const double *means0,
         double c = pow(sym, p->gamma);
         if (p->energy > 0.0)
           c *= pow(a0 * a1 / (means0[k] * means0[k]), p->energy);
+        if (p->cos2 > 0.0)
+          c *= pow(0.5 * (1.0 + cos(dphi)), p->cos2);
         double e = gx * u0 + gy * v0 - dphi;
         t[0] += c * gx * gx;
         t[1] += c * gx * gy;
