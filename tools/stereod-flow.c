@@ -1,7 +1,7 @@
 /* stereod-flow: the optical flow between two frames from files in, flow files out.
  *
  *   stereod-flow FRAME0 FRAME1 -o OUT.flo [--png OUT.png] [--color OUT.jpg] [--scales N]
- *                [--gt GT.flo] [--no-fb-check] [--size WxH] [--bench N]
+ *                [--gt GT.flo] [--fb-check] [--size WxH] [--bench N]
  *                [--device auto|hardware|software|surfaceless|N] [--verbose|--quiet]
  *
  * FRAME0 and FRAME1: PNG, PGM/PPM or JPEG (colour is converted to luma). The flow is that of
@@ -24,7 +24,7 @@
 
 static char *opt_output, *opt_png, *opt_color, *opt_device, *opt_gt, *opt_size;
 static int opt_scales = 0, opt_bench = 0;
-static gboolean opt_no_fb, opt_verbose, opt_quiet;
+static gboolean opt_fb, opt_verbose, opt_quiet;
 static char **opt_files;
 
 static const GOptionEntry entries[] = {
@@ -37,8 +37,10 @@ static const GOptionEntry entries[] = {
     "OUT.jpg" },
   { "scales", 's', 0, G_OPTION_ARG_INT, &opt_scales,
     "Pyramid levels, 1..8 (default 0 = automatic)", "N" },
-  { "no-fb-check", 0, 0, G_OPTION_ARG_NONE, &opt_no_fb,
-    "Skip the backward flow, the forward-backward check and its densification", NULL },
+  { "fb-check", 0, 0, G_OPTION_ARG_NONE, &opt_fb,
+    "Also compute the backward flow; keep only vectors that pass the forward-backward check "
+    "(1 px) and densify the rest from their neighbours (off by default: "
+    "docs/optical-flow.md)", NULL },
   { "gt", 0, 0, G_OPTION_ARG_FILENAME, &opt_gt,
     "Score against a ground-truth .flo: EPE, AAE, bad-1, bad-3 and density", "GT.flo" },
   { "size", 0, 0, G_OPTION_ARG_STRING, &opt_size,
@@ -280,8 +282,8 @@ run(int size_w, int size_h)
   FlowParams params;
   flow_params_init(&params, w, h);
   params.levels = opt_scales;
-  if (opt_no_fb)
-    params.fb_check = false;
+  if (opt_fb)
+    params.fb_check = true;
   if (!flow_params_validate(&params, &error))
     return fail(EXIT_FAILURE, "%dx%d frames: %s", w, h, error->message);
 

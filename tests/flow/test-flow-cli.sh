@@ -92,7 +92,7 @@ mv = sum(v for u, v in inner) / len(inner)
 print("mean flow inside: (%.3f, %.3f)" % (mu, mv))
 sys.exit(0 if abs(mu + 3.3) < 0.1 and abs(mv) < 0.1 else 1)
 PY
-expect 0 "$flow" "$tmp/a.png" "$tmp/b.png" --bench 3 --size 64x48 --no-fb-check
+expect 0 "$flow" "$tmp/a.png" "$tmp/b.png" --bench 3 --size 64x48 --fb-check
 grep -q "ms per flow frame" "$tmp/out" || fail "--bench printed no timing"
 
 [ $failures = 0 ] && echo "all passed" && exit 0
