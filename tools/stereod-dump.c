@@ -131,7 +131,9 @@ set_open_error(GError **error, const char *pair, int r)
     }
   }
   g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "ring %s: %s", path,
-              stereod_client_strerror(r));
+              r == -EPROTO ? "not a valid stereod ring (another layout version, or beyond "
+                             "the limits of <stereod/ring.h>)"
+                           : stereod_client_strerror(r));
 }
 
 static void
@@ -183,7 +185,9 @@ run(const char *pair, GError **error)
     if (r == -EAGAIN)
       continue;   /* counted in the torn statistic of the summary */
     if (r < 0) {
-      const char *why = stereod_client_strerror(r);
+      const char *why = r == -EPROTO ? "the ring's header changed after it was opened (a "
+                                       "broken or hostile writer)"
+                                     : stereod_client_strerror(r);
       g_autofree char *detail = NULL;
       if (r == -ETIMEDOUT || r == -EBADMSG)
         detail = g_strdup_printf(" (%.3g s)%s", timeout_ns / 1e9,

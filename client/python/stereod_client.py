@@ -319,7 +319,12 @@ class _Ring:
         self.path = path
         self.fd = -1
         self.futex = None
-        self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as e:
+            if e.errno != errno.ELOOP:
+                raise
+            raise RingOwnerError(errno.EPERM, "a symbolic link under the ring's name", path)
         try:
             st = os.fstat(self.fd)
             if not stat.S_ISREG(st.st_mode):
