@@ -14,6 +14,8 @@
 
 struct RingWriter {
   StereodRingHeader *header;     /* the whole object, mapped read-write */
+  StereodRingHeader layout;      /* private copy: the layout is never read back from the
+                                    shared mapping, whatever another process wrote there */
   size_t map_size;
   ino_t ino;                     /* of our object, to unlink only our own name */
   dev_t dev;
@@ -34,7 +36,7 @@ static inline StereodRingSlot *
 writer_slot(RingWriter *w, uint64_t index)
 {
   uint8_t *base = (uint8_t *) w->header;
-  return (StereodRingSlot *) (base + w->header->header_size + index * w->header->slot_size);
+  return (StereodRingSlot *) (base + w->layout.header_size + index * w->layout.slot_size);
 }
 
 /* Fills `h` (zeroed) with the layout for the parameters. */
@@ -272,6 +274,7 @@ ring_writer_new_with_error(const RingWriterParams *params, RingWriter **out, cha
     goto fail_errno;
   w->header = map;
   memcpy(w->header, &layout, sizeof layout);   /* slots are zero: seq 0, never written */
+  w->layout = layout;
   w->ino = st.st_ino;
   w->dev = st.st_dev;
 
@@ -326,7 +329,7 @@ ring_writer_begin(RingWriter *w, RingWriterSlot *out)
     return -EINVAL;
   if (w->in_progress)
     return -EBUSY;
-  const StereodRingHeader *h = w->header;
+  const StereodRingHeader *h = &w->layout;
   StereodRingSlot *slot = writer_slot(w, w->counter % h->slot_count);
   uint64_t seq = ring_load64(&slot->seq, memory_order_relaxed);
   w->pending_seq = (seq & 1u) ? seq + 2 : seq + 1;   /* odd */
@@ -354,7 +357,7 @@ ring_writer_commit(RingWriter *w, const RingWriterMeta *meta)
   if (w == NULL || meta == NULL || !w->in_progress)
     return -EINVAL;
   StereodRingHeader *h = w->header;
-  StereodRingSlot *slot = writer_slot(w, w->counter % h->slot_count);
+  StereodRingSlot *slot = writer_slot(w, w->counter % w->layout.slot_count);
   uint64_t k = w->counter + 1;
   slot->counter = k;
   slot->frame_number = meta->frame_number;
