@@ -133,6 +133,7 @@ set_open_error(GError **error, const char *pair, int r)
   g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "ring %s: %s", path,
               r == -EPROTO ? "not a valid stereod ring (another layout version, or beyond "
                              "the limits of <stereod/ring.h>)"
+              : r == -ETIMEDOUT ? "no ring appeared within the timeout (is its writer running?)"
                            : stereod_client_strerror(r));
 }
 
