@@ -73,7 +73,9 @@ typedef struct StereodClient StereodClient;
  * needed (the copy buffer is allocated at the first read and reused), release with
  * stereod_frame_clear(). The plane pointers point into the frame's own buffer: they
  * stay valid until the next read into this frame or stereod_frame_clear(). Absent
- * planes are NULL. width, height and the strides are those of the ring the frame came
+ * planes are NULL. A read that fails may have copied into the buffer already: the
+ * fields still describe the previous frame, but its plane bytes are then unspecified
+ * (read into a second frame to keep one). width, height and the strides are those of the ring the frame came
  * from (they change when a following client moved to a restarted writer). */
 typedef struct {
   uint64_t counter;           /* publish counter of this frame (1 = first published) */
