@@ -151,7 +151,7 @@ flush_refusals(HeightmapServer *s, gint64 now)
 {
   gint64 since = now - s->refused_logged_us;
   if (s->refused && (!now || since >= (gint64) HEIGHTMAP_SERVER_REFUSAL_LOG_S * G_USEC_PER_SEC)) {
-    g_warning("heightmap: refused %" G_GUINT64_FORMAT " more clients on %s in the last %.0f s "
+    g_warning("heightmap: refused %" G_GUINT64_FORMAT " more clients on %s in the last %.1f s "
               "(%d clients already)", s->refused, s->path,
               (double) ((now ? now : g_get_monotonic_time()) - s->refused_logged_us) * 1e-6,
               s->n_clients);

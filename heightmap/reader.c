@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* What a frame must match: the header's layout fields at open. */
 typedef struct {
@@ -24,6 +25,7 @@ typedef struct {
 
 struct HeightmapReader {
   StereodClient *client;
+  uint64_t ring_id;
   Layout layout;
   HeightmapPairGeometry geometry;
   uint64_t last;             /* counter of the last frame returned */
@@ -128,16 +130,30 @@ geometry_of(const HeightmapPairConfig *pair, const StereodRingHeader *h,
   return NULL;
 }
 
+/* The inode under the ring's name now: the object opened, unless it was replaced in the
+ * microseconds since (then the next read says -ESTALE and the ring is reopened). */
+static uint64_t
+ring_id_of(const char *ring)
+{
+  g_autofree char *path = g_strdup_printf(STEREOD_RING_SHM_DIR "/" STEREOD_RING_PREFIX "%s",
+                                          ring);
+  struct stat st;
+  return stat(path, &st) == 0 ? (uint64_t) st.st_ino : 0;
+}
+
 HeightmapOpenResult
 heightmap_reader_open(const HeightmapPairConfig *pair, HeightmapReader **out, int *err,
-                      char **why)
+                      char **why, uint64_t *ring_id)
 {
-  g_return_val_if_fail(pair && out && err && why, HEIGHTMAP_OPEN_ABSENT);
+  g_return_val_if_fail(pair && out && err && why && ring_id, HEIGHTMAP_OPEN_ABSENT);
   *out = NULL;
   *err = 0;
   *why = NULL;
+  *ring_id = 0;
   StereodClient *client = NULL;
   int r = stereod_client_open(pair->ring, &client);
+  if (r == 0 || r == -EPROTO)
+    *ring_id = ring_id_of(pair->ring);
   if (r == -EPROTO) {
     *why = g_strdup("not a ring this version reads (magic, version or layout)");
     return HEIGHTMAP_OPEN_BAD;
@@ -148,6 +164,7 @@ heightmap_reader_open(const HeightmapPairConfig *pair, HeightmapReader **out, in
   }
   g_autoptr(HeightmapReader) rd = g_new0(HeightmapReader, 1);
   rd->client = client;
+  rd->ring_id = *ring_id;
   /* One copy of the header, so that what is checked is what is kept. */
   StereodRingHeader h;
   memcpy(&h, stereod_client_get_header(client), sizeof h);
@@ -300,6 +317,13 @@ heightmap_reader_get_height(const HeightmapReader *rd)
 {
   g_return_val_if_fail(rd, 0);
   return (int) rd->layout.height;
+}
+
+uint64_t
+heightmap_reader_get_ring_id(const HeightmapReader *rd)
+{
+  g_return_val_if_fail(rd, 0);
+  return rd->ring_id;
 }
 
 /* Bytes from a plane's first byte to the end of the frame's buffer (frame_check made

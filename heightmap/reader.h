@@ -55,9 +55,12 @@ typedef enum {
 /* Opens the ring of `pair`. BAD: not a ring this version reads, over the sanity bounds
  * ("16400x16 px: over the 16384 px a side ..."), without the disparity plane, planes
  * that do not fit their slot, no Q or pose and no calibration=, a calibration= made for
- * another image size. */
+ * another image size. *ring_id (OK and BAD; 0 when unknown) tells one ring object from
+ * the next under the same name (the inode of /dev/shm/stereod.RING): a writer that
+ * restarts makes a new one. */
 HeightmapOpenResult heightmap_reader_open(const HeightmapPairConfig *pair,
-                                          HeightmapReader **out, int *err, char **why);
+                                          HeightmapReader **out, int *err, char **why,
+                                          uint64_t *ring_id);
 /* Accepts NULL. */
 void heightmap_reader_close(HeightmapReader *reader);
 
@@ -74,6 +77,7 @@ HeightmapReadResult heightmap_reader_next(HeightmapReader *reader, int64_t timeo
 const HeightmapPairGeometry *heightmap_reader_get_geometry(const HeightmapReader *reader);
 int heightmap_reader_get_width(const HeightmapReader *reader);
 int heightmap_reader_get_height(const HeightmapReader *reader);
+uint64_t heightmap_reader_get_ring_id(const HeightmapReader *reader);   /* as at open */
 
 /* The planes of a frame that heightmap_reader_next returned, with the bytes readable at
  * each pointer (the fusion checks its uploads against them). */

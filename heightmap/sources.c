@@ -45,6 +45,8 @@ typedef struct {
   HeightmapPairState state;
   bool open;
   int width, height;               /* of the open ring */
+  uint64_t ring_id;                /* the ring object open (reader.h), 0 = none */
+  uint64_t bad_id;                 /* the ring object the last warning was about */
   bool bad;                        /* left out: from its warning until it recovers */
   bool refused;                    /* heightmap_sources_drop: the waiter closes the ring */
   bool probation;                  /* reopened while bad: recovers when a frame is fused */
@@ -148,10 +150,12 @@ stopping_wait(HeightmapSources *s, int ms)
   return stop;
 }
 
-/* Under s->lock: the pair is left out for `why` (taken). Warns when it was not already;
- * a failed try while it is doubles the back-off. */
+/* Under s->lock: the pair is left out for `why` (taken), about ring object `id` (0 =
+ * unknown). Warns when it was not left out already, or when a new ring under the name
+ * (a writer that restarted) is bad too: a retry of the same ring says nothing, whatever
+ * it finds. A failed try while left out doubles the back-off. */
 static void
-pair_bad_locked(Pair *pair, char *why)
+pair_bad_locked(Pair *pair, char *why, uint64_t id)
 {
   g_autofree char *reason = why;
   if (!pair->bad) {
@@ -166,19 +170,27 @@ pair_bad_locked(Pair *pair, char *why)
               pair->cfg->ring, reason, pair->backoff_ms / 1000,
               HEIGHTMAP_SOURCES_BACKOFF_MAX_MS / 1000);
     pair->bad = true;
-  } else if (pair->probation || !pair->open) {
-    pair->backoff_ms = MIN(2 * pair->backoff_ms, HEIGHTMAP_SOURCES_BACKOFF_MAX_MS);
+    pair->bad_id = id;
+  } else {
+    if (pair->probation || !pair->open)
+      pair->backoff_ms = MIN(2 * pair->backoff_ms, HEIGHTMAP_SOURCES_BACKOFF_MAX_MS);
+    if (id && id != pair->bad_id) {
+      g_warning("heightmap: [pair %s] ring %s, a new one: %s; still left out, tried again "
+                "in %d s", pair->cfg->name, pair->cfg->ring, reason, pair->backoff_ms / 1000);
+      pair->bad_id = id;
+    }
   }
   pair->probation = false;
   pair->open = false;
+  pair->ring_id = 0;
   pair->state = (HeightmapPairState) { 0 };
 }
 
 static void
-pair_bad(Pair *pair, char *why)
+pair_bad(Pair *pair, char *why, uint64_t id)
 {
   g_mutex_lock(&pair->s->lock);
-  pair_bad_locked(pair, why);
+  pair_bad_locked(pair, why, id);
   g_mutex_unlock(&pair->s->lock);
 }
 
@@ -190,6 +202,7 @@ pair_opened(Pair *pair, const HeightmapReader *rd)
   pair->open = true;
   pair->width = heightmap_reader_get_width(rd);
   pair->height = heightmap_reader_get_height(rd);
+  pair->ring_id = heightmap_reader_get_ring_id(rd);
   pair->probation = pair->bad;
   if (!pair->bad)
     g_message("heightmap: [pair %s] reading ring %s (%dx%d)", pair->cfg->name,
@@ -204,6 +217,7 @@ pair_closed(Pair *pair, bool absent)
   g_mutex_lock(&s->lock);
   pair->open = false;
   pair->probation = false;
+  pair->ring_id = 0;
   if (absent)
     pair->bad = false;   /* the ring is gone: whatever comes next is a new ring */
   g_mutex_unlock(&s->lock);
@@ -243,14 +257,15 @@ waiter_open(Pair *pair, HeightmapReader **rd, bool *waiting)
     return false;
   int err;
   char *why;
-  switch (heightmap_reader_open(pair->cfg, rd, &err, &why)) {
+  uint64_t id;
+  switch (heightmap_reader_open(pair->cfg, rd, &err, &why, &id)) {
   case HEIGHTMAP_OPEN_OK:
     *waiting = false;
     pair_opened(pair, *rd);
     return true;
   case HEIGHTMAP_OPEN_BAD:
     *waiting = false;
-    pair_bad(pair, why);
+    pair_bad(pair, why, id);
     return false;
   default:
     if (!*waiting)
@@ -298,10 +313,12 @@ waiter(gpointer data)
       pair_closed(pair, false);
       stopping_wait(s, err == -EPIPE || err == -ESTALE ? 10 : RETRY_MS);
       break;
-    case HEIGHTMAP_READ_BAD:
+    case HEIGHTMAP_READ_BAD: {
+      uint64_t id = heightmap_reader_get_ring_id(rd);
       g_clear_pointer(&rd, heightmap_reader_close);
-      pair_bad(pair, why);
+      pair_bad(pair, why, id);
       break;
+    }
     default:
       break;
     }
@@ -484,6 +501,6 @@ heightmap_sources_drop(HeightmapSources *s, int pair, const char *why)
   g_mutex_lock(&s->lock);
   Pair *p = &s->pairs[pair];
   p->refused = true;
-  pair_bad_locked(p, g_strdup(why));
+  pair_bad_locked(p, g_strdup(why), p->ring_id);
   g_mutex_unlock(&s->lock);
 }

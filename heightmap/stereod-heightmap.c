@@ -433,7 +433,9 @@ main(int argc, char **argv)
 
   int status = 0;
   if (!builder_start(&b, device, &error)) {
-    g_critical("%s", error_text(error));
+    /* as the configuration's errors: not g_critical, which G_DEBUG=fatal-criticals
+     * would turn into a crash of a clean refusal */
+    fprintf(stderr, "stereod-heightmap: %s\n", error_text(error));
     builder_clear(&b);
     return 1;
   }
@@ -447,7 +449,7 @@ main(int argc, char **argv)
     const HeightmapSourceFrame *f;
     int n = heightmap_sources_next(b.sources, LOOP_SLICE_NS, &f);
     if (n > 0 && !builder_fuse(&b, f, n, &error)) {
-      g_critical("%s", error_text(error));
+      fprintf(stderr, "stereod-heightmap: %s\n", error_text(error));
       status = 1;
       break;
     }
