@@ -162,6 +162,13 @@ heightmap_reader_open(const HeightmapPairConfig *pair, HeightmapReader **out, in
     *err = r;
     return HEIGHTMAP_OPEN_ABSENT;
   }
+  if (stereod_client_is_closed(client)) {
+    /* A writer that closed without removing the name (keep_on_close): its last frames
+     * are old, and waiting on it would end at once, every time. Not there, for us. */
+    stereod_client_close(client);
+    *err = -EPIPE;
+    return HEIGHTMAP_OPEN_ABSENT;
+  }
   g_autoptr(HeightmapReader) rd = g_new0(HeightmapReader, 1);
   rd->client = client;
   rd->ring_id = *ring_id;

@@ -46,8 +46,9 @@ typedef enum {
 
 typedef enum {
   HEIGHTMAP_OPEN_OK,        /* the reader is in *out */
-  HEIGHTMAP_OPEN_ABSENT,    /* the ring cannot be opened (not there, no permission): the
-                               errno in *err; the writer may come later */
+  HEIGHTMAP_OPEN_ABSENT,    /* the ring cannot be opened (not there, no permission), or
+                               its writer closed it (-EPIPE): the errno in *err; the
+                               writer may come later */
   HEIGHTMAP_OPEN_BAD,       /* it is there but not usable: *why (new string) says why */
   HEIGHTMAP_OPEN_COUNT
 } HeightmapOpenResult;

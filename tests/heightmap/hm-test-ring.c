@@ -123,6 +123,13 @@ hm_test_ring_counter_zero(HmTestRing *r)
   wake(r->header);
 }
 
+void
+hm_test_ring_mark_closed(HmTestRing *r)
+{
+  atomic_store_explicit(RING_A32(&r->header->closed), 1, memory_order_release);
+  wake(r->header);
+}
+
 uint64_t
 hm_test_ring_get_counter(HmTestRing *r)
 {

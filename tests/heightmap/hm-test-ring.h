@@ -42,6 +42,9 @@ void hm_test_ring_announce_odd(HmTestRing *ring);
 /* Sets the header's counter back to 0 (and wakes the readers): frames announced, none
  * there. */
 void hm_test_ring_counter_zero(HmTestRing *ring);
+/* Marks the ring closed and wakes the readers, leaving the name: what a writer made with
+ * keep_on_close leaves when it stops. */
+void hm_test_ring_mark_closed(HmTestRing *ring);
 uint64_t hm_test_ring_get_counter(HmTestRing *ring);
 
 /* CLOCK_REALTIME ns rounded down to a multiple of period_ns: writers of different pairs

@@ -13,7 +13,9 @@
  *  - heightmap_sources_drop: nothing delivered until the back-off has passed, one
  *    warning, one "recovered"; a second drop after the recovery warns again with the
  *    doubled back-off;
- *  - a ring without the pose: one warning, never delivered, however many retries.
+ *  - a ring without the pose: one warning, never delivered, however many retries;
+ *  - a ring closed by its writer but left under its name: waited for quietly (no
+ *    reopening loop), read again when a new writer comes.
  * Every wait has a deadline many times what it needs; nothing is asserted on speed.
  */
 #include <stdio.h>
@@ -78,6 +80,7 @@ typedef struct {
   WriteMode mode[2];
   guint64 delivered[2];
   gint64 last_delivered_us[2];
+  guint64 mark;                    /* for other_past_mark */
 } Fixture;
 
 static const char *const pair_names[2] = { "good", "other" };
@@ -165,6 +168,12 @@ static bool
 other_delivered_3(Fixture *f)
 {
   return f->delivered[1] >= 3 && f->delivered[0] >= 3;
+}
+
+static bool
+other_past_mark(Fixture *f)
+{
+  return f->delivered[1] > f->mark;
 }
 
 static bool
@@ -324,6 +333,40 @@ test_drop(void)
   fixture_clear(&f);
 }
 
+/* A writer that stops and leaves its closed ring under the name: the pair waits for a
+ * new one without reopening the old one over and over (two lines, no CPU), and reads
+ * the new one when it comes. */
+static void
+test_closed_kept(void)
+{
+  Fixture f;
+  fixture_init(&f, "closed", 64, 48, true);
+  g_assert_true(run(&f, 30, other_delivered_3));
+  g_autofree char *name = g_strdup_printf("hm-%s", pair_names[1]);
+  int tid = thread_id(name);
+  double cpu0 = thread_cpu(tid);
+  guint lines0 = log_count("", "[pair other]", NULL);
+  hm_test_ring_mark_closed(f.ring[1]);
+  f.mode[1] = WRITE_NONE;
+  guint64 other_before = f.delivered[1];
+  g_assert_true(run(&f, 3, NULL));
+  double cpu = thread_cpu(tid) - cpu0;
+  guint lines = log_count("", "[pair other]", NULL) - lines0;
+  g_test_message("closed ring kept: %u lines, %.3f s CPU in 3 s", lines, cpu);
+  g_assert_cmpuint(lines, <=, 2);   /* "reopening", "waiting for ring ... (Broken pipe)" */
+  g_assert_cmpuint(log_count("MESSAGE", "[pair other]", "Broken pipe"), >=, 1);
+  g_assert_cmpfloat(cpu, <, 0.1);
+  g_assert_cmpuint(f.delivered[1], ==, other_before);
+  g_assert_cmpuint(log_count("WARNING", "[pair other]", NULL), ==, 0);
+  /* the writer comes back */
+  hm_test_ring_free(f.ring[1]);
+  f.ring[1] = hm_test_ring_new(f.ring_names[1], 64, 48, true);
+  f.mode[1] = WRITE_GOOD;
+  f.mark = other_before;
+  g_assert_true(run(&f, 30, other_past_mark));
+  fixture_clear(&f);
+}
+
 static void
 test_no_pose(void)
 {
@@ -352,6 +395,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/sources/counter-zero", test_counter_zero);
   g_test_add_func("/heightmap/sources/drop", test_drop);
   g_test_add_func("/heightmap/sources/no-pose", test_no_pose);
+  g_test_add_func("/heightmap/sources/closed-kept", test_closed_kept);
   int r = g_test_run();
   g_ptr_array_unref(log_lines);
   return r;
