@@ -378,8 +378,7 @@ main(int argc, char **argv)
     { "device", 0, 0, G_OPTION_ARG_STRING, &device,
       "EGL device: auto, hardware, software, surfaceless or an index", "DEV" },
     { "no-publish", 0, 0, G_OPTION_ARG_NONE, &no_publish,
-      "Serve no socket and publish no ring (with --json, --table or --png, beside a "
-      "running stereod-heightmap)", NULL },
+      "No socket and no ring: for --json, --table or --png beside the service", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) oc = g_option_context_new("- height map of the pitch and players");
