@@ -28,7 +28,10 @@
  * robust height (too few points).
  *
  * Errors: GError (domain HEIGHTMAP_CONFIG_ERROR for the configuration, GPU_ERROR from the
- * GPU, G_IO_ERROR for sockets). Destructors accept NULL. None of the objects is thread
+ * GPU, G_IO_ERROR for sockets, locks and inputs). Every function here that returns FALSE
+ * or NULL with a GError ** sets it, once, on every failure a caller's data can cause;
+ * g_return_val_if_fail is kept for caller bugs (NULL objects, pair indices out of
+ * range). Destructors accept NULL. None of the objects is thread
  * safe; HeightmapFusion must be used on the thread that owns the GPU context.
  */
 #pragma once
