@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <stereod/ring.h>
+#include <stereod/client.h>
 
 #define LOCK_TRIES 8
 
@@ -99,10 +99,16 @@ heightmap_instance_new(const char *socket_path, const char *ring_name, GError **
     if (!lock_file(&inst->locks[0], path, what, error))
       return NULL;
   }
-  g_autofree char *path = g_strdup_printf(STEREOD_RING_SHM_DIR "/" STEREOD_RING_PREFIX "%s~lock",
-                                          ring_name);
-  g_autofree char *what = g_strdup_printf("publishes the ring " STEREOD_RING_SHM_DIR "/"
-                                          STEREOD_RING_PREFIX "%s", ring_name);
+  /* The lock lives beside the ring, in the directory of ring.h's rule. */
+  char ring_path[4096];
+  int r = stereod_client_format_path(NULL, ring_name, ring_path, sizeof ring_path);
+  if (r < 0) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "ring %s: %s", ring_name,
+                g_strerror(-r));
+    return NULL;
+  }
+  g_autofree char *path = g_strconcat(ring_path, "~lock", NULL);
+  g_autofree char *what = g_strdup_printf("publishes the ring %s", ring_path);
   if (!lock_file(&inst->locks[1], path, what, error))
     return NULL;
   return g_steal_pointer(&inst);

@@ -158,6 +158,10 @@ heightmap_reader_open(const HeightmapPairConfig *pair, HeightmapReader **out, in
     *why = g_strdup("not a ring this version reads (magic, version or layout)");
     return HEIGHTMAP_OPEN_BAD;
   }
+  if (r == -EPERM) {
+    *why = g_strdup(stereod_client_strerror(r));
+    return HEIGHTMAP_OPEN_BAD;
+  }
   if (r < 0) {
     *err = r;
     return HEIGHTMAP_OPEN_ABSENT;
@@ -279,7 +283,13 @@ heightmap_reader_next(HeightmapReader *rd, int64_t timeout_ns, StereodFrame *fra
     rd->retry_ms = 0;
     return HEIGHTMAP_READ_FRAME;
   }
-  if (r < 0 && r != -EAGAIN && r != -ENODATA) {
+  if (r == -EPROTO || r == -EIO) {
+    /* the client checks the object before every copy: a header rewritten or an object
+     * truncated since the open is a broken ring, not a restarted writer */
+    *why = g_strdup(stereod_client_strerror(r));
+    return HEIGHTMAP_READ_BAD;
+  }
+  if (r < 0 && r != -EAGAIN && r != -ENODATA && r != -EBADMSG) {
     *err = r;
     return HEIGHTMAP_READ_REOPEN;
   }
@@ -294,7 +304,7 @@ heightmap_reader_next(HeightmapReader *rd, int64_t timeout_ns, StereodFrame *fra
     *why = g_strdup_printf("it announced frame %" PRIu64 " and gave no frame after %" PRIu64
                            " for %.1f s (%s)", counter, rd->last,
                            (double) (now - rd->stall_since) * 1e-6,
-                           r == -EAGAIN ? "its newest slot never validated"
+                           r == -EAGAIN || r == -EBADMSG ? "its newest slot never validated"
                            : r == -ENODATA ? "its counter went back to 0"
                            : "no newer frame in its newest slot");
     return HEIGHTMAP_READ_BAD;

@@ -6,7 +6,7 @@
  *
  * Reads the rings its configuration names (heightmap/heightmap.h, config/heightmap.conf),
  * fuses the frames whose capture times agree, and for every fused frame publishes the
- * height map to the ring /dev/shm/stereod.<ring> (plane FLOAT32 metres, or DEPTH u16 mm
+ * height map to the ring DIR/stereod.<ring> (DIR: <stereod/ring.h>) (plane FLOAT32 metres, or DEPTH u16 mm
  * with format=mm; the grid in the header's producer[], <stereod/ring.h>) and the players
  * as one JSON line to the clients of the Unix socket `socket=`, and to stdout with
  * --json. --table shows a live table of the players instead; --png DIR writes a colour
@@ -34,6 +34,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <stereod/client.h>
 
 #include "client/ring-writer.h"
 #include "daemon/notify.h"
@@ -160,16 +162,19 @@ builder_start_ring(Builder *b, GError **error)
                                                    : STEREOD_RING_FORMAT_DEPTH,
     .producer = { 2.0, g->x0, g->y0, g->cell, g->width, g->height },
   };
-  int r = ring_writer_new(&rp, &b->ring);
+  char why[512];
+  int r = ring_writer_new_with_error(&rp, &b->ring, why, sizeof why);
   if (r == -EBUSY) {
+    char path[4096];
+    if (stereod_client_format_path(NULL, c->ring_name, path, sizeof path) < 0)
+      g_strlcpy(path, c->ring_name, sizeof path);
     g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                "another process publishes the ring /dev/shm/stereod.%s (its writer is "
-                "alive): not replacing it", c->ring_name);
+                "another process publishes the ring %s (its writer is alive): not replacing it",
+                path);
     return false;
   }
   if (r < 0) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r),
-                "cannot create the ring /dev/shm/stereod.%s: %s", c->ring_name, g_strerror(-r));
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "%s", why);
     return false;
   }
   return true;
@@ -385,7 +390,7 @@ main(int argc, char **argv)
   g_option_context_add_main_entries(oc, entries, NULL);
   g_option_context_set_description(oc,
     "One stereod-heightmap owns the socket= and the ring= of its configuration (a lock\n"
-    "file beside each: SOCKET.lock, /dev/shm/stereod.RING~lock). A second one with the\n"
+    "file beside each: SOCKET.lock, DIR/stereod.RING~lock). A second one with the\n"
     "same socket or ring, --json and --table runs included, refuses to start (status 1,\n"
     "\"another stereod-heightmap serves SOCKET\") and leaves the running one's socket and\n"
     "ring alone. To watch the players on a machine where the service runs, add\n"

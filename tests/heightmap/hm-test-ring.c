@@ -17,6 +17,7 @@ struct HmTestRing {
   uint32_t width, height;
   int16_t *disparity;
   uint8_t *confidence;
+  char *moved_path;            /* an over-size ring: where it was moved to, else NULL */
 };
 
 HmTestRing *
@@ -34,6 +35,16 @@ hm_test_ring_new(const char *name, uint32_t width, uint32_t height, bool pose)
     /* camera -> pitch: half a turn about x (camera y = -pitch y, optical axis down) */
     .producer = { pose ? 1.0 : 0.0, 0, 1, 0, 0, 0, 0, HEIGHT_M },
   };
+  /* A ring wider than any writer makes (a hostile or foreign one) is made at the widest
+   * size in a private directory, its header then claims `width`, and only then is it
+   * moved under its name: no reader ever sees it with its true width. */
+  g_autofree char *private_dir = NULL;
+  if (width > STEREOD_RING_MAX_DIM) {
+    private_dir = g_strdup_printf("%s/hmtest-XXXXXX", ring_dir_default());
+    g_assert_nonnull(g_mkdtemp_full(private_dir, 0700));
+    p.dir = private_dir;
+    p.width = STEREOD_RING_MAX_DIM;
+  }
   int e = ring_writer_new(&p, &r->writer);
   if (e < 0)
     g_error("ring %s: %s", name, g_strerror(-e));
@@ -50,6 +61,14 @@ hm_test_ring_new(const char *name, uint32_t width, uint32_t height, bool pose)
   r->header = mmap(NULL, sizeof *r->header, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   g_assert_true(r->header != MAP_FAILED);
   close(fd);
+  if (private_dir) {
+    r->header->width = width;
+    char final[RING_PATH_MAX];
+    g_assert_cmpint(ring_path_format(final, sizeof final, NULL, name, NULL), ==, 0);
+    g_assert_cmpint(rename(ring_writer_get_path(r->writer), final), ==, 0);
+    g_assert_cmpint(rmdir(private_dir), ==, 0);
+    r->moved_path = g_strdup(final);
+  }
   return r;
 }
 
@@ -60,6 +79,9 @@ hm_test_ring_free(HmTestRing *r)
     return;
   munmap(r->header, sizeof *r->header);
   ring_writer_free(r->writer);
+  if (r->moved_path)
+    unlink(r->moved_path);
+  g_free(r->moved_path);
   g_free(r->disparity);
   g_free(r->confidence);
   g_free(r);
