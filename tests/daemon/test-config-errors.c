@@ -99,7 +99,7 @@ static const ErrorCase cases[] = {
   { "pair-name-long", "[pair abcdefghijklmnopqrstuvwxyz0123456]\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair abcdefghijklmnopqrstuvwxyz0123456]: invalid pair name *" },
   { "pair-twice", WEST "\n" WEST, STEREOD_CONFIG_ERROR_INVALID,
-    "[pair west]: appears twice in this file" },
+    "[pair west]: appears twice in this file (lines 1 and 8)" },
   { "pair-case", WEST "[pair West]\nleft=a\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair West]: the name differs from [pair west] (*" },
   { "no-pair", "[daemon]\nlog_level=info\n", STEREOD_CONFIG_ERROR_MISSING,
@@ -155,7 +155,7 @@ test_missing_file(void)
   check_message(message, path, "cannot read: No such file or directory");
   g_free(message);
   message = test_load_error(dir, STEREOD_CONFIG_ERROR_IO);
-  check_message(message, dir, "not a regular file");
+  check_message(message, dir, "not a regular file (a directory)");
   g_free(message);
   message = test_load_error("", STEREOD_CONFIG_ERROR_IO);
   g_assert_cmpstr(message, ==, "'': empty file name");
