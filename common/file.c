@@ -35,7 +35,7 @@ fail_errno(GError **error, int err, const char *path, const char *what)
 static bool
 too_large(GError **error, const char *path, gsize max_size)
 {
-  g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: larger than %" G_GSIZE_FORMAT
+  g_set_error(error, G_FILE_ERROR, FILE_ERROR_TOO_LARGE, "%s: larger than %" G_GSIZE_FORMAT
               " bytes", path, max_size);
   return false;
 }

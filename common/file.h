@@ -15,7 +15,7 @@
  * Errors are in the G_FILE_ERROR domain with messages that start with the path:
  *     "PATH: cannot read: No such file or directory"   (code from errno)
  *     "PATH: not a regular file (a FIFO)"               G_FILE_ERROR_INVAL
- *     "PATH: larger than 1048576 bytes"                 G_FILE_ERROR_INVAL
+ *     "PATH: larger than 1048576 bytes"                 FILE_ERROR_TOO_LARGE
  * Thread safe; no global state.
  */
 #pragma once
@@ -24,6 +24,10 @@
 #include <stdbool.h>
 
 G_BEGIN_DECLS
+
+/* The code of "larger than max_size": GFileError has no EFBIG, and FAILED is used for
+ * nothing else here. */
+#define FILE_ERROR_TOO_LARGE G_FILE_ERROR_FAILED
 
 /* The limit for configuration and calibration files, bytes. */
 #define FILE_MAX_CONFIG_SIZE ((gsize)1 << 20)
