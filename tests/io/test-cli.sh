@@ -122,6 +122,42 @@ disparity_tests() {
   expect 1 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/missing/o.pfm"
   [ -e "$tmp/o.pfm" ] && fail "a failed run left an output file"
 
+  # Files that are not files fail at once (timeout: a hang would be exit 124, not 1).
+  mkfifo "$tmp/fifo.png"
+  expect 1 $p timeout 60 "$disp" "$tmp/fifo.png" "$tmp/r.png" -o "$tmp/o.pfm"
+  grep -q "fifo.png: not a regular file (a FIFO)" "$tmp/err" || fail "FIFO: wrong message"
+  expect 1 $p timeout 60 "$disp" /dev/zero "$tmp/r.png" -o "$tmp/o.pfm"
+  grep -q "/dev/zero: not a regular file (a character device)" "$tmp/err" ||
+    fail "/dev/zero: wrong message"
+  expect 1 $p timeout 60 "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" \
+    --calib "$tmp/fifo.png"
+  grep -q "fifo.png: not a regular file (a FIFO)" "$tmp/err" || fail "FIFO calib: wrong message"
+  expect 1 $p timeout 60 "$disp" "$tmp/l.png" "$tmp/r.png" --gt "$tmp/fifo.png"
+  grep -q "fifo.png: not a regular file (a FIFO)" "$tmp/err" || fail "FIFO gt: wrong message"
+
+  # The pixel limit: a 16 KB PNG declaring 4096 x 4096 (complete: all black, zlib level 9)
+  # is refused by default; --max-pixels 16777216 reads it (the run then stops at the size
+  # check against the 160 x 120 right image, before the GPU).
+  python3 -c 'import struct, sys, zlib
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+s = 4096
+z = zlib.compress(bytes(s * (s + 1)), 9)
+sys.stdout.buffer.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", s, s, 8, 0, 0, 0, 0)) +
+                        chunk(b"IDAT", z) + chunk(b"IEND", b""))' >"$tmp/huge.png" ||
+    fail "cannot write the 4096x4096 PNG"
+  [ "$(wc -c <"$tmp/huge.png")" -lt 17000 ] || fail "huge.png is not a small file"
+  expect 1 $p "$disp" "$tmp/huge.png" "$tmp/r.png" -o "$tmp/o.pfm"
+  grep -q "huge.png: image size 4096x4096 is 16777216 pixels, more than the limit of 16000000" \
+    "$tmp/err" || fail "4096x4096: wrong message"
+  expect 1 $p "$disp" "$tmp/huge.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-pixels 16777216
+  grep -q "huge.png is 4096x4096 but .*r.png is 160x120" "$tmp/err" ||
+    fail "--max-pixels 16777216 did not read the 4096x4096 image"
+  expect 1 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-pixels 19199
+  grep -q "l.png: image size 160x120 is 19200 pixels, more than the limit of 19199" \
+    "$tmp/err" || fail "--max-pixels 19199: wrong message"
+  expect 2 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-pixels 0
+  [ -e "$tmp/o.pfm" ] && fail "a failed run left an output file"
+
   # Success needs a GPU (llvmpipe will do). Without one the run fails with a "GPU:" line:
   # a skip (77) unless STEREOD_REQUIRE_GPU=1 says a GPU must be there.
   "$disp" "$tmp/small.png" "$tmp/small-r.png" -o "$tmp/probe.pfm" -q 2>"$tmp/err"
