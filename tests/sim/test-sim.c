@@ -8,6 +8,7 @@
 #include <math.h>
 #include <png.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <turbojpeg.h>
 
@@ -427,7 +428,40 @@ static const ConfigCase config_cases[] = {
   { "format", "format=png", "format=tiff", "[output] format: 'tiff' is not jpg or png" },
   { "vertical", "look_at=5,-10,0", "look_at=5,-50,0", "[pair b] look_at: " },
   { "name", "[pair a]", "[pair a/b]", "[pair a/b]: pair name" },
+  /* Issue 12: a key or a group twice, hexadecimal numbers. */
+  { "duplicate-key", "focal=175", "focal=175\nfocal=200",
+    "[pair a] focal: set twice in this group (lines 13 and 14)" },
+  { "duplicate-group", "[pair b]", "[pair a]", "[pair a]: appears twice in this file (lines 9 and 17)" },
+  { "hex", "focal=175", "focal=0x10", "[pair a] focal: '0x10' is not a number" },
+  { "hex-integer", "players=22", "players=0x16", "[scene] players: '0x16' is not an integer" },
 };
+
+/* A FIFO or /dev/zero as --config: exit 78 at once, naming the file (timeout turns a
+ * hang into exit 124). */
+static void
+test_config_not_file(void)
+{
+  g_autofree char *fifo = g_build_filename(tmp_dir, "fifo.conf", NULL);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  const char *paths[] = { fifo, "/dev/zero" };
+  const char *kinds[] = { "a FIFO", "a character device" };
+  for (int i = 0; i < 2; i++) {
+    const char *argv[] = { "timeout", "60", STEREOD_SIM, "--config", paths[i], "--quiet",
+                           NULL };
+    g_autofree char *err = NULL;
+    int status = 0;
+    g_autoptr(GError) error = NULL;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               NULL, &err, &status, &error));
+    g_assert_no_error(error);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 78);
+    g_autofree char *want = g_strdup_printf("stereod-sim: %s: not a regular file (%s)\n",
+                                            paths[i], kinds[i]);
+    g_assert_cmpstr(err, ==, want);
+  }
+  g_unlink(fifo);
+}
 
 static void
 test_config_error(gconstpointer data)
@@ -480,6 +514,7 @@ main(int argc, char **argv)
   g_test_add_func("/sim/geometry", test_geometry);
   g_test_add_func("/sim/distortion", test_distortion);
   g_test_add_func("/sim/jpeg", test_jpeg);
+  g_test_add_func("/sim/config-not-file", test_config_not_file);
   for (gsize i = 0; i < G_N_ELEMENTS(config_cases); i++) {
     g_autofree char *name = g_strdup_printf("/sim/config-error/%s", config_cases[i].name);
     g_test_add_data_func(name, &config_cases[i], test_config_error);
