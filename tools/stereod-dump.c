@@ -3,6 +3,7 @@
  *
  *   stereod-dump PAIR [--count N] [--timeout S] [--quiet]
  *                [--pfm DIR] [--png16 DIR] [--color DIR] [--max-disparity PX]
+ *   stereod-dump --version
  *
  * One line per frame read (see dump_format_frame), then a summary line with the
  * frames read, the rate they were read at, the writer's publish rate, the frames
@@ -22,6 +23,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stereod-config.h"
+
 static gint count = 0;
 static gdouble timeout_s = 5.0;
 static gboolean quiet = FALSE;
@@ -29,9 +32,11 @@ static char *pfm_dir = NULL;
 static char *png16_dir = NULL;
 static char *color_dir = NULL;
 static gdouble max_disparity = 0.0;
+static gboolean version = FALSE;
 
 static const GOptionEntry entries[] = {
   { "count", 'n', 0, G_OPTION_ARG_INT, &count, "Stop after N frames (0: never)", "N" },
+  { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
   { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout_s, "Give up after S s without a frame (default 5)", "S" },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Only print the summary", NULL },
   { "pfm", 0, 0, G_OPTION_ARG_FILENAME, &pfm_dir, "Write PFM files (float px) into DIR", "DIR" },
@@ -177,6 +182,10 @@ main(int argc, char **argv)
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
     g_printerr("stereod-dump: %s\n", error->message);
     return 1;
+  }
+  if (version) {
+    printf("stereod-dump %s\n", STEREOD_VERSION);
+    return 0;
   }
   if (argc != 2) {
     g_printerr("stereod-dump: exactly one PAIR expected (see --help)\n");

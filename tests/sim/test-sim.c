@@ -13,6 +13,7 @@
 #include <turbojpeg.h>
 
 #include "kernels/calib.h"
+#include "tools/sim/sim.h"
 
 #define W 160
 #define H 90
@@ -482,6 +483,33 @@ test_config_error(gconstpointer data)
   g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
 }
 
+/* The demo calibrations that config/stereod.conf names (config/calib/demo-*.conf) are
+ * byte for byte what stereod-sim writes for config/demo/sim.conf. */
+static void
+test_demo_calibrations(void)
+{
+  g_autofree char *sim_conf = g_build_filename(STEREOD_SOURCE_DIR, "config", "demo",
+                                               "sim.conf", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimConfig) cfg = sim_config_load(sim_conf, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(cfg->n_pairs, ==, 2);
+  for (int i = 0; i < cfg->n_pairs; i++) {
+    SimCamera camera;
+    sim_camera_init(&camera, &cfg->pairs[i]);
+    StereoCalib calib;
+    sim_camera_get_calib(&camera, &calib);
+    g_autofree char *want = calib_to_data(&calib);
+    g_autofree char *name = g_strdup_printf("demo-%s.conf", cfg->pairs[i].name);
+    g_autofree char *path = g_build_filename(STEREOD_SOURCE_DIR, "config", "calib", name, NULL);
+    g_autofree char *have = NULL;
+    g_assert_true(g_file_get_contents(path, &have, NULL, NULL));
+    if (strcmp(have, want) != 0)
+      g_error("%s is not what stereod-sim writes for %s (regenerate it: "
+              "config/calib/README.md)", path, sim_conf);
+  }
+}
+
 static void
 remove_tree(const char *path)
 {
@@ -515,6 +543,7 @@ main(int argc, char **argv)
   g_test_add_func("/sim/distortion", test_distortion);
   g_test_add_func("/sim/jpeg", test_jpeg);
   g_test_add_func("/sim/config-not-file", test_config_not_file);
+  g_test_add_func("/sim/demo-calibrations", test_demo_calibrations);
   for (gsize i = 0; i < G_N_ELEMENTS(config_cases); i++) {
     g_autofree char *name = g_strdup_printf("/sim/config-error/%s", config_cases[i].name);
     g_test_add_data_func(name, &config_cases[i], test_config_error);
