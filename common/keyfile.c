@@ -126,7 +126,7 @@ keyfile_free(KeyFile *kf)
   g_free(kf);
 }
 
-/* Adds a file name (kept NULL-terminated) and returns the stored copy. */
+/* Adds a file name (the list stays NULL-terminated) and returns the stored copy. */
 static const char *
 add_file(KeyFile *kf, const char *name)
 {
@@ -207,11 +207,13 @@ keyfile_load_file(const KeyFileParams *params, const char *path, GError **error)
 void
 keyfile_merge(KeyFile *into, const KeyFile *from)
 {
-  g_return_if_fail(into && from);
+  g_return_if_fail(into && from && into != from);
+  /* from's files join into's; each value keeps the file from blamed for it. */
+  g_autoptr(GHashTable) renamed = g_hash_table_new(NULL, NULL);   /* from's name -> into's */
   gsize n_files = 0;
   const char *const *names = keyfile_get_files(from, &n_files);
-  g_return_if_fail(n_files >= 1);
-  const char *file = add_file(into, names[n_files - 1]);
+  for (gsize i = 0; i < n_files; i++)
+    g_hash_table_insert(renamed, (gpointer)names[i], (gpointer)add_file(into, names[i]));
   g_auto(GStrv) groups = g_key_file_get_groups(from->kf, NULL);
   for (int g = 0; groups[g]; g++) {
     const char *group = groups[g];
@@ -219,13 +221,15 @@ keyfile_merge(KeyFile *into, const KeyFile *from)
       /* GKeyFile has no call that adds an empty group: add a key and remove it. */
       g_key_file_set_value(into->kf, group, "x", "");
       g_key_file_remove_key(into->kf, group, "x", NULL);
-      g_hash_table_insert(into->group_file, g_strdup(group), (char *)file);
+      const char *first = g_hash_table_lookup(renamed, keyfile_get_file(from, group, NULL));
+      g_hash_table_insert(into->group_file, g_strdup(group), (char *)first);
     }
     g_auto(GStrv) keys = g_key_file_get_keys(from->kf, group, NULL, NULL);
     for (int k = 0; keys && keys[k]; k++) {
       g_autofree char *value = g_key_file_get_value(from->kf, group, keys[k], NULL);
       g_key_file_set_value(into->kf, group, keys[k], value);
-      note_origin(into, group, keys[k], file);
+      const char *origin = g_hash_table_lookup(renamed, keyfile_get_file(from, group, keys[k]));
+      note_origin(into, group, keys[k], origin);
     }
   }
 }

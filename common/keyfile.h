@@ -80,8 +80,9 @@ KeyFile *keyfile_load_file(const KeyFileParams *params, const char *path, GError
 KeyFile *keyfile_load_data(const KeyFileParams *params, const char *data, gsize length,
                            const char *name, GError **error);
 
-/* Copies every value of `from` into `into`, replacing values `into` has; `into` then
- * blames `from`'s file for them. Groups keep the order in which they first appeared. */
+/* Copies every value of `from` into `into`, replacing values `into` has; `from`'s files
+ * are added to `into`'s, and each copied value is blamed on the file `from` blamed it on.
+ * Groups keep the order in which they first appeared. */
 void keyfile_merge(KeyFile *into, const KeyFile *from);
 
 /* Accepts NULL. */

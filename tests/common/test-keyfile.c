@@ -331,6 +331,16 @@ test_merge(void)
   g_assert_cmpstr(error->message, ==, "b.conf: [z] w: missing (required)");
   g_clear_error(&error);
   g_assert_cmpstr(keyfile_get_file(merged, "nowhere", NULL), ==, "a.conf");
+
+  /* A merged key file merged again keeps the blame of each value. */
+  g_autoptr(KeyFile) outer = keyfile_new(NULL);
+  keyfile_merge(outer, merged);
+  keyfile_get_files(outer, &n);
+  g_assert_cmpuint(n, ==, 2);
+  g_assert_cmpstr(keyfile_get_file(outer, "x", "m"), ==, "a.conf");
+  g_assert_cmpstr(keyfile_get_file(outer, "x", "k"), ==, "b.conf");
+  g_assert_cmpstr(keyfile_get_file(outer, "z", NULL), ==, "b.conf");
+  g_assert_cmpstr(keyfile_get_file(outer, "y", NULL), ==, "a.conf");
 }
 
 static char *tmp_dir;
