@@ -38,7 +38,7 @@
 #include <stereod/client.h>
 
 #include "client/ring-writer.h"
-#include "daemon/notify.h"
+#include "common/notify.h"
 #include "heightmap/heightmap.h"
 
 #define STATUS_INTERVAL_US (5 * G_USEC_PER_SEC)
