@@ -4,7 +4,7 @@
  * has the size its header gives and at most the pixel limit; a failure is one error
  * naming the input. The limit is 4 Mpixel here so that each input decodes in
  * milliseconds; above it the decoders stop at the header, which is what the default
- * 16 Mpixel limit exercises too. Corpus: fuzz/corpus/image/. */
+ * 64 Mpixel limit exercises too. Corpus: fuzz/corpus/image/. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
