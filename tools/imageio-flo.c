@@ -93,15 +93,16 @@ imageio_write_flo(const char *path, const float *u, const float *v, int width, i
   return imageio_save_file(path, buf, total, error);
 }
 
-ImageioFlow *
-imageio_decode_flo(const void *data, size_t size, const char *name, GError **error)
+static ImageioFlow *
+decode_flo(const void *data, size_t size, const char *name, const ImageioLimits *limits,
+           GError **error)
 {
   const uint8_t *p = data;
   if (size < 12 || get_f32(p) != FLO_MAGIC)
     return imageio_fail(error, IMAGEIO_ERROR_UNKNOWN_FORMAT, name,
                         "not a Middlebury .flo file (magic 202021.25)");
   int64_t w = get_i32(p + 4), h = get_i32(p + 8);
-  if (!imageio_check_size(w, h, name, error))
+  if (!imageio_check_size(w, h, limits, name, error))
     return NULL;
   if ((uint64_t)(size - 12) != 8 * (uint64_t)w * (uint64_t)h)
     return imageio_fail(error, IMAGEIO_ERROR_CORRUPT, name,
@@ -124,14 +125,28 @@ imageio_decode_flo(const void *data, size_t size, const char *name, GError **err
 }
 
 ImageioFlow *
-imageio_read_flo(const char *path, GError **error)
+imageio_decode_flo(const void *data, size_t size, const char *name, GError **error)
 {
-  g_autoptr(GBytes) bytes = imageio_map_file(path, error);
+  ImageioLimits limits = imageio_limits_resolve(NULL);
+  return decode_flo(data, size, name, &limits, error);
+}
+
+ImageioFlow *
+imageio_read_flo_full(const char *path, const ImageioLimits *limits, GError **error)
+{
+  ImageioLimits lim = imageio_limits_resolve(limits);
+  g_autoptr(GBytes) bytes = imageio_read_file(path, &lim, error);
   if (!bytes)
     return NULL;
   size_t size;
   const void *data = g_bytes_get_data(bytes, &size);
-  return imageio_decode_flo(data, size, path, error);
+  return decode_flo(data, size, path, &lim, error);
+}
+
+ImageioFlow *
+imageio_read_flo(const char *path, GError **error)
+{
+  return imageio_read_flo_full(path, NULL, error);
 }
 
 /* ---------------------------------------------------------------- KITTI PNG */
@@ -202,7 +217,8 @@ ImageioFlow *
 imageio_read_kitti_flow(const char *path, GError **error)
 {
   static const uint8_t magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-  g_autoptr(GBytes) bytes = imageio_map_file(path, error);
+  ImageioLimits limits = imageio_limits_resolve(NULL);
+  g_autoptr(GBytes) bytes = imageio_read_file(path, &limits, error);
   if (!bytes)
     return NULL;
   KittiRead r = { 0 };
@@ -230,7 +246,7 @@ imageio_read_kitti_flow(const char *path, GError **error)
   png_read_info(png, info);
   png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
   int depth = png_get_bit_depth(png, info), color = png_get_color_type(png, info);
-  if (!imageio_check_size(w, h, path, error)) {
+  if (!imageio_check_size(w, h, &limits, path, error)) {
     png_destroy_read_struct(&png, &info, NULL);
     return NULL;
   }

@@ -185,6 +185,8 @@ bool imageio_flow_known(float u, float v);
 bool imageio_write_flo(const char *path, const float *u, const float *v, int width,
                        int height, size_t stride, GError **error);
 ImageioFlow *imageio_read_flo(const char *path, GError **error);
+ImageioFlow *imageio_read_flo_full(const char *path, const ImageioLimits *limits,
+                                   GError **error);
 ImageioFlow *imageio_decode_flo(const void *data, size_t size, const char *name,
                                 GError **error);
 /* KITTI flow PNG: 16-bit RGB, R = round(64 u + 2^15), G = round(64 v + 2^15) (clamped

@@ -3,8 +3,12 @@
  *   stereod-flow FRAME0 FRAME1 -o OUT.flo [--png OUT.png] [--color OUT.jpg] [--scales N]
  *                [--gt GT.flo] [--fb-check] [--size WxH] [--bench N]
  *                [--device auto|hardware|software|surfaceless|N] [--verbose|--quiet]
+ *                [--max-pixels N]
  *
- * FRAME0 and FRAME1: PNG, PGM/PPM or JPEG (colour is converted to luma). The flow is that of
+ * FRAME0 and FRAME1: PNG, PGM/PPM or JPEG (colour is converted to luma), regular files of
+ * at most --max-pixels pixels (default 64 Mpixel; tools/imageio.h), refused from their
+ * headers before anything that size is allocated; --size is bounded the same way. The
+ * flow is that of
  * FRAME0's pixels: (x, y) moves to (x + u, y + v) in FRAME1. Exit status 0 on success, 1
  * when something fails at run time (files, sizes, GPU), 2 for bad usage; the reason is one
  * line "stereod-flow: ..." on stderr.
@@ -24,6 +28,7 @@
 
 static char *opt_output, *opt_png, *opt_color, *opt_device, *opt_gt, *opt_size;
 static int opt_scales = 0, opt_bench = 0;
+static gint64 opt_max_pixels = (gint64)IMAGEIO_DEFAULT_MAX_PIXELS;
 static gboolean opt_fb, opt_verbose, opt_quiet;
 static char **opt_files;
 
@@ -50,6 +55,9 @@ static const GOptionEntry entries[] = {
     "would and report the milliseconds per flow frame (wall clock and GPU stages)", "N" },
   { "device", 0, 0, G_OPTION_ARG_STRING, &opt_device,
     "EGL device: auto, hardware, software, surfaceless or an index (default auto)", "DEV" },
+  { "max-pixels", 0, 0, G_OPTION_ARG_INT64, &opt_max_pixels,
+    "Largest image read or made with --size, width x height (default 64000000); larger "
+    "files are refused before they are decoded", "N" },
   { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose, "Say more, enable debug logs", NULL },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print nothing on success", NULL },
   { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_files, NULL, "FRAME0 FRAME1" },
@@ -123,6 +131,12 @@ check_usage(int *w, int *h)
                             "index, not '%s'", opt_device);
   if (opt_verbose && opt_quiet)
     return fail(EXIT_USAGE, "--verbose and --quiet exclude each other");
+  if (opt_max_pixels < 1 || opt_max_pixels > (gint64)IMAGEIO_MAX_SIDE * IMAGEIO_MAX_SIDE)
+    return fail(EXIT_USAGE, "--max-pixels must be within 1..%" G_GINT64_FORMAT,
+                (gint64)IMAGEIO_MAX_SIDE * IMAGEIO_MAX_SIDE);
+  if (opt_size && (gint64)*w * *h > opt_max_pixels)
+    return fail(EXIT_USAGE, "--size %s is more than --max-pixels %" G_GINT64_FORMAT " pixels",
+                opt_size, opt_max_pixels);
   return 0;
 }
 
@@ -172,7 +186,8 @@ static int
 score_gt(const float *u, const float *v, int w, int h)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(ImageioFlow) gt = imageio_read_flo(opt_gt, &error);
+  const ImageioLimits limits = { .max_pixels = (uint64_t)opt_max_pixels };
+  g_autoptr(ImageioFlow) gt = imageio_read_flo_full(opt_gt, &limits, &error);
   if (!gt)
     return fail(EXIT_FAILURE, "%s", error->message);
   if (gt->u->width != w || gt->u->height != h)
@@ -262,10 +277,11 @@ static int
 run(int size_w, int size_h)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(ImageioU8) f0 = imageio_read_gray(opt_files[0], &error);
+  const ImageioLimits limits = { .max_pixels = (uint64_t)opt_max_pixels };
+  g_autoptr(ImageioU8) f0 = imageio_read_gray_full(opt_files[0], &limits, &error);
   if (!f0)
     return fail(EXIT_FAILURE, "%s", error->message);
-  g_autoptr(ImageioU8) f1 = imageio_read_gray(opt_files[1], &error);
+  g_autoptr(ImageioU8) f1 = imageio_read_gray_full(opt_files[1], &limits, &error);
   if (!f1)
     return fail(EXIT_FAILURE, "%s", error->message);
   if (f0->width != f1->width || f0->height != f1->height)

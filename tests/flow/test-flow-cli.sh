@@ -47,6 +47,8 @@ expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --size 10x10
 expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --size 640
 expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --device nowhere
 expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --bogus
+expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --max-pixels 0
+expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --size 4000x4000 --max-pixels 1000000
 # Run-time errors: exit 1, one line.
 expect 1 "$flow" "$tmp/missing.png" "$tmp/b.png" -o "$tmp/o.flo"
 printf 'not an image' >"$tmp/junk.png"
@@ -54,6 +56,7 @@ expect 1 "$flow" "$tmp/junk.png" "$tmp/b.png" -o "$tmp/o.flo"
 "$synth" --scene constant --size 80x64 -l "$tmp/c.png" -r "$tmp/d.png" -q
 expect 1 "$flow" "$tmp/a.png" "$tmp/c.png" -o "$tmp/o.flo"
 expect 1 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/no/such/dir/o.flo"
+expect 1 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --max-pixels 1000
 
 # A real run (needs a GPU; llvmpipe is enough). Without EGL it fails with exit 1 and the
 # GPU named in its line: that counts as a skip unless STEREOD_REQUIRE_GPU=1.
