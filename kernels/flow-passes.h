@@ -5,8 +5,8 @@
  * Every pass binds its images, sets its uniforms, dispatches over the size of the level it
  * is given and the layers of the batch, and issues a memory barrier, so passes can be
  * chained freely. All images are GL_TEXTURE_2D_ARRAY; with B frames (or frame pairs) in a
- * batch, per-frame images have B layers, the row responses 3 B (FLOW_ROW_LAYERS per
- * frame), responses and features N B (layer b N + k), terms 2 B.
+ * batch, per-frame images have B layers, the row responses L B (L = flow_passes_row_layers(),
+ * 1..3 per frame), responses and features N B (layer b N + k), terms 2 B.
  * Formats: level images R32F; row responses RGBA32F (two complex responses per texel);
  * responses RG32F; features RGBA32F (re, im, phi_x, phi_y); terms RGBA32F; flow fields
  * RGBA32F (u, v, certainty, w).
@@ -21,7 +21,6 @@
 
 G_BEGIN_DECLS
 
-#define FLOW_ROW_LAYERS ((FLOW_MAX_ROW_KERNELS + 1) / 2)
 
 typedef struct FlowPasses FlowPasses;
 
