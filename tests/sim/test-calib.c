@@ -55,7 +55,7 @@ test_round_trip(void)
   g_assert_cmpint(back.height, ==, c.height);
   const double *a = c.K_left, *b = back.K_left;
   gsize n = (sizeof(c) - G_STRUCT_OFFSET(StereoCalib, K_left)) / sizeof(double);
-  g_assert_cmpuint(n, ==, 9 + 5 + 9 + 5 + 9 + 9 + 12 + 12 + 16 + 9 + 3);
+  g_assert_cmpuint(n, ==, 9 + 14 + 9 + 14 + 9 + 9 + 12 + 12 + 16 + 9 + 3);
   for (gsize i = 0; i < n; i++)
     g_assert_true(a[i] == b[i]);
 }
