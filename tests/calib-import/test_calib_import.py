@@ -263,7 +263,8 @@ refused("no image size", [INTR, EXTR], 65, ["image size", "--size"])
 for what, size in (("three numbers", "[ 640, 480, 3 ]"), ("a fraction", "[ 640.5, 480 ]"),
                    ("negative", "[ -640, 480 ]"), ("a word", "hello"),
                    ("too large", "[ 640000, 480 ]"), ("a map without height", "{ width: 640 }"),
-                   ("an unknown tag", "!!opencv-nd-matrix { sizes: [ 2 ], dt: i, data: [ 1, 2 ] }")):
+                   ("an unknown tag",
+                    "!!opencv-nd-matrix { sizes: [ 2 ], dt: i, data: [ 1, 2 ] }")):
     refused(f"imageSize {what}", [write("size.yml", one.replace(
         one[one.index("imageSize"):one.index("cameraMatrix1")], f"imageSize: {size}\n"))], 65,
         ["size.yml", "imageSize"] + (["opencv-nd-matrix"] if "tag" in what else []))

@@ -323,7 +323,8 @@ test_rectify_map(void)
         do {
           memset(D, 0, CALIB_DIST_COUNT * sizeof(double));
           bool rational = models[m] >= 8 && g_rand_boolean(rng);
-          D[0] = rational ? g_rand_double_range(rng, 0, 20) : g_rand_double_range(rng, -0.4, 0.2);
+          D[0] = rational ? g_rand_double_range(rng, 0, 20)
+                          : g_rand_double_range(rng, -0.4, 0.2);
           D[1] = g_rand_double_range(rng, -0.3, 0.3) * (rational ? 10 : 1);
           D[2] = g_rand_double_range(rng, -0.003, 0.003);
           D[3] = g_rand_double_range(rng, -0.003, 0.003);

@@ -175,7 +175,8 @@ test_models(void)
   }
   /* Four numbers are k1 k2 p1 p2 (OpenCV's shortest model): k3 and the rest 0. */
   g_autofree char *text = example_text();
-  g_autofree char *four = edit(text, "distortion=-0.081", "distortion=-0.081 0.112 0.0004 -0.0002");
+  g_autofree char *four = edit(text, "distortion=-0.081",
+                               "distortion=-0.081 0.112 0.0004 -0.0002");
   StereoCalib c;
   g_autoptr(GError) error = NULL;
   g_assert_true(calib_load_data(four, strlen(four), "four", &c, &error));
