@@ -1,6 +1,7 @@
-/* capture-pairing.c: pairing left and right frames by nearest PTS (see capture-private.h).
+/* capture-pairing.c: pairing left and right frames by nearest capture time (see
+ * capture-private.h).
  *
- * For a frame f with PTS t arriving on side S (O the other side, tol the tolerance):
+ * For a frame f with capture time t arriving on side S (O the other side, tol the tolerance):
  *  1. waiting O frames older than t - tol can pair neither with f nor with any later S
  *     frame: given up;
  *  2. the waiting O frame nearest to t within tol pairs with f; the waiting O frames
@@ -46,6 +47,28 @@ distance(uint64_t a, uint64_t b)
   return a > b ? a - b : b - a;
 }
 
+/* The nearest frame of side o to t among the latest one pushed there and the waiting
+ * ones, as the signed distance (left - right). */
+static void
+nearest_offset(const CaptureMatcher *m, int s, uint64_t t, CaptureMatchResult *res)
+{
+  const int o = 1 - s;
+  bool have = m->has_last[o];
+  uint64_t best = m->last[o];
+  for (int i = 0; i < m->n_pending[o]; i++) {
+    uint64_t c = m->pending[o][i]->frame.capture_ns;
+    if (!have || distance(c, t) < distance(best, t)) {
+      best = c;
+      have = true;
+    }
+  }
+  res->has_offset = have;
+  if (have) {
+    int64_t d = (int64_t)(t - best);   /* modular difference, exact within +-292 years */
+    res->offset_ns = s == CAPTURE_SIDE_LEFT ? d : -d;
+  }
+}
+
 void
 capture_matcher_push(CaptureMatcher *m, CaptureBuf *buf, CaptureMatchResult *res)
 {
@@ -54,11 +77,14 @@ capture_matcher_push(CaptureMatcher *m, CaptureBuf *buf, CaptureMatchResult *res
   res->n_dropped = 0;
 
   const int s = buf->side, o = 1 - s;
-  const uint64_t t = buf->frame.pts_ns, tol = m->tolerance_ns;
+  const uint64_t t = buf->frame.capture_ns, tol = m->tolerance_ns;
+  nearest_offset(m, s, t, res);
+  m->last[s] = t;
+  m->has_last[s] = true;
 
   /* 1. */
   int old = 0;
-  while (old < m->n_pending[o] && m->pending[o][old]->frame.pts_ns + tol < t)
+  while (old < m->n_pending[o] && m->pending[o][old]->frame.capture_ns + tol < t)
     old++;
   drop_front(m, o, old, res);
 
@@ -66,7 +92,7 @@ capture_matcher_push(CaptureMatcher *m, CaptureBuf *buf, CaptureMatchResult *res
   int best = -1;
   uint64_t best_d = 0;
   for (int i = 0; i < m->n_pending[o]; i++) {
-    uint64_t d = distance(m->pending[o][i]->frame.pts_ns, t);
+    uint64_t d = distance(m->pending[o][i]->frame.capture_ns, t);
     if (d <= tol && (best < 0 || d < best_d)) {
       best = i;
       best_d = d;
@@ -100,6 +126,7 @@ capture_matcher_flush(CaptureMatcher *m, CaptureBuf **out)
     for (int i = 0; i < m->n_pending[side]; i++)
       out[n++] = m->pending[side][i];
     m->n_pending[side] = 0;
+    m->has_last[side] = false;   /* a new run's frames are not measured against these */
   }
   return n;
 }

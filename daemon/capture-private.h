@@ -1,7 +1,8 @@
 /* capture-private.h: the parts of the capture that the pair object is built from, kept
  * apart so that the tests can drive them without a pipeline:
  *  - the luma conversions and the per-side decoder (capture-decode.c),
- *  - the pure pairing logic (capture-pairing.c). */
+ *  - the pure pairing logic (capture-pairing.c),
+ *  - the time arithmetic of the capture clocks (capture-clock.c). */
 #pragma once
 
 #include "daemon/capture.h"
@@ -63,14 +64,17 @@ CaptureDecodeResult capture_decoder_run(CaptureDecoder *dec, GstCaps *caps, GstB
 
 /* ---------------------------------------------------------------- pairing */
 
-/* Frames of each side arrive in PTS order. At most one side has waiting frames at any
- * time (a frame that finds waiting frames on the other side either pairs or proves that
- * some of them, or itself, can never pair). Not thread safe: the pair's lock guards it. */
+/* Frames are keyed by frame.capture_ns; those of each side arrive in that order. At most
+ * one side has waiting frames at any time (a frame that finds waiting frames on the other
+ * side either pairs or proves that some of them, or itself, can never pair). Not thread
+ * safe: the pair's lock guards it. */
 typedef struct {
   int max_pending;
   uint64_t tolerance_ns;
   CaptureBuf *pending[CAPTURE_SIDE_COUNT][CAPTURE_MAX_PENDING];  /* oldest first */
   int n_pending[CAPTURE_SIDE_COUNT];
+  uint64_t last[CAPTURE_SIDE_COUNT];   /* time of the latest frame pushed on each side */
+  bool has_last[CAPTURE_SIDE_COUNT];
 } CaptureMatcher;
 
 #define CAPTURE_MATCH_MAX_DROPS (2 * CAPTURE_MAX_PENDING + 1)
@@ -79,13 +83,46 @@ typedef struct {
   CaptureBuf *left, *right;                        /* the pair made, or both NULL */
   CaptureBuf *dropped[CAPTURE_MATCH_MAX_DROPS];    /* frames that can never pair */
   int n_dropped;
+  /* The signed distance left - right between the frame pushed and the nearest frame of
+   * the other side seen so far (the latest one pushed, or a waiting one), when there is
+   * one: what tells an operator why two cameras do not pair. */
+  bool has_offset;
+  int64_t offset_ns;
 } CaptureMatchResult;
 
 void capture_matcher_init(CaptureMatcher *m, int max_pending, uint64_t tolerance_ns);
-/* Offers a converted frame (its side and frame.pts_ns set). The result says which pair
+/* Offers a converted frame (its side and frame.capture_ns set). The result says which pair
  * was made and which frames were given up; every other frame stays in the matcher. */
 void capture_matcher_push(CaptureMatcher *m, CaptureBuf *buf, CaptureMatchResult *res);
 /* Empties the matcher into `out` (room for 2 * CAPTURE_MAX_PENDING); returns the count. */
 int capture_matcher_flush(CaptureMatcher *m, CaptureBuf **out);
+/* Frames waiting on `side`. */
+static inline int
+capture_matcher_waiting(const CaptureMatcher *m, CaptureSide side)
+{
+  return m->n_pending[side];
+}
+
+/* ---------------------------------------------------------------- clock arithmetic */
+
+/* Seconds from 1900-01-01 (NTP era 0) to 1970-01-01. */
+#define CAPTURE_NTP_UNIX_OFFSET_S 2208988800ull
+
+/* An NTP 32.32 fixed-point timestamp (RTCP sender report) in ns since 1970; 0 when it
+ * lies before 1970 (not a time a camera can have). */
+uint64_t capture_ntp64_to_unix_ns(uint64_t ntp);
+
+/* The jitterbuffer-PTS of a sender report's RTP time, from the handle-sync structure of
+ * rtpjitterbuffer: base_time + (sr_ext_rtptime - base_rtptime) / clock_rate, plus the
+ * jitterbuffer's ts-offset (signed ns). FALSE when clock_rate is 0 or the result is
+ * negative. */
+bool capture_sr_pts(uint64_t base_time, uint64_t base_rtptime, uint64_t sr_ext_rtptime,
+                    unsigned clock_rate, int64_t ts_offset, uint64_t *sr_pts);
+
+/* The sender's capture time of a buffer with PTS `pts` given the latest sender report
+ * (its PTS and its NTP time in ns since 1970): sr_unix + (pts - sr_pts). FALSE when the
+ * result would be before 1970. */
+bool capture_sender_time(uint64_t sr_pts, uint64_t sr_unix_ns, uint64_t pts,
+                         uint64_t *capture_ns);
 
 G_END_DECLS

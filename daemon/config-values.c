@@ -181,6 +181,12 @@ config_load_daemon(const ConfigGroup *c, StereodConfig *cfg, GError **error)
                      "'%s' is not error, warning, message, info or debug", level);
     cfg->log_level = (StereodLogLevel)i;
   }
+  g_autofree char *mode = get(c, "mode");
+  if (mode) {
+    if (strcmp(mode, "live") != 0 && strcmp(mode, "offline") != 0)
+      return invalid(c, "mode", error, "'%s' is not live or offline", mode);
+    cfg->offline = strcmp(mode, "offline") == 0;
+  }
   return get_int(c, "stats_interval", false, 1, 3600, &cfg->stats_interval_s, NULL, error) &&
          get_int(c, "ring_slots", false, 2, (int)STEREOD_RING_MAX_SLOTS, &cfg->ring_slots,
                  NULL, error) &&
@@ -329,6 +335,29 @@ get_calibration(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   return true;
 }
 
+/* clock, stall_ms, start_timeout_ms: the capture's clock and timers. */
+static bool
+get_capture(const ConfigGroup *c, StereodPairConfig *p, GError **error)
+{
+  static const char *const clocks[STEREOD_CLOCK_COUNT] = {
+    "auto", "sender", "arrival", "replay"
+  };
+  g_autofree char *clock = get(c, "clock");
+  if (clock) {
+    int i = 0;
+    while (i < STEREOD_CLOCK_COUNT && strcmp(clock, clocks[i]) != 0)
+      i++;
+    if (i == STEREOD_CLOCK_COUNT)
+      return invalid(c, "clock", error, "'%s' is not auto, sender, arrival or replay", clock);
+    p->clock = (StereodClock)i;
+  }
+  p->start_timeout_ms = 10000;
+  p->left_file = g_strdup(blame(c, "left"));
+  p->right_file = g_strdup(blame(c, "right"));
+  return get_int(c, "stall_ms", false, 10, 600000, &p->stall_ms, NULL, error) &&
+         get_int(c, "start_timeout_ms", false, 100, 600000, &p->start_timeout_ms, NULL, error);
+}
+
 bool
 config_load_pair(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 {
@@ -339,7 +368,8 @@ config_load_pair(const ConfigGroup *c, StereodPairConfig *p, GError **error)
       !get_int(c, "height", true, 16, 8192, &p->height, NULL, error) ||
       !get_double(c, "fps", true, 0.1, 1000.0, &p->fps, NULL, error) ||
       !get_tolerance(c, p, error) || !get_filter(c, p, error) ||
-      !get_outputs(c, &p->outputs, error) || !get_backoff(c, p, error))
+      !get_outputs(c, &p->outputs, error) || !get_backoff(c, p, error) ||
+      !get_capture(c, p, error))
     return false;
   if ((p->outputs & STEREOD_OUTPUT_DEPTH) &&
       !g_key_file_has_key(c->set->merged, c->group, "calibration", NULL))
