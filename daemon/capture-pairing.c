@@ -12,6 +12,7 @@
  */
 #include "daemon/capture-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void
@@ -47,26 +48,42 @@ distance(uint64_t a, uint64_t b)
   return a > b ? a - b : b - a;
 }
 
-/* The nearest frame of side o to t among the latest one pushed there and the waiting
- * ones, as the signed distance (left - right). */
+/* The signed left - right distance of a frame of `side` at t and a frame of the other
+ * side at `other` (modular difference: exact within +-292 years). */
+static int64_t
+left_minus_right(int side, uint64_t t, uint64_t other)
+{
+  int64_t d = (int64_t)(t - other);
+  return side == CAPTURE_SIDE_LEFT ? d : -d;
+}
+
 static void
-nearest_offset(const CaptureMatcher *m, int s, uint64_t t, CaptureMatchResult *res)
+emit_offset(CaptureMatchResult *res, int64_t d)
+{
+  g_assert(res->n_offsets < 2);
+  res->offset_ns[res->n_offsets++] = d;
+}
+
+/* The nearest-frame distances that a frame of side s at t completes: the other side's
+ * open frame now has a frame after it, and an open frame of s that got no other frame
+ * after it keeps the one before. */
+static void
+track_offsets(CaptureMatcher *m, int s, uint64_t t, CaptureMatchResult *res)
 {
   const int o = 1 - s;
-  bool have = m->has_last[o];
-  uint64_t best = m->last[o];
-  for (int i = 0; i < m->n_pending[o]; i++) {
-    uint64_t c = m->pending[o][i]->frame.capture_ns;
-    if (!have || distance(c, t) < distance(best, t)) {
-      best = c;
-      have = true;
-    }
+  if (m->open[o]) {
+    int64_t after = left_minus_right(o, m->last[o], t);   /* o's frame vs this one */
+    int64_t best = after;
+    if (m->open_has_before[o] && llabs(m->open_before[o]) < llabs(after))
+      best = m->open_before[o];
+    emit_offset(res, best);
+    m->open[o] = false;
   }
-  res->has_offset = have;
-  if (have) {
-    int64_t d = (int64_t)(t - best);   /* modular difference, exact within +-292 years */
-    res->offset_ns = s == CAPTURE_SIDE_LEFT ? d : -d;
-  }
+  if (m->open[s] && m->open_has_before[s])
+    emit_offset(res, m->open_before[s]);
+  m->open[s] = true;
+  m->open_has_before[s] = m->has_last[o];
+  m->open_before[s] = m->has_last[o] ? left_minus_right(s, t, m->last[o]) : 0;
 }
 
 void
@@ -78,7 +95,8 @@ capture_matcher_push(CaptureMatcher *m, CaptureBuf *buf, CaptureMatchResult *res
 
   const int s = buf->side, o = 1 - s;
   const uint64_t t = buf->frame.capture_ns, tol = m->tolerance_ns;
-  nearest_offset(m, s, t, res);
+  res->n_offsets = 0;
+  track_offsets(m, s, t, res);
   m->last[s] = t;
   m->has_last[s] = true;
 
@@ -126,7 +144,8 @@ capture_matcher_flush(CaptureMatcher *m, CaptureBuf **out)
     for (int i = 0; i < m->n_pending[side]; i++)
       out[n++] = m->pending[side][i];
     m->n_pending[side] = 0;
-    m->has_last[side] = false;   /* a new run's frames are not measured against these */
+    m->has_last[side] = m->open[side] = false;   /* a new run's frames are not measured
+                                                    against these */
   }
   return n;
 }

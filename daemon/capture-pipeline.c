@@ -179,34 +179,48 @@ on_decoded_pad(GstElement *dec, GstPad *pad, gpointer data)
 
 /* ---------------------------------------------------------------- one side */
 
-/* A static sink pad of the description that is not linked: the description needs a
- * source before it. Our capsfilter's is skipped: unlinked after the parse, it waits for
- * the run-time link of the description's last element. */
+/* A sink pad of the description that nothing will link: the description needs a source
+ * before it. After the parse, an unlinked sink pad is either free or the target of a
+ * link the parser makes when a pad appears (the element before it has sometimes pads:
+ * "qtdemux ! h264parse"); each such delayed link is a "pad-added" handler on its source
+ * element, and targets one element. So there is a free sink pad when more elements wait
+ * with unlinked sink pads (our capsfilter included) than there are delayed links. The one
+ * named is the first such element of the description (the iteration goes from the last
+ * element added to the first). */
 static char *
-free_sink_pad(GstElement *bin, GstElement *in)
+free_sink_pad(GstElement *bin)
 {
-  char *found = NULL;
+  char *first = NULL;
+  int waiting = 0, delayed = 0;
+  guint pad_added = g_signal_lookup("pad-added", GST_TYPE_ELEMENT);
   GstIterator *it = gst_bin_iterate_elements(GST_BIN(bin));
   GValue v = G_VALUE_INIT;
-  while (!found && gst_iterator_next(it, &v) == GST_ITERATOR_OK) {
+  while (gst_iterator_next(it, &v) == GST_ITERATOR_OK) {
     GstElement *el = g_value_get_object(&v);
-    if (el != in) {
-      GstIterator *pads = gst_element_iterate_sink_pads(el);
-      GValue pv = G_VALUE_INIT;
-      while (!found && gst_iterator_next(pads, &pv) == GST_ITERATOR_OK) {
-        GstPad *pad = g_value_get_object(&pv);
-        if (!gst_pad_is_linked(pad))
-          found = g_strdup_printf("%s:%s", GST_ELEMENT_NAME(el), GST_PAD_NAME(pad));
-        g_value_reset(&pv);
+    delayed += g_signal_has_handler_pending(el, pad_added, 0, FALSE);
+    GstIterator *pads = gst_element_iterate_sink_pads(el);
+    GValue pv = G_VALUE_INIT;
+    bool unlinked = false;
+    while (gst_iterator_next(pads, &pv) == GST_ITERATOR_OK) {
+      GstPad *pad = g_value_get_object(&pv);
+      if (!unlinked && !gst_pad_is_linked(pad)) {
+        unlinked = true;
+        g_free(first);
+        first = g_strdup_printf("%s:%s", GST_ELEMENT_NAME(el), GST_PAD_NAME(pad));
       }
-      g_value_unset(&pv);
-      gst_iterator_free(pads);
+      g_value_reset(&pv);
     }
+    g_value_unset(&pv);
+    gst_iterator_free(pads);
+    waiting += unlinked;
     g_value_reset(&v);
   }
   g_value_unset(&v);
   gst_iterator_free(it);
-  return found;
+  if (waiting > delayed)
+    return first;
+  g_free(first);
+  return NULL;
 }
 
 static GstElement *
@@ -246,7 +260,7 @@ capture_side_build(CapturePair *p, GstElement *pipe, CaptureSide side, bool call
   GstElement *in = gst_bin_get_by_name(GST_BIN(bin), sink_name);
   GstElement *dec = gst_bin_get_by_name(GST_BIN(bin), dec_name);
   g_assert(in && dec);
-  g_autofree char *free_pad = free_sink_pad(bin, in);
+  g_autofree char *free_pad = free_sink_pad(bin);
   if (free_pad) {
     g_set_error(error, CAPTURE_ERROR, CAPTURE_ERROR_DESCRIPTION,
                 "\"%s\" leaves a sink pad free (%s): it needs a source element",

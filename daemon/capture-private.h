@@ -75,6 +75,11 @@ typedef struct {
   int n_pending[CAPTURE_SIDE_COUNT];
   uint64_t last[CAPTURE_SIDE_COUNT];   /* time of the latest frame pushed on each side */
   bool has_last[CAPTURE_SIDE_COUNT];
+  /* The latest frame of each side whose nearest frame of the other side is not known
+   * yet: the frame after it may be nearer than the one before (open_before, signed
+   * left - right, when there was one). */
+  bool open[CAPTURE_SIDE_COUNT], open_has_before[CAPTURE_SIDE_COUNT];
+  int64_t open_before[CAPTURE_SIDE_COUNT];
 } CaptureMatcher;
 
 #define CAPTURE_MATCH_MAX_DROPS (2 * CAPTURE_MAX_PENDING + 1)
@@ -83,11 +88,11 @@ typedef struct {
   CaptureBuf *left, *right;                        /* the pair made, or both NULL */
   CaptureBuf *dropped[CAPTURE_MATCH_MAX_DROPS];    /* frames that can never pair */
   int n_dropped;
-  /* The signed distance left - right between the frame pushed and the nearest frame of
-   * the other side seen so far (the latest one pushed, or a waiting one), when there is
-   * one: what tells an operator why two cameras do not pair. */
-  bool has_offset;
-  int64_t offset_ns;
+  /* Frames whose nearest frame of the other side became known with this push (the
+   * pushed frame follows them), as the signed distance left - right of the two: what
+   * tells an operator how far apart two cameras' frames are when they do not pair. */
+  int n_offsets;
+  int64_t offset_ns[2];
 } CaptureMatchResult;
 
 void capture_matcher_init(CaptureMatcher *m, int max_pending, uint64_t tolerance_ns);

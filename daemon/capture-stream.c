@@ -4,6 +4,7 @@
  * locking rules). */
 #include "daemon/capture-pair.h"
 
+#include <gst/base/gstbasesrc.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- pool (lock held) */
@@ -24,6 +25,8 @@ capture_pool_put(CapturePair *p, CaptureBuf *b)
     return;
   b->next = p->free_list[b->side];
   p->free_list[b->side] = b;
+  if (p->mode == CAPTURE_MODE_OFFLINE)
+    g_cond_broadcast(&p->cond);   /* a streaming thread may wait for a free buffer */
 }
 
 void
@@ -80,16 +83,33 @@ reference_time(GstBuffer *buf)
   return 0;
 }
 
+/* A side is live when one of its elements says so: a GstBaseSrc that is live (v4l2src,
+ * udpsrc, videotestsrc is-live=true, appsrc is-live=true) or an element with a true
+ * is-live property (imagefreeze is-live=true). Not the latency query: "identity
+ * sync=true", which plays files in real time, answers it as live, and a file played so is
+ * a replay. */
 static bool
-is_live(GstAppSink *sink)
+side_is_live(Side *s)
 {
-  GstPad *pad = gst_element_get_static_pad(GST_ELEMENT(sink), "sink");
-  GstQuery *q = gst_query_new_latency();
-  gboolean live = FALSE;
-  if (gst_pad_peer_query(pad, q))
-    gst_query_parse_latency(q, &live, NULL, NULL);
-  gst_query_unref(q);
-  gst_object_unref(pad);
+  bool live = false;
+  GstIterator *it = gst_bin_iterate_recurse(GST_BIN(s->bin));
+  GValue v = G_VALUE_INIT;
+  while (!live && gst_iterator_next(it, &v) == GST_ITERATOR_OK) {
+    GstElement *el = g_value_get_object(&v);
+    if (GST_IS_BASE_SRC(el)) {
+      live = gst_base_src_is_live(GST_BASE_SRC(el));
+    } else {
+      GParamSpec *ps = g_object_class_find_property(G_OBJECT_GET_CLASS(el), "is-live");
+      gboolean on = FALSE;
+      if (ps && ps->value_type == G_TYPE_BOOLEAN && (ps->flags & G_PARAM_READABLE)) {
+        g_object_get(el, "is-live", &on, NULL);
+        live = on;
+      }
+    }
+    g_value_reset(&v);
+  }
+  g_value_unset(&v);
+  gst_iterator_free(it);
   return live;
 }
 
@@ -100,7 +120,7 @@ decide_clock(Side *s, GstAppSink *sink, GstBuffer *buf)
 {
   CapturePair *p = s->pair;
   const char *sname = capture_side_names[s->side];
-  bool live = is_live(sink);
+  bool live = side_is_live(s);
   CaptureClockMode mode = p->clock;
   s->network = atomic_load(&s->has_network);
   if (mode == CAPTURE_CLOCK_AUTO) {
@@ -297,6 +317,16 @@ mailbox_full(CapturePair *p, Side *s)
   return p->mail_left != NULL;
 }
 
+/* Offline, before a frame is taken in (lock held): room in this side's waiting list and
+ * a free buffer. Waiting for room first keeps a buffer out of this thread's hands while
+ * the other side's thread may hold a pair for the mailbox, so the pool is enough
+ * (capture_pair_new). */
+static bool
+no_room(CapturePair *p, Side *s)
+{
+  return pending_full(p, s) || !p->free_list[s->side];
+}
+
 /* Lock held: hands a matched pair to the mailbox. Returns TRUE when it is delivered. */
 static bool
 deliver(Side *s, CaptureMatchResult *res)
@@ -346,8 +376,9 @@ capture_on_new_sample(GstAppSink *sink, gpointer data)
   COUNT(p, frames[s->side]);
   GstBuffer *buf = gst_sample_get_buffer(sample);
 
+  bool offline = p->mode == CAPTURE_MODE_OFFLINE;
   g_mutex_lock(&p->lock);
-  bool stale = s->run != p->run;
+  bool stale = s->run != p->run || (offline && !wait_while(s, no_room));
   bool first = !stale && s->clock_run != s->run;
   s->clock_run = s->run;
   CaptureBuf *b = stale || !buf ? NULL : capture_pool_get(p, s->side);
@@ -385,15 +416,14 @@ capture_on_new_sample(GstAppSink *sink, gpointer data)
 
   CaptureMatchResult res = { 0 };
   bool now_running = false, delivered = false;
-  bool offline = p->mode == CAPTURE_MODE_OFFLINE;
   g_mutex_lock(&p->lock);
-  if (r != CAPTURE_DECODE_OK || (offline && !wait_while(s, pending_full)) ||
-      s->run != p->run) {
+  if (r != CAPTURE_DECODE_OK || s->run != p->run) {
     capture_pool_put(p, b);
   } else {
     capture_matcher_push(&p->matcher, b, &res);
-    if (res.has_offset) {
-      atomic_fetch_add_explicit(&p->stats.offset_sum_ns, res.offset_ns, memory_order_relaxed);
+    for (int i = 0; i < res.n_offsets; i++) {
+      atomic_fetch_add_explicit(&p->stats.offset_sum_ns, res.offset_ns[i],
+                                memory_order_relaxed);
       COUNT(p, offset_count);
     }
     for (int i = 0; i < res.n_dropped; i++) {
