@@ -1,5 +1,6 @@
 /* capture-clock.c: the shared replay start (CaptureTimebase, capture.h) and the time
- * arithmetic of the sender clock (capture-private.h). */
+ * arithmetic of the sender clock: NTP timestamps, RTP timestamps by PTS, RTP time to the
+ * sender's clock (capture-private.h). */
 #include "daemon/capture-private.h"
 
 #include <stdatomic.h>
@@ -54,35 +55,52 @@ capture_ntp64_to_unix_ns(uint64_t ntp)
   return (seconds - CAPTURE_NTP_UNIX_OFFSET_S) * 1000000000ull + frac_ns;
 }
 
-bool
-capture_sr_pts(uint64_t base_time, uint64_t base_rtptime, uint64_t sr_ext_rtptime,
-               unsigned clock_rate, int64_t ts_offset, uint64_t *sr_pts)
+void
+capture_rtp_history_add(CaptureRtpHistory *h, uint64_t pts, uint32_t rtp)
 {
-  if (clock_rate == 0)
-    return false;
-  /* The same conversion the jitterbuffer applies to the packets it outputs (and rtpbin to
-   * sender reports): the sender report may be older than the base (negative delta). */
-  uint64_t delta_ticks = sr_ext_rtptime >= base_rtptime ? sr_ext_rtptime - base_rtptime
-                                                        : base_rtptime - sr_ext_rtptime;
-  uint64_t delta = gst_util_uint64_scale_int(delta_ticks, GST_SECOND, (int)clock_rate);
-  int64_t pts = sr_ext_rtptime >= base_rtptime ? (int64_t)(base_time + delta)
-                                               : (int64_t)base_time - (int64_t)delta;
-  pts += ts_offset;
-  if (pts < 0)
-    return false;
-  *sr_pts = (uint64_t)pts;
-  return true;
+  if (h->count > 0) {
+    int last = (h->head + CAPTURE_RTP_HISTORY - 1) % CAPTURE_RTP_HISTORY;
+    if (h->rtp[last] == rtp)
+      return;
+  }
+  h->pts[h->head] = pts;
+  h->rtp[h->head] = rtp;
+  h->head = (h->head + 1) % CAPTURE_RTP_HISTORY;
+  h->count = MIN(h->count + 1, CAPTURE_RTP_HISTORY);
 }
 
 bool
-capture_sender_time(uint64_t sr_pts, uint64_t sr_unix_ns, uint64_t pts, uint64_t *capture_ns)
+capture_rtp_history_find(const CaptureRtpHistory *h, uint64_t pts, uint64_t max_distance_ns,
+                         uint32_t *rtp)
 {
-  if (pts >= sr_pts) {
-    *capture_ns = sr_unix_ns + (pts - sr_pts);
+  bool found = false;
+  uint64_t best = 0;
+  for (int i = 0; i < h->count; i++) {
+    uint64_t d = h->pts[i] > pts ? h->pts[i] - pts : pts - h->pts[i];
+    if (d <= max_distance_ns && (!found || d < best)) {
+      best = d;
+      *rtp = h->rtp[i];
+      found = true;
+    }
+  }
+  return found;
+}
+
+bool
+capture_rtp_to_unix(uint64_t sr_unix_ns, uint32_t sr_rtp, uint32_t rtp, unsigned clock_rate,
+                    uint64_t *capture_ns)
+{
+  if (clock_rate == 0)
+    return false;
+  int64_t ticks = (int32_t)(rtp - sr_rtp);
+  uint64_t delta = gst_util_uint64_scale_int((uint64_t)(ticks < 0 ? -ticks : ticks),
+                                             GST_SECOND, (int)clock_rate);
+  if (ticks >= 0) {
+    *capture_ns = sr_unix_ns + delta;
     return true;
   }
-  if (sr_pts - pts > sr_unix_ns)
+  if (delta > sr_unix_ns)
     return false;
-  *capture_ns = sr_unix_ns - (sr_pts - pts);
+  *capture_ns = sr_unix_ns - delta;
   return true;
 }

@@ -34,10 +34,14 @@ typedef struct {
   /* Set by the pipeline hooks (any thread). */
   _Atomic bool has_jitterbuffer;
   _Atomic bool has_network;
-  /* The latest RTCP sender report of the side's video jitterbuffer (under lock): the SR's
-   * RTP time as jitterbuffer PTS and its NTP time in ns since 1970. */
+  /* The latest RTCP sender report of the side's video jitterbuffer (its RTP time, NTP
+   * time in ns since 1970 and the clock rate) and the RTP timestamps of the packets it
+   * output, by PTS (under lock). */
   bool sr_valid;
-  uint64_t sr_pts, sr_unix_ns;
+  uint32_t sr_rtp;
+  unsigned sr_clock_rate;
+  uint64_t sr_unix_ns;
+  CaptureRtpHistory rtp;
 
   /* Health (capture.c's timer reads, streaming threads write). */
   _Atomic int64_t last_frame_us;  /* monotonic; 0 = no frame in this run yet */

@@ -5,6 +5,7 @@
 #include "daemon/capture-pair.h"
 
 #include <gst/rtp/gstrtcpbuffer.h>
+#include <gst/rtp/gstrtpbuffer.h>
 #include <string.h>
 
 /* What the capsfilter after a description lets through when the description's last
@@ -53,47 +54,67 @@ is_video_rtp(GstElement *jb)
 }
 
 /* rtpjitterbuffer's handle-sync (its RTCP streaming thread): a sender report arrived.
- * Keep the SR's RTP time as the jitterbuffer's PTS and its NTP time, the mapping from the
- * PTS of the frames to the sender's clock (capture.h, SENDER). */
+ * Its RTP time, NTP time and the clock rate map the RTP timestamps of the frames to the
+ * sender's clock (capture.h, SENDER). */
 static void
 on_handle_sync(GstElement *jb, GstStructure *st, gpointer data)
 {
   Side *s = data;
-  guint64 base_rtptime = 0, base_time = 0, sr_ext = 0;
   guint clock_rate = 0;
   const GValue *v = gst_structure_get_value(st, "sr-buffer");
   GstBuffer *sr = v && G_VALUE_HOLDS(v, GST_TYPE_BUFFER) ? gst_value_get_buffer(v) : NULL;
-  if (!sr || !gst_structure_get_uint64(st, "base-rtptime", &base_rtptime) ||
-      !gst_structure_get_uint64(st, "base-time", &base_time) ||
-      !gst_structure_get_uint(st, "clock-rate", &clock_rate) ||
-      !gst_structure_get_uint64(st, "sr-ext-rtptime", &sr_ext) || !is_video_rtp(jb))
+  if (!sr || !gst_structure_get_uint(st, "clock-rate", &clock_rate) || !clock_rate ||
+      !is_video_rtp(jb))
     return;
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstRTCPPacket packet;
   guint64 ntp = 0;
+  guint32 rtptime = 0;
   if (!gst_rtcp_buffer_map(sr, GST_MAP_READ, &rtcp))
     return;
   bool found = false;
   for (bool more = gst_rtcp_buffer_get_first_packet(&rtcp, &packet); more && !found;
        more = gst_rtcp_packet_move_to_next(&packet)) {
     if (gst_rtcp_packet_get_type(&packet) == GST_RTCP_TYPE_SR) {
-      gst_rtcp_packet_sr_get_sender_info(&packet, NULL, &ntp, NULL, NULL, NULL);
+      gst_rtcp_packet_sr_get_sender_info(&packet, NULL, &ntp, &rtptime, NULL, NULL);
       found = true;
     }
   }
   gst_rtcp_buffer_unmap(&rtcp);
-  gint64 ts_offset = 0;
-  g_object_get(jb, "ts-offset", &ts_offset, NULL);
-  uint64_t sr_pts, sr_unix = found ? capture_ntp64_to_unix_ns(ntp) : 0;
-  if (!sr_unix || !capture_sr_pts(base_time, base_rtptime, sr_ext, clock_rate, ts_offset,
-                                  &sr_pts))
+  uint64_t sr_unix = found ? capture_ntp64_to_unix_ns(ntp) : 0;
+  if (!sr_unix)
     return;
   CapturePair *p = s->pair;
   g_mutex_lock(&p->lock);
   s->sr_valid = true;
-  s->sr_pts = sr_pts;
+  s->sr_rtp = rtptime;
   s->sr_unix_ns = sr_unix;
+  s->sr_clock_rate = clock_rate;
   g_mutex_unlock(&p->lock);
+}
+
+/* The jitterbuffer's output (its streaming thread): keep the RTP timestamp of each PTS,
+ * once per RTP timestamp (once per frame), of the video stream. */
+static GstPadProbeReturn
+on_rtp_out(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  Side *s = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER(info);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  if (!buf || !GST_BUFFER_PTS_IS_VALID(buf) || !gst_rtp_buffer_map(buf, GST_MAP_READ, &rtp))
+    return GST_PAD_PROBE_OK;
+  uint32_t ts = gst_rtp_buffer_get_timestamp(&rtp);
+  gst_rtp_buffer_unmap(&rtp);
+  GstElement *jb = gst_pad_get_parent_element(pad);
+  bool video = jb && is_video_rtp(jb);
+  g_clear_object(&jb);
+  if (!video)
+    return GST_PAD_PROBE_OK;
+  CapturePair *p = s->pair;
+  g_mutex_lock(&p->lock);
+  capture_rtp_history_add(&s->rtp, GST_BUFFER_PTS(buf), ts);
+  g_mutex_unlock(&p->lock);
+  return GST_PAD_PROBE_OK;
 }
 
 static void
@@ -112,6 +133,11 @@ hook_element(CapturePair *p, GstElement *el)
   if (strcmp(GST_OBJECT_NAME(f), "rtpjitterbuffer") == 0) {
     atomic_store(&s->has_jitterbuffer, true);
     g_signal_connect(el, "handle-sync", G_CALLBACK(on_handle_sync), s);
+    GstPad *src = gst_element_get_static_pad(el, "src");
+    if (src) {
+      gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, on_rtp_out, s, NULL);
+      gst_object_unref(src);
+    }
   }
   const char *klass = gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_KLASS);
   if (klass && strstr(klass, "Source") && strstr(klass, "Network"))

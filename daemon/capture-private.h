@@ -117,17 +117,30 @@ capture_matcher_waiting(const CaptureMatcher *m, CaptureSide side)
  * lies before 1970 (not a time a camera can have). */
 uint64_t capture_ntp64_to_unix_ns(uint64_t ntp);
 
-/* The jitterbuffer-PTS of a sender report's RTP time, from the handle-sync structure of
- * rtpjitterbuffer: base_time + (sr_ext_rtptime - base_rtptime) / clock_rate, plus the
- * jitterbuffer's ts-offset (signed ns). FALSE when clock_rate is 0 or the result is
- * negative. */
-bool capture_sr_pts(uint64_t base_time, uint64_t base_rtptime, uint64_t sr_ext_rtptime,
-                    unsigned clock_rate, int64_t ts_offset, uint64_t *sr_pts);
+/* The RTP timestamps of a side's video stream by PTS, as its rtpjitterbuffer outputs
+ * them (one entry per RTP timestamp, the newest CAPTURE_RTP_HISTORY kept): the decoded
+ * frame carries only the PTS, the sender report maps RTP time. Not thread safe. */
+#define CAPTURE_RTP_HISTORY 64
 
-/* The sender's capture time of a buffer with PTS `pts` given the latest sender report
- * (its PTS and its NTP time in ns since 1970): sr_unix + (pts - sr_pts). FALSE when the
- * result would be before 1970. */
-bool capture_sender_time(uint64_t sr_pts, uint64_t sr_unix_ns, uint64_t pts,
-                         uint64_t *capture_ns);
+typedef struct {
+  uint64_t pts[CAPTURE_RTP_HISTORY];
+  uint32_t rtp[CAPTURE_RTP_HISTORY];
+  int head, count;           /* head: the next slot written */
+} CaptureRtpHistory;
+
+/* Adds a packet's PTS and RTP timestamp; a repeat of the latest RTP timestamp (the other
+ * packets of a frame) is ignored. */
+void capture_rtp_history_add(CaptureRtpHistory *h, uint64_t pts, uint32_t rtp);
+/* The RTP timestamp whose PTS is nearest to `pts`, when that is within max_distance_ns. */
+bool capture_rtp_history_find(const CaptureRtpHistory *h, uint64_t pts,
+                              uint64_t max_distance_ns, uint32_t *rtp);
+
+/* The sender's capture time of RTP timestamp `rtp` from a sender report (its RTP time and
+ * its NTP time in ns since 1970): sr_unix + (rtp - sr_rtp) / clock_rate, the difference
+ * taken as a signed 32-bit count of ticks (RFC 3550's wrap-around: valid within 2^31
+ * ticks, 6.6 hours at 90 kHz, of the report). FALSE when clock_rate is 0 or the time
+ * would be before 1970. */
+bool capture_rtp_to_unix(uint64_t sr_unix_ns, uint32_t sr_rtp, uint32_t rtp,
+                         unsigned clock_rate, uint64_t *capture_ns);
 
 G_END_DECLS

@@ -37,6 +37,7 @@ capture_stream_new_run(CapturePair *p)
     s->run = p->run;
     s->logged_size = s->logged_corrupt = false;
     s->sr_valid = false;
+    s->rtp.count = s->rtp.head = 0;
     atomic_store(&s->clock, CAPTURE_CLOCK_AUTO);
     atomic_store(&s->has_jitterbuffer, false);
     atomic_store(&s->has_network, false);
@@ -236,9 +237,11 @@ frame_times(Side *s, GstAppSink *sink, GstSample *sample, GstBuffer *buf, uint64
   if (mode == CAPTURE_CLOCK_SENDER) {
     uint64_t t = reference_time(buf);
     if (!t && GST_BUFFER_PTS_IS_VALID(buf)) {
+      uint32_t rtp;
       g_mutex_lock(&p->lock);
-      if (s->sr_valid)
-        capture_sender_time(s->sr_pts, s->sr_unix_ns, GST_BUFFER_PTS(buf), &t);
+      if (s->sr_valid &&
+          capture_rtp_history_find(&s->rtp, GST_BUFFER_PTS(buf), p->period_ns / 2, &rtp))
+        capture_rtp_to_unix(s->sr_unix_ns, s->sr_rtp, rtp, s->sr_clock_rate, &t);
       g_mutex_unlock(&p->lock);
     }
     if (t) {

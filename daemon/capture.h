@@ -57,9 +57,11 @@
  * CAPTURE_CLOCK_AUTO decided per side at the first frame of every pipeline run):
  *  - SENDER: the camera's own capture time: a GstReferenceTimestampMeta of reference
  *    timestamp/x-ntp or timestamp/x-unix on the buffer where a source adds one, else the
- *    RTP timestamp mapped to the sender's NTP time by its latest RTCP sender report (the
- *    handle-sync of every rtpjitterbuffer of the side: rtspsrc, rtpbin): capture_ns = SR
- *    NTP + (PTS - the SR's RTP time as the jitterbuffer's PTS). Frames before the first
+ *    frame's RTP timestamp mapped to the sender's NTP time by its latest RTCP sender
+ *    report (every rtpjitterbuffer of the side is hooked, rtspsrc's and rtpbin's: its
+ *    handle-sync gives the reports, a probe on its output the RTP timestamp of each PTS,
+ *    as the decoded frame keeps only the PTS): capture_ns = SR NTP + (RTP - SR RTP) /
+ *    clock rate, exact whatever the jitterbuffer's skew correction. Frames before the first
  *    sender report are dropped (counted as untimed); when none came within
  *    params.start_timeout_ms of the run's first frame, the side falls back to ARRIVAL for
  *    the rest of the run, with a warning. Two cameras that are separate network devices

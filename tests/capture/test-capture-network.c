@@ -102,7 +102,8 @@ test_sender_offset(void)
   g_assert_cmpint(capture_pair_get_clock(pair, CAPTURE_SIDE_RIGHT), ==, CAPTURE_CLOCK_SENDER);
   g_assert_cmpfloat(rate, >=, 0.9);
   g_assert_cmpint(w.same_frame, ==, w.pairs);
-  g_assert_cmpfloat(-w.arrival_ms_sum / w.pairs, >, 60.0);   /* arrival could not pair them */
+  /* their arrival times (the jitterbuffer's PTS) are far beyond the tolerance */
+  g_assert_cmpfloat(-w.arrival_ms_sum / w.pairs, >, 20.0);
   g_clear_pointer(&pair, capture_pair_free);
 
   /* the same cameras by arrival time: they do not pair, and the operator is told why */
@@ -133,9 +134,13 @@ start_pair(const char *name, const CtRtsp *server, CaptureNotifier *n)
 {
   g_autofree char *left = rtsp(server, "L"), *right = rtsp(server, "R");
   g_autoptr(GError) error = NULL;
+  /* max_pending 8: the waiting lists absorb the scheduling delays of a loaded machine
+   * (a side's streaming thread held up 200 ms would otherwise cost a frame): what is
+   * measured is what A's stall takes from B. */
   CapturePairParams prm = {
     .name = name, .left = left, .right = right, .width = 64, .height = 48, .fps = FPS,
-    .tolerance_ns = 5 * MS, .notifier = n, .backoff_min_ms = 100, .backoff_max_ms = 400,
+    .tolerance_ns = 5 * MS, .max_pending = 8, .notifier = n, .backoff_min_ms = 100,
+    .backoff_max_ms = 400,
   };
   CapturePair *pair = capture_pair_new(&prm, &error);
   g_assert_no_error(error);
@@ -210,11 +215,14 @@ test_stalled_sender(void)
   g_test_message("stalled sender: stall detected %.0f ms after SIGSTOP (stall_ms %d); pairs "
                  "again %.0f ms after SIGCONT (%.0f ms after SIGSTOP); A: %" G_GUINT64_FORMAT
                  " failures, %" G_GUINT64_FORMAT " stalls. B: %d pairs in %.1f s (%.1f/s), %d "
-                 "gaps in its sequence, %" G_GUINT64_FORMAT " frames lost",
+                 "gaps in its sequence, %" G_GUINT64_FORMAT " frames lost (unpaired %"
+                 G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT ", overwritten %" G_GUINT64_FORMAT ")",
                  stalled_at ? (stalled_at - stopped) / 1000.0 : -1.0, 3000 / FPS,
                  back_at ? (back_at - resumed) / 1000.0 : -1.0,
                  back_at ? (back_at - stopped) / 1000.0 : -1.0, sa_st.failures,
-                 sa_st.stalls, b_pairs, secs, b_pairs / secs, b_gaps, b_lost);
+                 sa_st.stalls, b_pairs, secs, b_pairs / secs, b_gaps, b_lost,
+                 b1.unpaired[0] - b0.unpaired[0], b1.unpaired[1] - b0.unpaired[1],
+                 b1.overwritten - b0.overwritten);
   g_assert_cmpint(stalled_at, >, 0);
   g_assert_cmpint(stalled_at - stopped, <, 2 * G_USEC_PER_SEC);
   g_assert_cmpint(back_at, >, 0);

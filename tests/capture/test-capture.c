@@ -1,5 +1,6 @@
 /* test-capture.c: CapturePairs over real pipelines of videotestsrc (integration):
- * every accepted format with known luma and odd widths, JPEG from jpegenc, pairing of
+ * every format taken as it is and some converted (YUY2, UYVY, v308, GRAY16) with known
+ * luma and odd widths, JPEG from jpegenc, pairing of
  * live sources within the tolerance, different frame rates, the mailbox, frames of the
  * wrong size, and descriptions that do not parse. */
 #include "capture-test-util.h"
@@ -278,8 +279,11 @@ int
 main(int argc, char **argv)
 {
   ct_init(&argc, &argv);
-  static const char *const formats[] = { "GRAY8", "I420", "NV12", "RGB", "BGR",
-                                         "RGBx", "BGRx", "xRGB", "xBGR" };
+  /* the formats taken as they are, then some that videoconvert turns into one of them */
+  static const char *const formats[] = { "GRAY8", "I420", "NV12", "NV21", "Y42B", "Y444",
+                                         "RGB", "BGR", "RGBx", "BGRx", "xRGB", "xBGR",
+                                         "RGBA", "BGRA", "ARGB", "ABGR",
+                                         "YUY2", "UYVY", "v308", "GRAY16_LE" };
   for (guint i = 0; i < G_N_ELEMENTS(formats); i++) {
     g_autofree char *a = g_strdup_printf("/capture/format/solid/%s", formats[i]);
     g_autofree char *b = g_strdup_printf("/capture/format/odd-width/%s", formats[i]);
