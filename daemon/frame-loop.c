@@ -26,6 +26,9 @@ typedef struct {
   uint64_t seq[MAX_IN_FLIGHT], capture_ns[MAX_IN_FLIGHT];
   int64_t submit_us[MAX_IN_FLIGHT];
   int head, count;
+  /* taken from the capture, not submitted yet */
+  const CaptureFrame *taken_left, *taken_right;
+  uint64_t taken_ns, taken_seq;
   uint64_t last_seq;
   uint64_t published;        /* frames published over the loop's life */
   /* since the last stats line */
@@ -163,6 +166,9 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, GError **erro
 static void
 pair_close(LoopPair *p)
 {
+  if (p->taken_left)   /* the loop stopped between a take and its submit */
+    capture_pair_release(p->capture, p->taken_left, p->taken_right);
+  p->taken_left = p->taken_right = NULL;
   capture_pair_free(p->capture);
   p->capture = NULL;
   stereo_engine_free(p->engine);
@@ -211,25 +217,35 @@ pair_collect(LoopPair *p, bool wait, GError **error)
   return true;
 }
 
-/* Submits the newest captured pair of `p` if its engine has room. */
+/* Takes the newest captured pair of `p` if its engine has room; it is held (the pair's
+ * one held pair) until pair_submit. */
 static bool
-pair_submit(FrameLoop *fl, LoopPair *p, GError **error)
+pair_take(FrameLoop *fl, LoopPair *p)
 {
-  if (p->count >= fl->in_flight)
+  if (p->count >= fl->in_flight || p->taken_left)
     return false;
-  const CaptureFrame *l, *r;
-  uint64_t cns, seq;
-  if (!capture_pair_take(p->capture, &l, &r, &cns, &seq))
+  return capture_pair_take(p->capture, &p->taken_left, &p->taken_right, &p->taken_ns,
+                           &p->taken_seq);
+}
+
+/* Submits the pair taken by pair_take. */
+static bool
+pair_submit(LoopPair *p, GError **error)
+{
+  const CaptureFrame *l = p->taken_left, *r = p->taken_right;
+  if (!l)
     return false;
+  p->taken_left = p->taken_right = NULL;
   /* submit copies the planes into the engine's upload buffer: the capture buffers go
    * back to the pool at once */
-  bool ok = stereo_engine_submit(p->engine, l->data, l->stride, r->data, r->stride, seq, error);
+  bool ok = stereo_engine_submit(p->engine, l->data, l->stride, r->data, r->stride,
+                                 p->taken_seq, error);
   capture_pair_release(p->capture, l, r);
   if (!ok)
     return false;
   int t = (p->head + p->count) % MAX_IN_FLIGHT;
-  p->seq[t] = seq;
-  p->capture_ns[t] = cns;
+  p->seq[t] = p->taken_seq;
+  p->capture_ns[t] = p->taken_ns;
   p->submit_us[t] = g_get_monotonic_time();
   p->count++;
   p->in++;
@@ -434,8 +450,14 @@ loop_run(FrameLoop *fl, GError **error)
         work = true;
     if (*error)
       return false;
+    /* Every pair's newest frames are taken at the same moment, then submitted: where a
+     * submit takes long (llvmpipe computes in it), the later pairs' frames would
+     * otherwise be taken that much later, at other instants than the first pair's, and
+     * the height map could not fuse them. */
+    for (int k = 0; k < fl->n_pairs; k++)
+      pair_take(fl, &fl->pairs[(rr + k) % fl->n_pairs]);
     for (int k = 0; k < fl->n_pairs; k++) {
-      if (pair_submit(fl, &fl->pairs[(rr + k) % fl->n_pairs], error))
+      if (pair_submit(&fl->pairs[(rr + k) % fl->n_pairs], error))
         work = true;
       else if (*error)
         return false;
