@@ -30,7 +30,8 @@ typedef struct {
   _Atomic int clock;         /* CaptureClockMode in use; AUTO until the first frame */
   int64_t first_frame_us;    /* monotonic time of the run's first frame */
   bool network;              /* the side has a network source (warning for ARRIVAL) */
-  int warned_clock;          /* the fallback/arrival warning given for this clock, or -1 */
+  int warned_clock;          /* the message given for this clock, or -1 */
+  bool warned_no_sender;     /* the fallback to ARRIVAL was logged (once per pair) */
   /* Set by the pipeline hooks (any thread). */
   _Atomic bool has_jitterbuffer;
   _Atomic bool has_network;

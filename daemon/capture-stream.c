@@ -250,10 +250,12 @@ frame_times(Side *s, GstAppSink *sink, GstSample *sample, GstBuffer *buf, uint64
     }
     if (g_get_monotonic_time() - s->first_frame_us < (int64_t)p->start_timeout_ms * 1000)
       return false;
-    g_warning("pair %s: %s camera: no sender timestamps (RTCP sender report) within %u ms "
-              "of its first frame: its frames are timestamped on arrival for the rest of "
-              "this run", p->name, capture_side_names[s->side], p->start_timeout_ms);
-    s->warned_clock = CAPTURE_CLOCK_ARRIVAL;
+    if (!s->warned_no_sender)
+      g_warning("pair %s: %s camera: no sender timestamps (RTCP sender report) within %u "
+                "ms of its first frame: its frames are timestamped on arrival for the rest "
+                "of this run (and of the next runs that get none)", p->name,
+                capture_side_names[s->side], p->start_timeout_ms);
+    s->warned_no_sender = true;
     atomic_store(&s->clock, CAPTURE_CLOCK_ARRIVAL);
     mode = CAPTURE_CLOCK_ARRIVAL;
   }

@@ -81,8 +81,7 @@ pipeline_build(CapturePair *p, GError **error)
   capture_stream_new_run(p);
   g_mutex_unlock(&p->lock);
   capture_pipeline_hook(p, pipe);
-  p->gst_warnings = 0;
-  g_clear_pointer(&p->last_gst_warning, g_free);
+  p->gst_warnings = 0;   /* the last text stays: a retry's same warning is not repeated */
   p->pipeline = pipe;
   return true;
 }

@@ -116,7 +116,8 @@
  * within params.start_timeout_ms of its start (a camera that accepts the connection and
  * sends nothing, an RTSP server that does not answer) fails the same way (RECONNECTING).
  * In offline mode a side waiting on back-pressure is never stalled. GStreamer warnings of
- * the pipeline are logged (the first 5 different ones of a run; the rest at debug level).
+ * the pipeline are logged (the first 5 of a run, a warning that repeats the one before
+ * not again, also across runs; the rest at debug level).
  * capture_health_update() turns the stats of an interval into the operator's warnings
  * (pairing rate, camera rate), once per state change.
  *

@@ -409,6 +409,15 @@ in_flight(FrameLoop *fl)
   return false;
 }
 
+static bool
+holding(FrameLoop *fl)
+{
+  for (int i = 0; i < fl->n_pairs; i++)
+    if (fl->pairs[i].taken_left)
+      return true;
+  return false;
+}
+
 /* Offline, at the end: what was published, and whether a pair failed. */
 static void
 offline_summary(FrameLoop *fl)
@@ -427,6 +436,45 @@ offline_summary(FrameLoop *fl)
   g_message("offline: every stream ended after %.1f s: %s published", secs, s->str);
   g_string_free(s, TRUE);
   g_atomic_int_set(&fl->exit_status, failed ? 1 : 0);
+}
+
+/* Offline: the pairs go in rounds of one instant. Once every pair that can still deliver
+ * holds a taken pair, those with the earliest capture time (within their tolerance) are
+ * submitted together and all collected before the next round: the frames of one instant
+ * of every pair are published together, so the height map fuses them whatever the GPU's
+ * speed (a round's pairs still overlap on the GPU; rounds do not). Returns TRUE when a
+ * round ran. */
+static bool
+offline_round(FrameLoop *fl, int rr, GError **error)
+{
+  bool ready = true, any = false;
+  uint64_t first = UINT64_MAX;
+  for (int i = 0; i < fl->n_pairs; i++) {
+    LoopPair *p = &fl->pairs[i];
+    /* read before the take: a pair seen ended that has nothing to take is done */
+    CaptureState st = capture_pair_get_state(p->capture);
+    bool done = st == CAPTURE_STATE_ENDED || st == CAPTURE_STATE_FAILED;
+    pair_take(fl, p);
+    if (p->taken_left) {
+      any = true;
+      first = MIN(first, p->taken_ns);
+    } else if (!done) {
+      ready = false;
+    }
+  }
+  if (!any || !ready)
+    return false;
+  for (int k = 0; k < fl->n_pairs; k++) {
+    LoopPair *p = &fl->pairs[(rr + k) % fl->n_pairs];
+    if (p->taken_left && p->taken_ns - first <= (uint64_t)p->cfg->tolerance_ns &&
+        !pair_submit(p, error))
+      return false;
+  }
+  for (int i = 0; i < fl->n_pairs; i++)
+    while (fl->pairs[i].count > 0)
+      if (!pair_collect(&fl->pairs[i], true, error))
+        return false;
+  return true;
 }
 
 static bool
@@ -450,17 +498,24 @@ loop_run(FrameLoop *fl, GError **error)
         work = true;
     if (*error)
       return false;
-    /* Every pair's newest frames are taken at the same moment, then submitted: where a
-     * submit takes long (llvmpipe computes in it), the later pairs' frames would
-     * otherwise be taken that much later, at other instants than the first pair's, and
-     * the height map could not fuse them. */
-    for (int k = 0; k < fl->n_pairs; k++)
-      pair_take(fl, &fl->pairs[(rr + k) % fl->n_pairs]);
-    for (int k = 0; k < fl->n_pairs; k++) {
-      if (pair_submit(&fl->pairs[(rr + k) % fl->n_pairs], error))
+    if (fl->config->offline) {
+      if (offline_round(fl, rr, error))
         work = true;
       else if (*error)
         return false;
+    } else {
+      /* Every pair's newest frames are taken at the same moment, then submitted: where a
+       * submit takes long (llvmpipe computes in it), the later pairs' frames would
+       * otherwise be taken that much later, at other instants than the first pair's, and
+       * the height map could not fuse them. */
+      for (int k = 0; k < fl->n_pairs; k++)
+        pair_take(fl, &fl->pairs[(rr + k) % fl->n_pairs]);
+      for (int k = 0; k < fl->n_pairs; k++) {
+        if (pair_submit(&fl->pairs[(rr + k) % fl->n_pairs], error))
+          work = true;
+        else if (*error)
+          return false;
+      }
     }
     rr = (rr + 1) % fl->n_pairs;
 
@@ -479,7 +534,7 @@ loop_run(FrameLoop *fl, GError **error)
     }
     if (work)
       continue;
-    if (all_ended && !in_flight(fl))
+    if (all_ended && !in_flight(fl) && !holding(fl))
       break;   /* offline: every stream ended and everything is published */
     /* Nothing new: wait for the oldest result on the GPU, or for the next captured pair. */
     LoopPair *oldest = NULL;

@@ -7,8 +7,12 @@
  * pair's shared-memory ring. Live mode: when the GPU falls behind, the capture mailbox
  * keeps only the newest pair (the drop is counted there). Offline mode ([daemon]
  * mode=offline, recordings): the capture waits for the GPU instead (back-pressure), so
- * every pair is processed; when every pair's streams ended (capture state ENDED or
- * FAILED) the loop publishes what is still on the GPU and stops by itself. The loop
+ * every pair is processed, in rounds of one instant: once every pair holds its next
+ * frame pair, those of the earliest capture time are submitted and published together
+ * (the height map fuses them however slow the GPU is); when every pair's streams ended
+ * (capture state ENDED or FAILED) the loop publishes what is still on the GPU and stops
+ * by itself. Live, every pair's newest frames are taken at the same moment before any is
+ * submitted, so that a slow submit does not move the later pairs to later instants. The loop
  * never sleep-polls: it waits on the capture notifier or on the oldest GPU fence. It
  * sends WATCHDOG=1 itself, so a hung loop is noticed by systemd, and writes one stats
  * line per pair every interval (capture state, clocks, camera rates, pairing rate, drops

@@ -12,7 +12,8 @@
 #  2. live (stereod in real time, the operator's setup): the clip plays at 1 frame/s;
 #     lines are fused from both pairs; then the east camera "dies" (its image folder
 #     disappears): stereod keeps trying to reconnect it while west runs on, and the height
-#     map goes on from west alone, the JSON lines saying so, still finding west's players;
+#     map goes on from west alone, the JSON lines saying so, still finding west's players
+#     (each fused frame's own detections: see the height map's configuration below);
 #     SIGTERM ends both with status 0.
 # The fusion and accuracy checks are in the offline part because the live part drops
 # frames when the GPU is slower than the cameras (newest wins: on llvmpipe under load the
@@ -85,7 +86,7 @@ reconnect_min_ms=200
 reconnect_max_ms=1000
 CONF
 }
-heightmap_conf() { # WEST EAST HMRING TOLERANCE_MS WAIT_MS STALE_MS [SOCKET]
+heightmap_conf() { # WEST EAST HMRING TOLERANCE_MS WAIT_MS STALE_MS SOCKET EXTRA_KEYS
   cat <<CONF
 [heightmap]
 tolerance_ms=$4
@@ -93,6 +94,7 @@ wait_ms=$5
 stale_ms=$6
 ring=$3
 ${7:+socket=$7}
+$8
 [pair $1]
 [pair $2]
 CONF
@@ -119,7 +121,7 @@ extra="stop-index=$((frames - 1))"
 # every frame of a pair reaches the builder (stereod publishes them in order, both pairs
 # in step): it waits as long as the GPU may take for the other pair's frame of the
 # same instant
-heightmap_conf "$west" "$east" "$hmring" 20 10000 60000 "$tmp/players.sock" \
+heightmap_conf "$west" "$east" "$hmring" 20 10000 60000 "$tmp/players.sock" "" \
   > "$tmp/offline-heightmap.conf"
 "$heightmap" --config "$tmp/offline-heightmap.conf" --json > "$tmp/offline.jsonl" \
   2> "$tmp/offline-heightmap.log" &
@@ -162,18 +164,29 @@ wait "$sock_pid" || fail "the socket did not serve 3 lines"
 grep -q "1110x740" "$tmp/dump.txt" || fail "height-map ring: $(cat "$tmp/dump.txt")"
 stop "$hm_pid" stereod-heightmap
 pids=()
+# The builder takes the newest frame of each ring: when it is slower than stereod it
+# skips frames (the rings never wait for readers), so how many of the clip's frames it
+# fuses depends on the two programs' speeds; that it fuses both pairs when it fuses does
+# not (the first line may come before the second ring opened).
+n_lines=$(grep -c . "$tmp/offline.jsonl" || true)
 n_both=$(count "$tmp/offline.jsonl" "$both")
-echo "offline: $n_both of $frames frames fused from both pairs"
-[ "$n_both" -ge $((frames * 2 / 3)) ] || fail "offline: only $n_both of $frames frames fused from both pairs"
+echo "offline: $n_both of $n_lines lines ($frames frames published per pair) fused from both pairs"
+[ "$n_both" -ge 7 ] || fail "offline: only $n_both lines fused from both pairs"
+[ $((n_both * 10)) -ge $(((n_lines - 1) * 9)) ] ||
+  fail "offline: $n_both of $n_lines lines fused from both pairs"
 
 # ---------------------------------------------------------------- 2. live
 lwest=${tag}lw least=${tag}le lhmring=${tag}lhm
 rings+=("$lwest" "$least" "$lhmring")
 { printf '[daemon]\nstats_interval=2\n'; pair_conf "$lwest" west 1/1 ""
   pair_conf "$least" east 1/1 ""; } > "$tmp/live.conf"
-# a fused frame waits for the other pair's frame while the GPU finishes it; a pair that
-# published nothing for 15 s is stopped
-heightmap_conf "$lwest" "$least" "$lhmring" 100 10000 15000 > "$tmp/live-heightmap.conf"
+# A fused frame waits for the other pair's frame while the GPU finishes it; a pair that
+# published nothing for 15 s is stopped. When the GPU is slower than the cameras (llvmpipe
+# under load: seconds per frame pair) the frames processed are several clip frames apart,
+# farther than a track follows: here every fused frame reports its blobs (confirm=1,
+# max_missed=0); the tracks are the offline part's.
+heightmap_conf "$lwest" "$least" "$lhmring" 100 10000 15000 "" \
+  "$(printf 'confirm=1\nmax_missed=0')" > "$tmp/live-heightmap.conf"
 "$stereod" --config "$tmp/live.conf" > "$tmp/live-stereod.log" 2>&1 &
 st_pid=$!
 pids+=($st_pid)
@@ -256,9 +269,7 @@ assert kept and min(kept) >= 0.5, "ids kept from line to line: %s" % kept
 lboth = [l for l in live if l["pairs"] == [lwest, least]]
 alone = [l for l in live if l["pairs"] == [lwest]]
 assert len(lboth) >= 3, "live: %d lines from both pairs" % len(lboth)
-# west alone: west's players (the tracks of east's, no longer seen, coast on in east's
-# half until they expire, over the long gaps between lines while the builder still waits
-# for east)
+# west alone: west's players (the players in the west half, x < 0, that west sees)
 for l in alone[3:]:
     w, e = halves(l)
     assert w >= 3, "west alone: %d players in west's half" % w
