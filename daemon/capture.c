@@ -292,6 +292,12 @@ on_health(gpointer data)
     Side *s = &p->side[i];
     if (atomic_load(&s->ended) || atomic_load(&s->blocked) > 0)
       continue;
+    /* frames waiting in the tail's queue: the camera delivers, this machine is slow */
+    guint queued = 0;
+    if (s->queue)
+      g_object_get(s->queue, "current-level-buffers", &queued, NULL);
+    if (queued > 0)
+      continue;
     int64_t last = atomic_load(&s->last_frame_us);
     g_autofree char *why = NULL;
     bool stalled = false;
@@ -422,8 +428,12 @@ apply_params(CapturePair *p, const CapturePairParams *prm)
   p->mode = prm->mode;
   p->clock = prm->clock;
   p->stall_ms = prm->stall_ms ? prm->stall_ms
-                              : (unsigned)MAX(30.0, 3000.0 / p->fps + 0.5);
+                              : (unsigned)MAX(100.0, 3000.0 / p->fps + 0.5);
   p->start_timeout_ms = prm->start_timeout_ms ? prm->start_timeout_ms : 10000;
+  /* Offline nothing is real time: a stall is a hang, not a late frame (a decoder that a
+   * loaded machine slows down must not end the replay). */
+  if (p->mode == CAPTURE_MODE_OFFLINE)
+    p->stall_ms = MAX(p->stall_ms, p->start_timeout_ms);
   p->backoff_min = prm->backoff_min_ms ? prm->backoff_min_ms : 500;
   p->backoff_max = MAX(prm->backoff_max_ms ? prm->backoff_max_ms : 30000, p->backoff_min);
   p->backoff_reset = prm->backoff_reset_ms ? prm->backoff_reset_ms : 10000;

@@ -109,13 +109,16 @@
  * Timestamps of a pair: seq, a number counting delivered pairs from 1, monotonic over the
  * pair's whole life (reconnects included); capture_ns, the left frame's capture time.
  *
- * Health (live mode). A side that delivers no frame for params.stall_ms (default 3 frame
- * periods) while its pipeline runs is stalled: one warning "pair NAME: left camera
+ * Health. A side that delivers no frame for params.stall_ms (default 3 frame periods)
+ * while its pipeline runs, and has none waiting in its tail's queue, is stalled: one
+ * warning "pair NAME: left camera
  * stalled: no frame for N ms; reconnecting in M ms", the state STALLED, the pipeline torn
  * down and rebuilt with the backoff below. A run whose side delivers no first frame
  * within params.start_timeout_ms of its start (a camera that accepts the connection and
  * sends nothing, an RTSP server that does not answer) fails the same way (RECONNECTING).
- * In offline mode a side waiting on back-pressure is never stalled. GStreamer warnings of
+ * In offline mode a side waiting on back-pressure is never stalled, and stall_ms is at
+ * least start_timeout_ms (nothing is real time there: only a hang is a stall; a stall or
+ * a failure ends the pair as FAILED). GStreamer warnings of
  * the pipeline are logged (the first 5 of a run, a warning that repeats the one before
  * not again, also across runs; the rest at debug level).
  * capture_health_update() turns the stats of an interval into the operator's warnings
@@ -252,7 +255,8 @@ typedef struct {
   int held_pairs;                /* pairs the consumer may hold at once, 1..8; 0 = 1 */
   CaptureMode mode;              /* 0 = CAPTURE_MODE_LIVE */
   CaptureClockMode clock;        /* 0 = CAPTURE_CLOCK_AUTO */
-  unsigned stall_ms;             /* 0 = 3 frame periods, at least 30 ms */
+  unsigned stall_ms;             /* 0 = 3 frame periods, at least 100 ms; offline at
+                                    least start_timeout_ms */
   unsigned start_timeout_ms;     /* first frame of a run, and the first sender report;
                                     0 = 10000 */
   unsigned backoff_min_ms;       /* reconnect backoff; 0 = 500 */
