@@ -23,7 +23,7 @@ first_pair(const char *desc, int w, int h, void (*check)(const CaptureFrame *, v
   g_autoptr(CaptureNotifier) n = capture_notifier_new();
   g_autoptr(CapturePair) pair = ct_pair_start("fmt", desc, desc, w, h, n);
   const CaptureFrame *l, *r;
-  g_assert_true(ct_take(pair, n, 3000, &l, &r, NULL, NULL));
+  g_assert_true(ct_take(pair, n, 20000, &l, &r, NULL, NULL));
   for (int i = 0; i < 2; i++) {
     const CaptureFrame *f = i ? r : l;
     g_assert_cmpint(f->width, ==, w);
@@ -101,7 +101,7 @@ test_jpeg(gconstpointer data)
   g_autoptr(CaptureNotifier) n = capture_notifier_new();
   g_autoptr(CapturePair) pair = ct_pair_start("jpeg", raw, jpg, w, h, n);
   const CaptureFrame *l, *r;
-  g_assert_true(ct_take(pair, n, 3000, &l, &r, NULL, NULL));
+  g_assert_true(ct_take(pair, n, 20000, &l, &r, NULL, NULL));
   double mean;
   int max;
   ct_compare(l->data, l->stride, r->data, r->stride, w, h, &mean, &max);
@@ -146,7 +146,7 @@ test_pairing_live(void)
   for (int i = 0; i < want; i++) {
     const CaptureFrame *l, *r;
     uint64_t cap, seq;
-    g_assert_true(ct_take(pair, n, 2000, &l, &r, &cap, &seq));
+    g_assert_true(ct_take(pair, n, 10000, &l, &r, &cap, &seq));
     uint64_t now = (uint64_t)g_get_real_time() * 1000;
     g_assert_cmpuint(cap, <=, now + 1000000);
     g_assert_cmpuint(cap, >=, now - 500000000ull);
@@ -207,7 +207,7 @@ test_pairing_rates(void)
   int got = 0;
   while (got < 8) {
     const CaptureFrame *l, *r;
-    g_assert_true(ct_take(pair, n, 2000, &l, &r, NULL, NULL));
+    g_assert_true(ct_take(pair, n, 10000, &l, &r, NULL, NULL));
     g_assert_cmpuint(absdiff(l->capture_ns, r->capture_ns), <=, 5000000);
     capture_pair_release(pair, l, r);
     got++;
