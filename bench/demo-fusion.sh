@@ -4,26 +4,30 @@
 # stereod-sim renders a short clip of config/demo/sim.conf, stereod plays it from
 # config/demo/stereod.conf.in, stereod-heightmap (config/demo/heightmap.conf) writes its
 # JSON lines for SECONDS, and the lines are scored against the clip's ground truth.
-#   bench/demo-fusion.sh BUILD_DIR [SECONDS] [FRAMES] [CLIP_DIR]
+#   bench/demo-fusion.sh BUILD_DIR [SECONDS] [FRAMES] [CLIP_DIR] [HEIGHTMAP_CONF]
 # BUILD_DIR holds daemon/stereod, heightmap/stereod-heightmap and tools/stereod-sim (the
 # configuration templates are this checkout's). CLIP_DIR keeps a rendered clip between
-# runs (rendered when it has no players.csv). Prints one line:
+# runs (rendered when it has no players.csv). HEIGHTMAP_CONF replaces
+# config/demo/heightmap.conf (its wait_ms and stale_ms assume that the GPU publishes both
+# pairs about once a second; a loaded llvmpipe takes several seconds per pair). Prints
+# one line:
 #   lines N, from both pairs M (P %), players found R % (both-pair lines), R2 % (all)
 # "Players found": for each line, the clip frame whose ground-truth players its players
 # fit best (the line's capture time cannot say which frame it shows when the pairs'
 # clocks disagree), then the share of that frame's players with a reported player
-# within 1 m.
+# within 1 m. STEREOD_BENCH_KEEP=1 keeps the folder (configs, logs, JSON lines).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$1" && pwd)
 seconds=${2:-60}
 frames=${3:-40}
 clip=${4:-}
+hm_conf=${5:-$root/config/demo/heightmap.conf}
 work=$(mktemp -d /tmp/demo-fusion.XXXXXX)
 pid=
 cleanup() {
   [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-  rm -rf "$work"
+  if [ -n "${STEREOD_BENCH_KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 [ -n "$clip" ] || clip=$work/clip
@@ -36,7 +40,7 @@ sed -e "s|@CLIP@|$clip|g" -e "s|@RATE@|1/1|g" -e "s|@FPS@|1|g" -e "s|@REFINE@|fa
 "$build/daemon/stereod" --config "$work/stereod.conf" > "$work/stereod.log" 2>&1 &
 pid=$!
 timeout -s INT "$seconds" "$build/heightmap/stereod-heightmap" \
-  --config "$root/config/demo/heightmap.conf" --json > "$work/lines.jsonl" \
+  --config "$hm_conf" --json > "$work/lines.jsonl" \
   2> "$work/heightmap.log" || true
 kill -TERM "$pid"
 wait "$pid" || true

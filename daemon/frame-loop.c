@@ -24,11 +24,12 @@ typedef struct {
   CapturePair *capture;
   /* submitted pairs, oldest first (the engine returns them in order) */
   uint64_t seq[MAX_IN_FLIGHT], capture_ns[MAX_IN_FLIGHT];
+  uint64_t round[MAX_IN_FLIGHT];   /* the take round each was submitted in */
   int64_t submit_us[MAX_IN_FLIGHT];
   int head, count;
   /* taken from the capture, not submitted yet */
   const CaptureFrame *taken_left, *taken_right;
-  uint64_t taken_ns, taken_seq;
+  uint64_t taken_ns, taken_seq, taken_round;
   uint64_t last_seq;
   uint64_t published;        /* frames published over the loop's life */
   /* since the last stats line */
@@ -63,6 +64,7 @@ struct FrameLoop {
   LoopPair *pairs;
   int n_pairs;
   int in_flight;
+  uint64_t round;            /* take rounds so far: frames taken together share one */
   char *status;              /* under lock */
   GMainContext *main_context;
   GSourceFunc on_done;
@@ -177,14 +179,17 @@ pair_close(LoopPair *p)
   p->ring = NULL;
 }
 
-/* Takes the oldest finished pair of `p` (waiting for it if asked) and publishes it. */
+/* Takes the oldest finished pair of `p` (waiting for it if asked) and publishes it; its
+ * take round in *round when not NULL. */
 static bool
-pair_collect(LoopPair *p, bool wait, GError **error)
+pair_collect(LoopPair *p, bool wait, uint64_t *round, GError **error)
 {
   StereoFrame f;
   if (p->count == 0 || !stereo_engine_collect(p->engine, wait, &f, error))
     return false;
   int h = p->head;
+  if (round)
+    *round = p->round[h];
   p->head = (p->head + 1) % MAX_IN_FLIGHT;
   p->count--;
   const void *planes[STEREOD_RING_PLANE_COUNT] = { 0 };
@@ -224,8 +229,20 @@ pair_take(FrameLoop *fl, LoopPair *p)
 {
   if (p->count >= fl->in_flight || p->taken_left)
     return false;
+  p->taken_round = fl->round + 1;   /* the round in progress (take_round) */
   return capture_pair_take(p->capture, &p->taken_left, &p->taken_right, &p->taken_ns,
                            &p->taken_seq);
+}
+
+/* Every pair takes its newest frames at one moment: one round. */
+static void
+take_round(FrameLoop *fl, int rr)
+{
+  bool any = false;
+  for (int k = 0; k < fl->n_pairs; k++)
+    any |= pair_take(fl, &fl->pairs[(rr + k) % fl->n_pairs]);
+  if (any)
+    fl->round++;
 }
 
 /* Submits the pair taken by pair_take. */
@@ -246,6 +263,7 @@ pair_submit(LoopPair *p, GError **error)
   int t = (p->head + p->count) % MAX_IN_FLIGHT;
   p->seq[t] = p->taken_seq;
   p->capture_ns[t] = p->taken_ns;
+  p->round[t] = p->taken_round;
   p->submit_us[t] = g_get_monotonic_time();
   p->count++;
   p->in++;
@@ -372,7 +390,7 @@ apply_reload(FrameLoop *fl, GError **error)
     if (engines & (1u << idx)) {
       /* finish what is in flight with the old engine, then swap */
       while (p->count > 0)
-        if (!pair_collect(p, true, error))
+        if (!pair_collect(p, true, NULL, error))
           return false;
       StereoEngine *e = engine_new(fl, pc, error);
       if (!e)
@@ -386,6 +404,23 @@ apply_reload(FrameLoop *fl, GError **error)
   stereod_config_free(fl->owned_config);
   fl->owned_config = cfg;
   fl->config = cfg;
+  return true;
+}
+
+/* A result of take round `round` was published: publish the rest of that round (and of
+ * older ones) now, waiting for them, before anything new is submitted, so that the frames
+ * of one instant of all pairs reach the rings together (the height map fuses them). On a
+ * slow GPU the last pair's result would otherwise wait behind the next round's
+ * submits. */
+static bool
+collect_round(FrameLoop *fl, uint64_t round, GError **error)
+{
+  for (int i = 0; i < fl->n_pairs; i++) {
+    LoopPair *q = &fl->pairs[i];
+    while (q->count > 0 && q->round[q->head] <= round)
+      if (!pair_collect(q, true, NULL, error))
+        return false;
+  }
   return true;
 }
 
@@ -454,7 +489,7 @@ offline_round(FrameLoop *fl, int rr, GError **error)
     /* read before the take: a pair seen ended that has nothing to take is done */
     CaptureState st = capture_pair_get_state(p->capture);
     bool done = st == CAPTURE_STATE_ENDED || st == CAPTURE_STATE_FAILED;
-    pair_take(fl, p);
+    pair_take(fl, p);   /* (its round number is not used offline) */
     if (p->taken_left) {
       any = true;
       first = MIN(first, p->taken_ns);
@@ -472,7 +507,7 @@ offline_round(FrameLoop *fl, int rr, GError **error)
   }
   for (int i = 0; i < fl->n_pairs; i++)
     while (fl->pairs[i].count > 0)
-      if (!pair_collect(&fl->pairs[i], true, error))
+      if (!pair_collect(&fl->pairs[i], true, NULL, error))
         return false;
   return true;
 }
@@ -493,9 +528,13 @@ loop_run(FrameLoop *fl, GError **error)
      * and found empty below has nothing left (it delivers its last pair before it ends). */
     bool all_ended = fl->config->offline && all_pairs_ended(fl);
     bool work = false;
+    uint64_t round;
     for (int i = 0; i < fl->n_pairs; i++)
-      while (pair_collect(&fl->pairs[i], false, error))
+      while (pair_collect(&fl->pairs[i], false, &round, error)) {
         work = true;
+        if (!collect_round(fl, round, error))
+          return false;
+      }
     if (*error)
       return false;
     if (fl->config->offline) {
@@ -508,8 +547,7 @@ loop_run(FrameLoop *fl, GError **error)
        * submit takes long (llvmpipe computes in it), the later pairs' frames would
        * otherwise be taken that much later, at other instants than the first pair's, and
        * the height map could not fuse them. */
-      for (int k = 0; k < fl->n_pairs; k++)
-        pair_take(fl, &fl->pairs[(rr + k) % fl->n_pairs]);
+      take_round(fl, rr);
       for (int k = 0; k < fl->n_pairs; k++) {
         if (pair_submit(&fl->pairs[(rr + k) % fl->n_pairs], error))
           work = true;
@@ -544,7 +582,7 @@ loop_run(FrameLoop *fl, GError **error)
         oldest = p;
     }
     if (oldest) {
-      if (!pair_collect(oldest, true, error))
+      if (!pair_collect(oldest, true, &round, error) || !collect_round(fl, round, error))
         return false;
     } else {
       int64_t deadline = MIN(next_wd, last_stats + interval_us);

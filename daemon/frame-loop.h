@@ -11,8 +11,11 @@
  * frame pair, those of the earliest capture time are submitted and published together
  * (the height map fuses them however slow the GPU is); when every pair's streams ended
  * (capture state ENDED or FAILED) the loop publishes what is still on the GPU and stops
- * by itself. Live, every pair's newest frames are taken at the same moment before any is
- * submitted, so that a slow submit does not move the later pairs to later instants. The loop
+ * by itself. Live, every pair's newest frames are taken at the same moment (a round)
+ * before any is submitted, so that a slow submit does not move the later pairs to later
+ * instants, and once a round's first result is published the rest of the round is
+ * published before anything new is submitted (rounds still overlap on the GPU, up to
+ * in_flight), so that the frames of one instant reach the rings together. The loop
  * never sleep-polls: it waits on the capture notifier or on the oldest GPU fence. It
  * sends WATCHDOG=1 itself, so a hung loop is noticed by systemd, and writes one stats
  * line per pair every interval (capture state, clocks, camera rates, pairing rate, drops
