@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 #include <stereod/client.h>
@@ -393,6 +394,13 @@ main(int argc, char **argv)
   g_test_add_func("/service/sources/example-rtsp", test_example_rtsp);
   g_test_add_func("/service/sources/unreachable", test_unreachable);
   int r = g_test_run();
+  /* the rings stay after their writer stopped (readers may still map them) */
+  static const char *const rings[] = { "svc-offline", "north-1", "replay-west", "svc-up",
+                                       "svc-dead" };
+  for (guint i = 0; i < G_N_ELEMENTS(rings); i++) {
+    g_autofree char *shm = g_strdup_printf("/dev/shm/stereod.%s", rings[i]);
+    unlink(shm);
+  }
   g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);
   if (system(cmd) != 0)
     g_warning("could not remove %s", tmp_dir);
