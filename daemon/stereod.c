@@ -15,6 +15,7 @@
  * or the end of every offline stream, 78 (EX_CONFIG) for a bad configuration, 1 when the
  * GPU fails or an offline pair's source failed.
  */
+#include <gio/gio.h>
 #include <glib-unix.h>
 #include <gst/gst.h>
 #include <locale.h>
@@ -23,7 +24,7 @@
 #include "daemon/capture.h"
 #include "daemon/config.h"
 #include "daemon/frame-loop.h"
-#include "daemon/notify.h"
+#include "common/notify.h"
 #include "stereod-config.h"
 
 typedef struct {
@@ -196,10 +197,13 @@ main(int argc, char **argv)
 
   d.frame_loop = frame_loop_start(d.config, on_done, &d, &error);
   if (!d.frame_loop) {
-    g_critical("start-up failed: %s", error->message);
+    /* A ring name held by another user will not go away by restarting: like a bad
+     * configuration, it needs an operator (systemd: RestartPreventExitStatus=78). */
+    bool operator_needed = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+    fprintf(stderr, "stereod: start-up failed: %s\n", error->message);
     stereod_config_free(d.config);
     g_main_loop_unref(d.main_loop);
-    return 1;
+    return operator_needed ? STEREOD_EXIT_CONFIG : 1;
   }
   g_message("stereod %s running %d pair%s%s", STEREOD_VERSION, d.config->n_pairs,
             d.config->n_pairs == 1 ? "" : "s", d.config->offline ? " offline" : "");
