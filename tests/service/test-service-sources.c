@@ -368,6 +368,30 @@ test_check_config(void)
   g_assert_nonnull(strstr(err, want));
   g_assert_nonnull(strstr(err, "nosuchelement"));
 
+  /* the new keys are checked like the others */
+  static const struct { const char *text, *want; } bad[] = {
+    { "[daemon]\nmode=fast\n", "[daemon] mode: 'fast' is not" },
+    { "clock=bogus\n", "[pair svc-check] clock: 'bogus' is not" },
+    { "stall_ms=5\n", "[pair svc-check] stall_ms: " },
+    { "start_timeout_ms=abc\n", "[pair svc-check] start_timeout_ms: " },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *gg = group("svc-check", good, good,
+                                bad[i].text[0] == '[' ? "" : bad[i].text);
+    g_autofree char *text = g_strdup_printf("%s%s", bad[i].text[0] == '[' ? bad[i].text : "",
+                                            gg);
+    g_assert_true(g_file_set_contents(path, text, -1, NULL));
+    g_autoptr(GSubprocess) b = g_subprocess_new(G_SUBPROCESS_FLAGS_STDERR_PIPE |
+                                                G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error,
+                                                g_getenv("STEREOD"), "--config", path,
+                                                "--check-config", NULL);
+    g_autofree char *berr = NULL;
+    g_assert_true(g_subprocess_communicate_utf8(b, NULL, NULL, NULL, &berr, &error));
+    g_assert_cmpint(g_subprocess_get_exit_status(b), ==, 78);
+    g_test_message("%s", berr);
+    g_assert_nonnull(strstr(berr, bad[i].want));
+  }
+
   /* a camera that is not there is no configuration error */
   g_autofree char *g2 = group("svc-check", good, "rtspsrc location=rtsp://127.0.0.1:9/none",
                               "");
