@@ -105,12 +105,20 @@ on_rtp_out(GstPad *pad, GstPadProbeInfo *info, gpointer data)
     return GST_PAD_PROBE_OK;
   uint32_t ts = gst_rtp_buffer_get_timestamp(&rtp);
   gst_rtp_buffer_unmap(&rtp);
+  CapturePair *p = s->pair;
+  /* the other packets of the frame just added: nothing to do (the cheap test first) */
+  g_mutex_lock(&p->lock);
+  const CaptureRtpHistory *h = &s->rtp;
+  bool known = h->count > 0 &&
+               h->rtp[(h->head + CAPTURE_RTP_HISTORY - 1) % CAPTURE_RTP_HISTORY] == ts;
+  g_mutex_unlock(&p->lock);
+  if (known)
+    return GST_PAD_PROBE_OK;
   GstElement *jb = gst_pad_get_parent_element(pad);
   bool video = jb && is_video_rtp(jb);
   g_clear_object(&jb);
   if (!video)
     return GST_PAD_PROBE_OK;
-  CapturePair *p = s->pair;
   g_mutex_lock(&p->lock);
   capture_rtp_history_add(&s->rtp, GST_BUFFER_PTS(buf), ts);
   g_mutex_unlock(&p->lock);
