@@ -1,8 +1,9 @@
 /* test-capture-sources.c: the sources a stadium has, through real pipelines
  * (integration): RTSP cameras (H.264 and MJPEG, from the local server rtsp-server.py on
  * 127.0.0.1) paired by their sender timestamps; recordings in MKV and MP4 made here with
- * gst-launch (a demuxer, uridecodebin, an audio track before the video) replayed offline,
- * every frame, to their end; two pairs of a file sequence played in real time that carry
+ * gst-launch (demuxers, decodebin, uridecodebin and uridecodebin3, an audio track before
+ * the video) replayed offline, every frame, to their end, also behind a consumer slower
+ * than the stall time (back-pressure is no stall); two pairs of a file sequence played in real time that carry
  * the same capture time for the same frame, and keep it growing when the clip starts
  * again; capture_check() on descriptions whose links are known only when they play. */
 #include "capture-test-util.h"
@@ -119,15 +120,18 @@ make_recordings(void)
 }
 
 /* Offline, two recordings of the same clip: every frame pairs, once, in order, 40 ms
- * apart on the replay clock, and the pair ends. */
+ * apart on the replay clock, and the pair ends. The consumer holds the first pairs for
+ * `hold_ms` each (a GPU slower than the decoders): back-pressure, not a stall, even with
+ * a stall time far below that (start_timeout_ms 300 makes stall_ms 300 offline). */
 static void
-replay_offline(const char *name, const char *left, const char *right)
+replay_offline_held(const char *name, const char *left, const char *right, int hold_ms)
 {
   g_autoptr(CaptureNotifier) n = capture_notifier_new();
   g_autoptr(GError) error = NULL;
   CapturePairParams prm = {
     .name = name, .left = left, .right = right, .width = 64, .height = 48, .fps = 25,
-    .mode = CAPTURE_MODE_OFFLINE, .notifier = n,
+    .mode = CAPTURE_MODE_OFFLINE, .notifier = n, .stall_ms = hold_ms ? 100 : 0,
+    .start_timeout_ms = hold_ms ? 300 : 0,
   };
   g_autoptr(CapturePair) pair = capture_pair_new(&prm, &error);
   g_assert_no_error(error);
@@ -152,7 +156,7 @@ replay_offline(const char *name, const char *left, const char *right)
       last_seq = seq;
       last_cap = cap;
       got++;
-      g_usleep(got < 5 ? 100000 : 0);   /* a slow consumer at first: back-pressure */
+      g_usleep(got < 5 ? (gulong)(hold_ms ? hold_ms : 100) * 1000 : 0);   /* back-pressure */
       capture_pair_release(pair, l, r);
       continue;
     }
@@ -176,8 +180,15 @@ replay_offline(const char *name, const char *left, const char *right)
   g_assert_cmpuint(st.pairs, ==, CLIP_FRAMES);
   g_assert_cmpuint(st.overwritten + st.unpaired[0] + st.unpaired[1] + st.starved[0] +
                    st.starved[1], ==, 0);
+  g_assert_cmpuint(st.failures + st.stalls, ==, 0);
   for (int s = 0; s < CAPTURE_SIDE_COUNT; s++)
     g_assert_cmpint(capture_pair_get_clock(pair, s), ==, CAPTURE_CLOCK_REPLAY);
+}
+
+static void
+replay_offline(const char *name, const char *left, const char *right)
+{
+  replay_offline_held(name, left, right, 0);
 }
 
 static void
@@ -195,6 +206,11 @@ test_recordings(void)
   replay_offline("mkv-mp4", demux, qt);
   replay_offline("uri-bare", uri, bare);
   replay_offline("audio-first", with_audio, demux);
+  g_autofree char *decodebin = g_strdup_printf("filesrc location=%s ! decodebin", av);
+  g_autofree char *uri3 = g_strdup_printf("uridecodebin3 uri=file://%s", mkv);
+  replay_offline("decodebin-uri3", decodebin, uri3);
+  /* the consumer holds each of the first pairs 1 s, the stall time is 300 ms */
+  replay_offline_held("slow-gpu", demux, qt, 1000);
 }
 
 /* ---------------------------------------------------------------- replay clock */
