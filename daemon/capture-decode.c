@@ -12,8 +12,8 @@
 
 typedef enum {
   INPUT_NONE,    /* caps not understood */
-  INPUT_PLANE,   /* GRAY8, I420, NV12: plane 0 is the luma */
-  INPUT_PACKED,  /* RGB, BGR, RGBx, BGRx, xRGB, xBGR */
+  INPUT_PLANE,   /* GRAY8 and the 8-bit planar YUV formats: plane 0 is the luma */
+  INPUT_PACKED,  /* RGB, BGR and the 32-bit RGB orders, with or without alpha */
   INPUT_JPEG,
 } InputKind;
 
@@ -83,7 +83,16 @@ classify(GstCaps *caps, GstVideoInfo *info)
   switch (GST_VIDEO_INFO_FORMAT(info)) {
   case GST_VIDEO_FORMAT_GRAY8:
   case GST_VIDEO_FORMAT_I420:
+  case GST_VIDEO_FORMAT_YV12:
   case GST_VIDEO_FORMAT_NV12:
+  case GST_VIDEO_FORMAT_NV21:
+  case GST_VIDEO_FORMAT_NV16:
+  case GST_VIDEO_FORMAT_NV61:
+  case GST_VIDEO_FORMAT_NV24:
+  case GST_VIDEO_FORMAT_Y41B:
+  case GST_VIDEO_FORMAT_Y42B:
+  case GST_VIDEO_FORMAT_Y444:
+  case GST_VIDEO_FORMAT_A420:
     return INPUT_PLANE;
   case GST_VIDEO_FORMAT_RGB:
   case GST_VIDEO_FORMAT_BGR:
@@ -91,6 +100,10 @@ classify(GstCaps *caps, GstVideoInfo *info)
   case GST_VIDEO_FORMAT_BGRx:
   case GST_VIDEO_FORMAT_xRGB:
   case GST_VIDEO_FORMAT_xBGR:
+  case GST_VIDEO_FORMAT_RGBA:
+  case GST_VIDEO_FORMAT_BGRA:
+  case GST_VIDEO_FORMAT_ARGB:
+  case GST_VIDEO_FORMAT_ABGR:
     return INPUT_PACKED;
   default:
     return INPUT_NONE;

@@ -1,6 +1,7 @@
-/* capture-pairing.c: pairing left and right frames by nearest PTS (see capture-private.h).
+/* capture-pairing.c: pairing left and right frames by nearest capture time (see
+ * capture-private.h).
  *
- * For a frame f with PTS t arriving on side S (O the other side, tol the tolerance):
+ * For a frame f with capture time t arriving on side S (O the other side, tol the tolerance):
  *  1. waiting O frames older than t - tol can pair neither with f nor with any later S
  *     frame: given up;
  *  2. the waiting O frame nearest to t within tol pairs with f; the waiting O frames
@@ -11,6 +12,7 @@
  */
 #include "daemon/capture-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void
@@ -46,6 +48,44 @@ distance(uint64_t a, uint64_t b)
   return a > b ? a - b : b - a;
 }
 
+/* The signed left - right distance of a frame of `side` at t and a frame of the other
+ * side at `other` (modular difference: exact within +-292 years). */
+static int64_t
+left_minus_right(int side, uint64_t t, uint64_t other)
+{
+  int64_t d = (int64_t)(t - other);
+  return side == CAPTURE_SIDE_LEFT ? d : -d;
+}
+
+static void
+emit_offset(CaptureMatchResult *res, int64_t d)
+{
+  g_assert(res->n_offsets < 2);
+  res->offset_ns[res->n_offsets++] = d;
+}
+
+/* The nearest-frame distances that a frame of side s at t completes: the other side's
+ * open frame now has a frame after it, and an open frame of s that got no other frame
+ * after it keeps the one before. */
+static void
+track_offsets(CaptureMatcher *m, int s, uint64_t t, CaptureMatchResult *res)
+{
+  const int o = 1 - s;
+  if (m->open[o]) {
+    int64_t after = left_minus_right(o, m->last[o], t);   /* o's frame vs this one */
+    int64_t best = after;
+    if (m->open_has_before[o] && llabs(m->open_before[o]) < llabs(after))
+      best = m->open_before[o];
+    emit_offset(res, best);
+    m->open[o] = false;
+  }
+  if (m->open[s] && m->open_has_before[s])
+    emit_offset(res, m->open_before[s]);
+  m->open[s] = true;
+  m->open_has_before[s] = m->has_last[o];
+  m->open_before[s] = m->has_last[o] ? left_minus_right(s, t, m->last[o]) : 0;
+}
+
 void
 capture_matcher_push(CaptureMatcher *m, CaptureBuf *buf, CaptureMatchResult *res)
 {
@@ -54,11 +94,15 @@ capture_matcher_push(CaptureMatcher *m, CaptureBuf *buf, CaptureMatchResult *res
   res->n_dropped = 0;
 
   const int s = buf->side, o = 1 - s;
-  const uint64_t t = buf->frame.pts_ns, tol = m->tolerance_ns;
+  const uint64_t t = buf->frame.capture_ns, tol = m->tolerance_ns;
+  res->n_offsets = 0;
+  track_offsets(m, s, t, res);
+  m->last[s] = t;
+  m->has_last[s] = true;
 
   /* 1. */
   int old = 0;
-  while (old < m->n_pending[o] && m->pending[o][old]->frame.pts_ns + tol < t)
+  while (old < m->n_pending[o] && m->pending[o][old]->frame.capture_ns + tol < t)
     old++;
   drop_front(m, o, old, res);
 
@@ -66,7 +110,7 @@ capture_matcher_push(CaptureMatcher *m, CaptureBuf *buf, CaptureMatchResult *res
   int best = -1;
   uint64_t best_d = 0;
   for (int i = 0; i < m->n_pending[o]; i++) {
-    uint64_t d = distance(m->pending[o][i]->frame.pts_ns, t);
+    uint64_t d = distance(m->pending[o][i]->frame.capture_ns, t);
     if (d <= tol && (best < 0 || d < best_d)) {
       best = i;
       best_d = d;
@@ -100,6 +144,8 @@ capture_matcher_flush(CaptureMatcher *m, CaptureBuf **out)
     for (int i = 0; i < m->n_pending[side]; i++)
       out[n++] = m->pending[side][i];
     m->n_pending[side] = 0;
+    m->has_last[side] = m->open[side] = false;   /* a new run's frames are not measured
+                                                    against these */
   }
   return n;
 }

@@ -1,7 +1,8 @@
 /* capture-private.h: the parts of the capture that the pair object is built from, kept
  * apart so that the tests can drive them without a pipeline:
  *  - the luma conversions and the per-side decoder (capture-decode.c),
- *  - the pure pairing logic (capture-pairing.c). */
+ *  - the pure pairing logic (capture-pairing.c),
+ *  - the time arithmetic of the capture clocks (capture-clock.c). */
 #pragma once
 
 #include "daemon/capture.h"
@@ -63,14 +64,22 @@ CaptureDecodeResult capture_decoder_run(CaptureDecoder *dec, GstCaps *caps, GstB
 
 /* ---------------------------------------------------------------- pairing */
 
-/* Frames of each side arrive in PTS order. At most one side has waiting frames at any
- * time (a frame that finds waiting frames on the other side either pairs or proves that
- * some of them, or itself, can never pair). Not thread safe: the pair's lock guards it. */
+/* Frames are keyed by frame.capture_ns; those of each side arrive in that order. At most
+ * one side has waiting frames at any time (a frame that finds waiting frames on the other
+ * side either pairs or proves that some of them, or itself, can never pair). Not thread
+ * safe: the pair's lock guards it. */
 typedef struct {
   int max_pending;
   uint64_t tolerance_ns;
   CaptureBuf *pending[CAPTURE_SIDE_COUNT][CAPTURE_MAX_PENDING];  /* oldest first */
   int n_pending[CAPTURE_SIDE_COUNT];
+  uint64_t last[CAPTURE_SIDE_COUNT];   /* time of the latest frame pushed on each side */
+  bool has_last[CAPTURE_SIDE_COUNT];
+  /* The latest frame of each side whose nearest frame of the other side is not known
+   * yet: the frame after it may be nearer than the one before (open_before, signed
+   * left - right, when there was one). */
+  bool open[CAPTURE_SIDE_COUNT], open_has_before[CAPTURE_SIDE_COUNT];
+  int64_t open_before[CAPTURE_SIDE_COUNT];
 } CaptureMatcher;
 
 #define CAPTURE_MATCH_MAX_DROPS (2 * CAPTURE_MAX_PENDING + 1)
@@ -79,13 +88,59 @@ typedef struct {
   CaptureBuf *left, *right;                        /* the pair made, or both NULL */
   CaptureBuf *dropped[CAPTURE_MATCH_MAX_DROPS];    /* frames that can never pair */
   int n_dropped;
+  /* Frames whose nearest frame of the other side became known with this push (the
+   * pushed frame follows them), as the signed distance left - right of the two: what
+   * tells an operator how far apart two cameras' frames are when they do not pair. */
+  int n_offsets;
+  int64_t offset_ns[2];
 } CaptureMatchResult;
 
 void capture_matcher_init(CaptureMatcher *m, int max_pending, uint64_t tolerance_ns);
-/* Offers a converted frame (its side and frame.pts_ns set). The result says which pair
+/* Offers a converted frame (its side and frame.capture_ns set). The result says which pair
  * was made and which frames were given up; every other frame stays in the matcher. */
 void capture_matcher_push(CaptureMatcher *m, CaptureBuf *buf, CaptureMatchResult *res);
 /* Empties the matcher into `out` (room for 2 * CAPTURE_MAX_PENDING); returns the count. */
 int capture_matcher_flush(CaptureMatcher *m, CaptureBuf **out);
+/* Frames waiting on `side`. */
+static inline int
+capture_matcher_waiting(const CaptureMatcher *m, CaptureSide side)
+{
+  return m->n_pending[side];
+}
+
+/* ---------------------------------------------------------------- clock arithmetic */
+
+/* Seconds from 1900-01-01 (NTP era 0) to 1970-01-01. */
+#define CAPTURE_NTP_UNIX_OFFSET_S 2208988800ull
+
+/* An NTP 32.32 fixed-point timestamp (RTCP sender report) in ns since 1970; 0 when it
+ * lies before 1970 (not a time a camera can have). */
+uint64_t capture_ntp64_to_unix_ns(uint64_t ntp);
+
+/* The RTP timestamps of a side's video stream by PTS, as its rtpjitterbuffer outputs
+ * them (one entry per RTP timestamp, the newest CAPTURE_RTP_HISTORY kept): the decoded
+ * frame carries only the PTS, the sender report maps RTP time. Not thread safe. */
+#define CAPTURE_RTP_HISTORY 64
+
+typedef struct {
+  uint64_t pts[CAPTURE_RTP_HISTORY];
+  uint32_t rtp[CAPTURE_RTP_HISTORY];
+  int head, count;           /* head: the next slot written */
+} CaptureRtpHistory;
+
+/* Adds a packet's PTS and RTP timestamp; a repeat of the latest RTP timestamp (the other
+ * packets of a frame) is ignored. */
+void capture_rtp_history_add(CaptureRtpHistory *h, uint64_t pts, uint32_t rtp);
+/* The RTP timestamp whose PTS is nearest to `pts`, when that is within max_distance_ns. */
+bool capture_rtp_history_find(const CaptureRtpHistory *h, uint64_t pts,
+                              uint64_t max_distance_ns, uint32_t *rtp);
+
+/* The sender's capture time of RTP timestamp `rtp` from a sender report (its RTP time and
+ * its NTP time in ns since 1970): sr_unix + (rtp - sr_rtp) / clock_rate, the difference
+ * taken as a signed 32-bit count of ticks (RFC 3550's wrap-around: valid within 2^31
+ * ticks, 6.6 hours at 90 kHz, of the report). FALSE when clock_rate is 0 or the time
+ * would be before 1970. */
+bool capture_rtp_to_unix(uint64_t sr_unix_ns, uint32_t sr_rtp, uint32_t rtp,
+                         unsigned clock_rate, uint64_t *capture_ns);
 
 G_END_DECLS

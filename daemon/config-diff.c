@@ -39,6 +39,12 @@ compare_pair(const StereodPairConfig *a, const StereodPairConfig *b, int index,
     pair_restart(diff, reasons, n, "pair_tolerance_ms");
   if (a->outputs != b->outputs)
     pair_restart(diff, reasons, n, "outputs");
+  if (a->clock != b->clock)
+    pair_restart(diff, reasons, n, "clock");
+  if (a->stall_ms != b->stall_ms)
+    pair_restart(diff, reasons, n, "stall_ms");
+  if (a->start_timeout_ms != b->start_timeout_ms)
+    pair_restart(diff, reasons, n, "start_timeout_ms");
   /* StereoCalib is all ints and doubles without padding: memcmp compares the numbers. */
   if (a->has_calibration != b->has_calibration ||
       g_strcmp0(a->calibration_path, b->calibration_path) != 0 ||
@@ -71,6 +77,8 @@ stereod_config_diff(const StereodConfig *old_config, const StereodConfig *new_co
     need_restart(diff, reasons, "[daemon] ring_slots");
   if (old_config->in_flight != new_config->in_flight)
     need_restart(diff, reasons, "[daemon] in_flight");
+  if (old_config->offline != new_config->offline)
+    need_restart(diff, reasons, "[daemon] mode");
   diff->log_level = old_config->log_level != new_config->log_level;
   diff->stats_interval = old_config->stats_interval_s != new_config->stats_interval_s;
 

@@ -96,6 +96,11 @@ config_load_daemon(const ConfigGroup *c, StereodConfig *cfg, GError **error)
                           error))
     return false;
   cfg->log_level = (StereodLogLevel)level;
+  static const char *const modes[] = { "live", "offline", NULL };
+  int mode = cfg->offline ? 1 : 0;
+  if (!keyfile_get_choice(c->kf, c->group, "mode", KF_OPTIONAL, modes, &mode, error))
+    return false;
+  cfg->offline = mode == 1;
   return get_int(c, "stats_interval", KF_OPTIONAL, 1, 3600, &cfg->stats_interval_s, error) &&
          get_int(c, "ring_slots", KF_OPTIONAL, 2, (int)STEREOD_RING_MAX_SLOTS,
                  &cfg->ring_slots, error) &&
@@ -240,6 +245,25 @@ get_calibration(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   return true;
 }
 
+/* clock, stall_ms, start_timeout_ms: the capture's clock and timers. */
+static bool
+get_capture(const ConfigGroup *c, StereodPairConfig *p, GError **error)
+{
+  static const char *const clocks[STEREOD_CLOCK_COUNT + 1] = {
+    "auto", "sender", "arrival", "replay", NULL
+  };
+  int clock = (int)p->clock;
+  if (!keyfile_get_choice(c->kf, c->group, "clock", KF_OPTIONAL, clocks, &clock, error))
+    return false;
+  p->clock = (StereodClock)clock;
+  p->start_timeout_ms = 10000;
+  p->left_file = g_strdup(keyfile_get_file(c->kf, c->group, "left"));
+  p->right_file = g_strdup(keyfile_get_file(c->kf, c->group, "right"));
+  return get_int(c, "stall_ms", KF_OPTIONAL, 10, 600000, &p->stall_ms, error) &&
+         get_int(c, "start_timeout_ms", KF_OPTIONAL, 100, 600000, &p->start_timeout_ms,
+                 error);
+}
+
 bool
 config_load_pair(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 {
@@ -250,7 +274,8 @@ config_load_pair(const ConfigGroup *c, StereodPairConfig *p, GError **error)
       !get_int(c, "height", KF_REQUIRED, 16, 8192, &p->height, error) ||
       !get_double(c, "fps", KF_REQUIRED, 0.1, 1000.0, &p->fps, error) ||
       !get_tolerance(c, p, error) || !get_filter(c, p, error) ||
-      !get_outputs(c, &p->outputs, error) || !get_backoff(c, p, error))
+      !get_outputs(c, &p->outputs, error) || !get_backoff(c, p, error) ||
+      !get_capture(c, p, error))
     return false;
   if ((p->outputs & STEREOD_OUTPUT_DEPTH) && !has(c, "calibration"))
     return invalid(c, "outputs", error, "depth needs a calibration (the calibration key)");

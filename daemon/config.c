@@ -12,12 +12,12 @@
 G_DEFINE_QUARK(stereod-config-error-quark, stereod_config_error)
 
 static const char *const daemon_keys[] = {
-  "device", "log_level", "stats_interval", "ring_slots", "in_flight", NULL
+  "device", "log_level", "stats_interval", "ring_slots", "in_flight", "mode", NULL
 };
 static const char *const pair_keys[] = {
   "left", "right", "width", "height", "fps", "pair_tolerance_ms", "calibration",
   "max_disparity", "scales", "lr_check", "refine", "window", "smoothing", "noise_floor",
-  "outputs", "reconnect_min_ms", "reconnect_max_ms",
+  "outputs", "reconnect_min_ms", "reconnect_max_ms", "clock", "stall_ms", "start_timeout_ms",
   NULL
 };
 
@@ -262,6 +262,8 @@ stereod_config_free(StereodConfig *config)
     g_free(p->left);
     g_free(p->right);
     g_free(p->calibration_path);
+    g_free(p->left_file);
+    g_free(p->right_file);
   }
   g_free(config->pairs);
   g_strfreev(config->files);

@@ -70,6 +70,17 @@ const char *stereod_log_level_name(StereodLogLevel level);
 /* The GLib levels to print at `level` (for a log handler or a writer func). */
 GLogLevelFlags stereod_log_level_mask(StereodLogLevel level);
 
+/* [pair] clock: where the capture times of a pair's frames come from (daemon/capture.h,
+ * "Capture time"). */
+typedef enum {
+  STEREOD_CLOCK_AUTO,               /* sender for RTP sources, arrival for other live ones,
+                                       replay for files and recordings */
+  STEREOD_CLOCK_SENDER,             /* the cameras' own clocks (RTCP sender reports) */
+  STEREOD_CLOCK_ARRIVAL,            /* this machine's pipeline clock */
+  STEREOD_CLOCK_REPLAY,             /* one common start + the recordings' timestamps */
+  STEREOD_CLOCK_COUNT
+} StereodClock;
+
 /* [pair] outputs: the published planes, the same bits as the ring's formats so that the
  * mask can be handed to ring_writer_new() unchanged. */
 typedef enum {
@@ -93,6 +104,13 @@ typedef struct {
   guint32 outputs;            /* StereodOutput bits, at least one */
   int reconnect_min_ms;       /* capture reconnect backoff: first wait, ms */
   int reconnect_max_ms;       /* the wait doubles up to this, ms (>= reconnect_min_ms) */
+  StereodClock clock;         /* default STEREOD_CLOCK_AUTO */
+  int stall_ms;               /* no frame for this long: stalled, reconnect; 0 = 3 frame
+                                 periods */
+  int start_timeout_ms;       /* no first frame (or sender report) this long after a
+                                 start: reconnect; default 10000 */
+  char *left_file, *right_file;  /* the file that set left / right, for messages about
+                                    the pipelines ("FILE: [pair NAME] left: ...") */
 } StereodPairConfig;
 
 typedef struct {
@@ -107,6 +125,7 @@ typedef struct {
   int stats_interval_s;       /* seconds between stats log lines / STATUS=, 1..3600, 10 */
   int ring_slots;             /* slots per shm ring, 2..64, 4 */
   int in_flight;              /* pairs queued on the GPU per engine, 1..8, 2 */
+  bool offline;               /* mode=offline: recordings, every frame, exit at the end */
 
   int n_pairs;                /* 1..STEREOD_CONFIG_MAX_PAIRS */
   StereodPairConfig *pairs;   /* in the order the groups first appear */
@@ -145,8 +164,9 @@ const StereodPairConfig *stereod_config_find_pair(const StereodConfig *config,
  *    the output sizes: the GPU thread recreates that pair's StereoEngine from the new
  *    params between two frames; the ring stays.
  * Everything else needs a restart: [daemon] device, ring_slots, in_flight (the GPU
- * context and the buffers of every pair); the set of pair names; per pair left, right,
- * fps, pair_tolerance_ms (the capture pipeline and its matcher), width, height, outputs
+ * context and the buffers of every pair), mode; the set of pair names; per pair left,
+ * right, fps, pair_tolerance_ms, clock, stall_ms, start_timeout_ms (the capture pipeline,
+ * its matcher and its timers), width, height, outputs
  * (ring layout) and the calibration (file name or contents: rectification maps and the
  * ring header). The recommended reaction to `restart` is to keep running the old
  * configuration unchanged and log `restart_reason`. */

@@ -24,15 +24,22 @@ typedef struct {
   CapturePair *capture;
   /* submitted pairs, oldest first (the engine returns them in order) */
   uint64_t seq[MAX_IN_FLIGHT], capture_ns[MAX_IN_FLIGHT];
+  uint64_t round[MAX_IN_FLIGHT];   /* the take round each was submitted in */
   int64_t submit_us[MAX_IN_FLIGHT];
   int head, count;
+  /* taken from the capture, not submitted yet */
+  const CaptureFrame *taken_left, *taken_right;
+  uint64_t taken_ns, taken_seq, taken_round;
   uint64_t last_seq;
+  uint64_t published;        /* frames published over the loop's life */
   /* since the last stats line */
   uint64_t in, out;
   double gpu_ms;
   double latency_ms[MAX_LATENCIES];
   int n_latency;
   CaptureStats last_capture;
+  CaptureState last_state;   /* at the last stats line */
+  CaptureHealth health;
   double out_fps;            /* of the last interval, for STATUS= */
 } LoopPair;
 
@@ -51,13 +58,17 @@ struct FrameLoop {
 
   GpuContext *gpu;
   CaptureNotifier *notifier;
+  CaptureTimebase *timebase;   /* the replay start shared by the pairs */
+  int64_t started_us;          /* when the pipelines started (offline summary) */
+  gint exit_status;            /* atomic: what the daemon exits with once the loop is done */
   LoopPair *pairs;
   int n_pairs;
   int in_flight;
+  uint64_t round;            /* take rounds so far: frames taken together share one */
   char *status;              /* under lock */
   GMainContext *main_context;
-  GSourceFunc on_failure;
-  gpointer on_failure_data;
+  GSourceFunc on_done;
+  gpointer on_done_data;
 };
 
 static uint64_t
@@ -66,6 +77,34 @@ realtime_ns(void)
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void
+frame_loop_capture_params(const StereodConfig *config, const StereodPairConfig *pc,
+                          CapturePairParams *cp)
+{
+  static const CaptureClockMode clocks[STEREOD_CLOCK_COUNT] = {
+    [STEREOD_CLOCK_AUTO] = CAPTURE_CLOCK_AUTO,
+    [STEREOD_CLOCK_SENDER] = CAPTURE_CLOCK_SENDER,
+    [STEREOD_CLOCK_ARRIVAL] = CAPTURE_CLOCK_ARRIVAL,
+    [STEREOD_CLOCK_REPLAY] = CAPTURE_CLOCK_REPLAY,
+  };
+  *cp = (CapturePairParams){
+    .name = pc->name,
+    .left = pc->left,
+    .right = pc->right,
+    .width = pc->width,
+    .height = pc->height,
+    .fps = pc->fps,
+    .tolerance_ns = (uint64_t)pc->tolerance_ns,
+    .held_pairs = 1,
+    .mode = config->offline ? CAPTURE_MODE_OFFLINE : CAPTURE_MODE_LIVE,
+    .clock = clocks[pc->clock],
+    .stall_ms = (unsigned)pc->stall_ms,
+    .start_timeout_ms = (unsigned)pc->start_timeout_ms,
+    .backoff_min_ms = (unsigned)pc->reconnect_min_ms,
+    .backoff_max_ms = (unsigned)pc->reconnect_max_ms,
+  };
 }
 
 static StereoEngine *
@@ -118,18 +157,10 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, GError **erro
     g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "pair %s: %s", pc->name, why);
     return false;
   }
-  CapturePairParams cp = {
-    .name = pc->name,
-    .left = pc->left,
-    .right = pc->right,
-    .width = pc->width,
-    .height = pc->height,
-    .tolerance_ns = (uint64_t)pc->tolerance_ns,
-    .held_pairs = 1,
-    .backoff_min_ms = (unsigned)pc->reconnect_min_ms,
-    .backoff_max_ms = (unsigned)pc->reconnect_max_ms,
-    .notifier = fl->notifier,
-  };
+  CapturePairParams cp;
+  frame_loop_capture_params(fl->config, pc, &cp);
+  cp.notifier = fl->notifier;
+  cp.timebase = fl->timebase;
   if (!(p->capture = capture_pair_new(&cp, error)))
     return false;
   return true;
@@ -138,6 +169,9 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, GError **erro
 static void
 pair_close(LoopPair *p)
 {
+  if (p->taken_left)   /* the loop stopped between a take and its submit */
+    capture_pair_release(p->capture, p->taken_left, p->taken_right);
+  p->taken_left = p->taken_right = NULL;
   capture_pair_free(p->capture);
   p->capture = NULL;
   stereo_engine_free(p->engine);
@@ -146,14 +180,17 @@ pair_close(LoopPair *p)
   p->ring = NULL;
 }
 
-/* Takes the oldest finished pair of `p` (waiting for it if asked) and publishes it. */
+/* Takes the oldest finished pair of `p` (waiting for it if asked) and publishes it; its
+ * take round in *round when not NULL. */
 static bool
-pair_collect(LoopPair *p, bool wait, GError **error)
+pair_collect(LoopPair *p, bool wait, uint64_t *round, GError **error)
 {
   StereoFrame f;
   if (p->count == 0 || !stereo_engine_collect(p->engine, wait, &f, error))
     return false;
   int h = p->head;
+  if (round)
+    *round = p->round[h];
   p->head = (p->head + 1) % MAX_IN_FLIGHT;
   p->count--;
   const void *planes[STEREOD_RING_PLANE_COUNT] = { 0 };
@@ -177,6 +214,7 @@ pair_collect(LoopPair *p, bool wait, GError **error)
     return false;
   }
   p->out++;
+  p->published++;
   for (int s = 0; s < STEREO_STAGE_COUNT; s++)
     p->gpu_ms += f.stage_ms[s];
   uint64_t now = realtime_ns();
@@ -185,25 +223,48 @@ pair_collect(LoopPair *p, bool wait, GError **error)
   return true;
 }
 
-/* Submits the newest captured pair of `p` if its engine has room. */
+/* Takes the newest captured pair of `p` if its engine has room; it is held (the pair's
+ * one held pair) until pair_submit. */
 static bool
-pair_submit(FrameLoop *fl, LoopPair *p, GError **error)
+pair_take(FrameLoop *fl, LoopPair *p)
 {
-  if (p->count >= fl->in_flight)
+  if (p->count >= fl->in_flight || p->taken_left)
     return false;
-  const CaptureFrame *l, *r;
-  uint64_t cns, seq;
-  if (!capture_pair_take(p->capture, &l, &r, &cns, &seq))
+  p->taken_round = fl->round + 1;   /* the round in progress (take_round) */
+  return capture_pair_take(p->capture, &p->taken_left, &p->taken_right, &p->taken_ns,
+                           &p->taken_seq);
+}
+
+/* Every pair takes its newest frames at one moment: one round. */
+static void
+take_round(FrameLoop *fl, int rr)
+{
+  bool any = false;
+  for (int k = 0; k < fl->n_pairs; k++)
+    any |= pair_take(fl, &fl->pairs[(rr + k) % fl->n_pairs]);
+  if (any)
+    fl->round++;
+}
+
+/* Submits the pair taken by pair_take. */
+static bool
+pair_submit(LoopPair *p, GError **error)
+{
+  const CaptureFrame *l = p->taken_left, *r = p->taken_right;
+  if (!l)
     return false;
+  p->taken_left = p->taken_right = NULL;
   /* submit copies the planes into the engine's upload buffer: the capture buffers go
    * back to the pool at once */
-  bool ok = stereo_engine_submit(p->engine, l->data, l->stride, r->data, r->stride, seq, error);
+  bool ok = stereo_engine_submit(p->engine, l->data, l->stride, r->data, r->stride,
+                                 p->taken_seq, error);
   capture_pair_release(p->capture, l, r);
   if (!ok)
     return false;
   int t = (p->head + p->count) % MAX_IN_FLIGHT;
-  p->seq[t] = seq;
-  p->capture_ns[t] = cns;
+  p->seq[t] = p->taken_seq;
+  p->capture_ns[t] = p->taken_ns;
+  p->round[t] = p->taken_round;
   p->submit_us[t] = g_get_monotonic_time();
   p->count++;
   p->in++;
@@ -226,40 +287,86 @@ quantile(double *v, int n, double q)
   return v[CLAMP(i, 0, n - 1)];
 }
 
-/* One line per pair with the rates and drops of the interval, and the STATUS= summary. */
+static bool
+running_through(CaptureState before, CaptureState now)
+{
+  return before == CAPTURE_STATE_RUNNING && now == CAPTURE_STATE_RUNNING;
+}
+
+/* One line per pair with the rates and drops of the interval, the health warnings (on a
+ * change), the offline progress, and the STATUS= summary. */
 static void
 log_stats(FrameLoop *fl, double seconds)
 {
   GString *status = g_string_new(NULL);
+  GString *progress = g_string_new(NULL);
+  bool offline = fl->config->offline;
   for (int i = 0; i < fl->n_pairs; i++) {
     LoopPair *p = &fl->pairs[i];
     CaptureStats cs;
     capture_pair_get_stats(p->capture, &cs);
+    CaptureState state = capture_pair_get_state(p->capture);
     const CaptureStats *o = &p->last_capture;
     uint64_t unpaired = cs.unpaired[0] + cs.unpaired[1] - o->unpaired[0] - o->unpaired[1];
+    uint64_t untimed = cs.untimed[0] + cs.untimed[1] - o->untimed[0] - o->untimed[1];
     uint64_t corrupt = cs.corrupt[0] + cs.corrupt[1] - o->corrupt[0] - o->corrupt[1];
     uint64_t wrong = cs.wrong_size[0] + cs.wrong_size[1] - o->wrong_size[0] - o->wrong_size[1];
     uint64_t overwritten = cs.overwritten - o->overwritten;
+    uint64_t backwards = cs.backwards - o->backwards;
     uint64_t reconnects = cs.reconnects - o->reconnects;
-    double cam_fps = (double)(cs.frames[0] - o->frames[0]) / seconds;
+    uint64_t stalls = cs.stalls - o->stalls;
+    uint64_t frames = MAX(cs.frames[0] - o->frames[0], cs.frames[1] - o->frames[1]);
+    double paired = frames ? 100.0 * (double)(cs.pairs - o->pairs) / (double)frames : 0.0;
     qsort(p->latency_ms, p->n_latency, sizeof(double), cmp_double);
     p->out_fps = p->out / seconds;
-    g_message("pair %s: camera %.1f fps, in %.1f fps, out %.1f fps, dropped %" G_GUINT64_FORMAT
-              " (unpaired %" G_GUINT64_FORMAT ", gpu behind %" G_GUINT64_FORMAT
-              ", corrupt %" G_GUINT64_FORMAT ", wrong size %" G_GUINT64_FORMAT
-              "), gpu %.2f ms, latency p50 %.1f ms p99 %.1f ms, reconnects %" G_GUINT64_FORMAT
-              ", capture %s",
-              p->cfg->name, cam_fps, p->in / seconds, p->out_fps,
-              unpaired + overwritten + corrupt + wrong, unpaired, overwritten, corrupt, wrong,
-              p->out ? p->gpu_ms / (double)p->out : 0.0, quantile(p->latency_ms, p->n_latency, 0.5),
-              quantile(p->latency_ms, p->n_latency, 0.99), reconnects,
-              capture_state_to_string(capture_pair_get_state(p->capture)));
-    g_string_append_printf(status, "%s%s %.1f fps", i ? ", " : "", p->cfg->name, p->out_fps);
+    g_message("pair %s: capture %s, clock %s/%s, camera %.1f/%.1f fps, paired %.0f %%, "
+              "in %.1f fps, out %.1f fps, dropped %" G_GUINT64_FORMAT " (unpaired %"
+              G_GUINT64_FORMAT ", gpu behind %" G_GUINT64_FORMAT ", untimed %" G_GUINT64_FORMAT
+              ", backwards %" G_GUINT64_FORMAT ", corrupt %" G_GUINT64_FORMAT ", wrong size %"
+              G_GUINT64_FORMAT "), gpu %.2f ms, latency p50 %.1f ms p99 %.1f ms, reconnects %"
+              G_GUINT64_FORMAT ", stalls %" G_GUINT64_FORMAT,
+              p->cfg->name, capture_state_to_string(state),
+              capture_clock_to_string(capture_pair_get_clock(p->capture, CAPTURE_SIDE_LEFT)),
+              capture_clock_to_string(capture_pair_get_clock(p->capture, CAPTURE_SIDE_RIGHT)),
+              (double)(cs.frames[0] - o->frames[0]) / seconds,
+              (double)(cs.frames[1] - o->frames[1]) / seconds, paired, p->in / seconds,
+              p->out_fps, unpaired + untimed + overwritten + backwards + corrupt + wrong,
+              unpaired, overwritten, untimed, backwards, corrupt, wrong,
+              p->out ? p->gpu_ms / (double)p->out : 0.0,
+              quantile(p->latency_ms, p->n_latency, 0.5),
+              quantile(p->latency_ms, p->n_latency, 0.99), reconnects, stalls);
+    CaptureHealthMessage msgs[CAPTURE_HEALTH_MAX_MESSAGES];
+    bool judge_rate = !offline && running_through(p->last_state, state) &&
+                      cs.failures == o->failures;
+    int n = capture_health_update(&p->health, p->cfg->name, o, &cs, seconds, p->cfg->fps,
+                                  (uint64_t)p->cfg->tolerance_ns, judge_rate, msgs);
+    for (int k = 0; k < n; k++) {
+      g_log(G_LOG_DOMAIN, msgs[k].level, "%s", msgs[k].text);
+      g_free(msgs[k].text);
+    }
+    g_string_append_printf(status, "%s%s %.1f fps %s", i ? ", " : "", p->cfg->name,
+                           p->out_fps, capture_state_to_string(state));
+    if (offline) {
+      int64_t pos, dur;
+      capture_pair_get_progress(p->capture, &pos, &dur);
+      g_string_append_printf(progress, "%s%s %" G_GUINT64_FORMAT " pairs", i ? ", " : "",
+                             p->cfg->name, p->published);
+      if (pos >= 0 && dur > 0)
+        g_string_append_printf(progress, " (%.1f of %.1f s, %.0f %%)", pos * 1e-9, dur * 1e-9,
+                               100.0 * (double)pos / (double)dur);
+      else if (pos >= 0)
+        g_string_append_printf(progress, " (%.1f s)", pos * 1e-9);
+      g_string_append_printf(progress, " %s", capture_state_to_string(state));
+    }
     p->last_capture = cs;
+    p->last_state = state;
     p->in = p->out = 0;
     p->gpu_ms = 0.0;
     p->n_latency = 0;
   }
+  if (offline)
+    g_message("offline: %s", progress->str);
+  g_string_free(progress, TRUE);
   g_mutex_lock(&fl->lock);
   g_free(fl->status);
   fl->status = g_string_free(status, FALSE);
@@ -284,7 +391,7 @@ apply_reload(FrameLoop *fl, GError **error)
     if (engines & (1u << idx)) {
       /* finish what is in flight with the old engine, then swap */
       while (p->count > 0)
-        if (!pair_collect(p, true, error))
+        if (!pair_collect(p, true, NULL, error))
           return false;
       StereoEngine *e = engine_new(fl, pc, error);
       if (!e)
@@ -301,6 +408,111 @@ apply_reload(FrameLoop *fl, GError **error)
   return true;
 }
 
+/* A result of take round `round` was published: publish the rest of that round (and of
+ * older ones) now, waiting for them, before anything new is submitted, so that the frames
+ * of one instant of all pairs reach the rings together (the height map fuses them). On a
+ * slow GPU the last pair's result would otherwise wait behind the next round's
+ * submits. */
+static bool
+collect_round(FrameLoop *fl, uint64_t round, GError **error)
+{
+  for (int i = 0; i < fl->n_pairs; i++) {
+    LoopPair *q = &fl->pairs[i];
+    while (q->count > 0 && q->round[q->head] <= round)
+      if (!pair_collect(q, true, NULL, error))
+        return false;
+  }
+  return true;
+}
+
+static bool
+all_pairs_ended(FrameLoop *fl)
+{
+  for (int i = 0; i < fl->n_pairs; i++) {
+    CaptureState st = capture_pair_get_state(fl->pairs[i].capture);
+    if (st != CAPTURE_STATE_ENDED && st != CAPTURE_STATE_FAILED)
+      return false;
+  }
+  return true;
+}
+
+static bool
+in_flight(FrameLoop *fl)
+{
+  for (int i = 0; i < fl->n_pairs; i++)
+    if (fl->pairs[i].count)
+      return true;
+  return false;
+}
+
+static bool
+holding(FrameLoop *fl)
+{
+  for (int i = 0; i < fl->n_pairs; i++)
+    if (fl->pairs[i].taken_left)
+      return true;
+  return false;
+}
+
+/* Offline, at the end: what was published, and whether a pair failed. */
+static void
+offline_summary(FrameLoop *fl)
+{
+  GString *s = g_string_new(NULL);
+  bool failed = false;
+  for (int i = 0; i < fl->n_pairs; i++) {
+    LoopPair *p = &fl->pairs[i];
+    CaptureState st = capture_pair_get_state(p->capture);
+    failed |= st == CAPTURE_STATE_FAILED;
+    g_string_append_printf(s, "%s%s %" G_GUINT64_FORMAT " pairs%s", i ? ", " : "",
+                           p->cfg->name, p->published,
+                           st == CAPTURE_STATE_FAILED ? " (failed)" : "");
+  }
+  double secs = (double)(g_get_monotonic_time() - fl->started_us) * 1e-6;
+  g_message("offline: every stream ended after %.1f s: %s published", secs, s->str);
+  g_string_free(s, TRUE);
+  g_atomic_int_set(&fl->exit_status, failed ? 1 : 0);
+}
+
+/* Offline: the pairs go in rounds of one instant. Once every pair that can still deliver
+ * holds a taken pair, those with the earliest capture time (within their tolerance) are
+ * submitted together and all collected before the next round: the frames of one instant
+ * of every pair are published together, so the height map fuses them whatever the GPU's
+ * speed (a round's pairs still overlap on the GPU; rounds do not). Returns TRUE when a
+ * round ran. */
+static bool
+offline_round(FrameLoop *fl, int rr, GError **error)
+{
+  bool ready = true, any = false;
+  uint64_t first = UINT64_MAX;
+  for (int i = 0; i < fl->n_pairs; i++) {
+    LoopPair *p = &fl->pairs[i];
+    /* read before the take: a pair seen ended that has nothing to take is done */
+    CaptureState st = capture_pair_get_state(p->capture);
+    bool done = st == CAPTURE_STATE_ENDED || st == CAPTURE_STATE_FAILED;
+    pair_take(fl, p);   /* (its round number is not used offline) */
+    if (p->taken_left) {
+      any = true;
+      first = MIN(first, p->taken_ns);
+    } else if (!done) {
+      ready = false;
+    }
+  }
+  if (!any || !ready)
+    return false;
+  for (int k = 0; k < fl->n_pairs; k++) {
+    LoopPair *p = &fl->pairs[(rr + k) % fl->n_pairs];
+    if (p->taken_left && p->taken_ns - first <= (uint64_t)p->cfg->tolerance_ns &&
+        !pair_submit(p, error))
+      return false;
+  }
+  for (int i = 0; i < fl->n_pairs; i++)
+    while (fl->pairs[i].count > 0)
+      if (!pair_collect(&fl->pairs[i], true, NULL, error))
+        return false;
+  return true;
+}
+
 static bool
 loop_run(FrameLoop *fl, GError **error)
 {
@@ -313,17 +525,36 @@ loop_run(FrameLoop *fl, GError **error)
     if (!apply_reload(fl, error))
       return false;
     uint64_t seen = capture_notifier_get(fl->notifier);
+    /* Offline: read before the mailboxes are looked at, so that a pair seen ended here
+     * and found empty below has nothing left (it delivers its last pair before it ends). */
+    bool all_ended = fl->config->offline && all_pairs_ended(fl);
     bool work = false;
+    uint64_t round;
     for (int i = 0; i < fl->n_pairs; i++)
-      while (pair_collect(&fl->pairs[i], false, error))
+      while (pair_collect(&fl->pairs[i], false, &round, error)) {
         work = true;
+        if (!collect_round(fl, round, error))
+          return false;
+      }
     if (*error)
       return false;
-    for (int k = 0; k < fl->n_pairs; k++) {
-      if (pair_submit(fl, &fl->pairs[(rr + k) % fl->n_pairs], error))
+    if (fl->config->offline) {
+      if (offline_round(fl, rr, error))
         work = true;
       else if (*error)
         return false;
+    } else {
+      /* Every pair's newest frames are taken at the same moment, then submitted: where a
+       * submit takes long (llvmpipe computes in it), the later pairs' frames would
+       * otherwise be taken that much later, at other instants than the first pair's, and
+       * the height map could not fuse them. */
+      take_round(fl, rr);
+      for (int k = 0; k < fl->n_pairs; k++) {
+        if (pair_submit(&fl->pairs[(rr + k) % fl->n_pairs], error))
+          work = true;
+        else if (*error)
+          return false;
+      }
     }
     rr = (rr + 1) % fl->n_pairs;
 
@@ -342,6 +573,8 @@ loop_run(FrameLoop *fl, GError **error)
     }
     if (work)
       continue;
+    if (all_ended && !in_flight(fl) && !holding(fl))
+      break;   /* offline: every stream ended and everything is published */
     /* Nothing new: wait for the oldest result on the GPU, or for the next captured pair. */
     LoopPair *oldest = NULL;
     for (int i = 0; i < fl->n_pairs; i++) {
@@ -350,7 +583,7 @@ loop_run(FrameLoop *fl, GError **error)
         oldest = p;
     }
     if (oldest) {
-      if (!pair_collect(oldest, true, error))
+      if (!pair_collect(oldest, true, &round, error) || !collect_round(fl, round, error))
         return false;
     } else {
       int64_t deadline = MIN(next_wd, last_stats + interval_us);
@@ -373,6 +606,7 @@ loop_setup(FrameLoop *fl, GError **error)
   for (int i = 0; i < fl->n_pairs; i++)
     if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], error))
       return false;
+  fl->started_us = g_get_monotonic_time();
   for (int i = 0; i < fl->n_pairs; i++) {
     capture_pair_start(fl->pairs[i].capture);
     g_message("pair %s: %dx%d, publishing to %s", fl->pairs[i].cfg->name,
@@ -397,9 +631,15 @@ loop_thread(gpointer data)
   if (ok && !loop_run(fl, &error)) {
     g_critical("GPU loop stopped: %s", error ? error->message : "unknown error");
     g_clear_error(&error);
+    g_atomic_int_set(&fl->exit_status, 1);
     g_atomic_int_set(&fl->stop, 2);   /* 2: failed, the daemon exits with an error */
-    if (fl->on_failure)
-      g_main_context_invoke(fl->main_context, fl->on_failure, fl->on_failure_data);
+    if (fl->on_done)
+      g_main_context_invoke(fl->main_context, fl->on_done, fl->on_done_data);
+  } else if (ok && !g_atomic_int_get(&fl->stop)) {
+    offline_summary(fl);              /* the loop ended by itself: offline, all done */
+    g_atomic_int_set(&fl->stop, 3);
+    if (fl->on_done)
+      g_main_context_invoke(fl->main_context, fl->on_done, fl->on_done_data);
   }
   for (int i = 0; fl->pairs && i < fl->n_pairs; i++)
     pair_close(&fl->pairs[i]);
@@ -409,13 +649,14 @@ loop_thread(gpointer data)
 }
 
 FrameLoop *
-frame_loop_start(const StereodConfig *config, GSourceFunc on_failure, gpointer data,
+frame_loop_start(const StereodConfig *config, GSourceFunc on_done, gpointer data,
                  GError **error)
 {
   FrameLoop *fl = g_new0(FrameLoop, 1);
   fl->main_context = g_main_context_ref_thread_default();
-  fl->on_failure = on_failure;
-  fl->on_failure_data = data;
+  fl->on_done = on_done;
+  fl->on_done_data = data;
+  fl->timebase = capture_timebase_new();
   g_mutex_init(&fl->lock);
   g_cond_init(&fl->cond);
   fl->config = config;
@@ -440,6 +681,12 @@ frame_loop_failed(FrameLoop *fl)
   return g_atomic_int_get(&fl->stop) == 2;
 }
 
+int
+frame_loop_exit_status(FrameLoop *fl)
+{
+  return g_atomic_int_get(&fl->exit_status);
+}
+
 void
 frame_loop_free(FrameLoop *fl)
 {
@@ -451,6 +698,7 @@ frame_loop_free(FrameLoop *fl)
   g_thread_join(fl->thread);
   g_free(fl->pairs);
   capture_notifier_unref(fl->notifier);
+  capture_timebase_unref(fl->timebase);
   stereod_config_free(fl->owned_config);
   stereod_config_free(fl->pending_config);
   g_free(fl->status);

@@ -1,13 +1,19 @@
 /* stereod: the real-time stereo depth service.
  *
- *   stereod [--config FILE] [--check-config] [--version]
+ *   stereod [--config FILE] [--check-config] [--offline] [--version]
  *
- * Reads the configuration (daemon/config.h), starts the GPU thread with one capture
- * pipeline, stereo engine and shared-memory ring per camera pair (daemon/frame-loop.h),
- * tells systemd READY=1, and runs until SIGTERM or SIGINT. SIGHUP reloads the
- * configuration: what can change live is applied, anything else keeps the running
- * configuration and says why. Exit status: 0 after a clean stop, 78 (EX_CONFIG) for a
- * bad configuration, 1 when the GPU or a pipeline fails.
+ * Reads the configuration (daemon/config.h), builds and links every pair's capture
+ * pipeline without starting it (a description that does not parse, names a missing
+ * element or does not link is a configuration error: "FILE: [pair NAME] left: ..."),
+ * starts the GPU thread with one capture pipeline, stereo engine and shared-memory ring
+ * per camera pair (daemon/frame-loop.h), tells systemd READY=1, and runs until SIGTERM
+ * or SIGINT. A camera that cannot be reached is not an error: its pair reconnects.
+ * SIGHUP reloads the configuration: what can change live is applied, anything else
+ * keeps the running configuration and says why. --offline (or [daemon] mode=offline)
+ * processes recordings: every frame, as fast as the GPU goes, and exits at the end of
+ * every stream. --check-config stops after the checks. Exit status: 0 after a clean stop
+ * or the end of every offline stream, 78 (EX_CONFIG) for a bad configuration, 1 when the
+ * GPU fails or an offline pair's source failed.
  */
 #include <gio/gio.h>
 #include <glib-unix.h>
@@ -15,6 +21,7 @@
 #include <locale.h>
 #include <stdio.h>
 
+#include "daemon/capture.h"
 #include "daemon/config.h"
 #include "daemon/frame-loop.h"
 #include "common/notify.h"
@@ -27,6 +34,7 @@ typedef struct {
   StereodConfig *current;     /* the latest applied (for diffs); owned by the loop after 1st */
   FrameLoop *frame_loop;
   int exit_status;
+  bool offline;               /* --offline: applies to reloaded files too */
 } Daemon;
 
 static StereodLogLevel log_level = STEREOD_LOG_MESSAGE;
@@ -50,13 +58,43 @@ on_stop_signal(gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The loop stopped by itself: a GPU failure, or the end of every offline stream. */
 static gboolean
-on_failure(gpointer data)
+on_done(gpointer data)
 {
   Daemon *d = data;
-  d->exit_status = 1;
+  d->exit_status = frame_loop_exit_status(d->frame_loop);
+  if (!frame_loop_failed(d->frame_loop))
+    stereod_notify("STOPPING=1");
   g_main_loop_quit(d->main_loop);
   return G_SOURCE_REMOVE;
+}
+
+/* Every pair's pipeline built and linked, not started (capture_check). A failure is a
+ * configuration error naming the file that set the description. */
+static bool
+check_pipelines(const StereodConfig *config, GError **error)
+{
+  for (int i = 0; i < config->n_pairs; i++) {
+    const StereodPairConfig *pc = &config->pairs[i];
+    CapturePairParams cp;
+    frame_loop_capture_params(config, pc, &cp);
+    CaptureSide side = CAPTURE_SIDE_LEFT;
+    g_autoptr(GError) local = NULL;
+    if (capture_check(&cp, &side, &local))
+      continue;
+    bool right = local->code == CAPTURE_ERROR_DESCRIPTION && side == CAPTURE_SIDE_RIGHT;
+    const char *file = right ? pc->right_file : pc->left_file;
+    if (local->code == CAPTURE_ERROR_DESCRIPTION)
+      g_set_error(error, STEREOD_CONFIG_ERROR, STEREOD_CONFIG_ERROR_INVALID,
+                  "%s: [pair %s] %s: %s", file ? file : config->path, pc->name,
+                  right ? "right" : "left", local->message);
+    else
+      g_set_error(error, STEREOD_CONFIG_ERROR, STEREOD_CONFIG_ERROR_INVALID,
+                  "%s: [pair %s]: %s", file ? file : config->path, pc->name, local->message);
+    return false;
+  }
+  return true;
 }
 
 static gboolean
@@ -71,6 +109,8 @@ on_reload_signal(gpointer data)
     stereod_notify("READY=1");
     return G_SOURCE_CONTINUE;
   }
+  if (d->offline)
+    next->offline = true;
   g_auto(StereodConfigDiff) diff = { 0 };
   if (stereod_config_diff(d->current, next, &diff)) {
     g_warning("reload: %s changed, which needs a restart; keeping the running configuration",
@@ -99,12 +139,15 @@ main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
   g_autofree char *config_path = NULL;
-  gboolean check = FALSE, version = FALSE;
+  gboolean check = FALSE, version = FALSE, offline = FALSE;
   GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
       "Configuration file (default: the system one; conf.d/ beside it is read too)", "FILE" },
     { "check-config", 0, 0, G_OPTION_ARG_NONE, &check,
       "Validate the configuration and exit (0 if good, 78 if not)", NULL },
+    { "offline", 0, 0, G_OPTION_ARG_NONE, &offline,
+      "Process recordings: every frame, as fast as the GPU goes, exit at the end (as "
+      "[daemon] mode=offline)", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL },
   };
@@ -122,28 +165,37 @@ main(int argc, char **argv)
   }
   g_log_set_writer_func(log_writer, NULL, NULL);
 
-  Daemon d = { .config_path = config_path };
+  Daemon d = { .config_path = config_path, .offline = offline };
   d.config = stereod_config_load(config_path, &error);
   if (!d.config) {
     fprintf(stderr, "stereod: %s\n", error->message);
     return STEREOD_EXIT_CONFIG;
   }
+  if (offline)
+    d.config->offline = true;
+  gst_init(NULL, NULL);
+  if (!check_pipelines(d.config, &error)) {
+    fprintf(stderr, "stereod: %s\n", error->message);
+    stereod_config_free(d.config);
+    return STEREOD_EXIT_CONFIG;
+  }
   if (check) {
-    printf("%s: configuration OK (%d pair%s)\n", d.config->path ? d.config->path : "",
-           d.config->n_pairs, d.config->n_pairs == 1 ? "" : "s");
+    printf("%s: configuration OK (%d pair%s; every pipeline builds and links: sources "
+           "whose pads appear only when they play are linked then)\n",
+           d.config->path ? d.config->path : "", d.config->n_pairs,
+           d.config->n_pairs == 1 ? "" : "s");
     stereod_config_free(d.config);
     return 0;
   }
   d.current = d.config;
   log_level = d.config->log_level;
 
-  gst_init(NULL, NULL);
   d.main_loop = g_main_loop_new(NULL, FALSE);
   g_unix_signal_add(SIGTERM, on_stop_signal, &d);
   g_unix_signal_add(SIGINT, on_stop_signal, &d);
   g_unix_signal_add(SIGHUP, on_reload_signal, &d);
 
-  d.frame_loop = frame_loop_start(d.config, on_failure, &d, &error);
+  d.frame_loop = frame_loop_start(d.config, on_done, &d, &error);
   if (!d.frame_loop) {
     /* A ring name held by another user will not go away by restarting: like a bad
      * configuration, it needs an operator (systemd: RestartPreventExitStatus=78). */
@@ -153,8 +205,8 @@ main(int argc, char **argv)
     g_main_loop_unref(d.main_loop);
     return operator_needed ? STEREOD_EXIT_CONFIG : 1;
   }
-  g_message("stereod %s running %d pair%s", STEREOD_VERSION, d.config->n_pairs,
-            d.config->n_pairs == 1 ? "" : "s");
+  g_message("stereod %s running %d pair%s%s", STEREOD_VERSION, d.config->n_pairs,
+            d.config->n_pairs == 1 ? "" : "s", d.config->offline ? " offline" : "");
   stereod_notify("READY=1");
   g_main_loop_run(d.main_loop);
 

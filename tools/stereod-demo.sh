@@ -30,7 +30,10 @@ fi
 # with both pairs at 25 frames/s, else in slow motion at a whole number of frames/s that
 # it keeps up with (measured here on frame 0, with a third in hand; imagesequencesrc takes
 # 1 frame/s at the least), so that both pairs process the same frames and the height map
-# fuses them (on llvmpipe: 1 frame/s). The filter's level-0 refinement (refine=, sharper
+# fuses them (on llvmpipe: 1 frame/s). The files are a replay to stereod (clock=auto:
+# replay): frame k of west and of east carry the same capture time, one start shared by
+# both pairs + k frame periods of the replay rate, and the GPU thread takes both pairs'
+# newest frames at the same moment; when the clip starts again the times go on growing. The filter's level-0 refinement (refine=, sharper
 # players in the height map) is on when the GPU keeps up with it at 1 frame/s or more.
 probe() { # extra stereod-disparity options -> mean ms per pair on frame 0
   "$build/tools/stereod-disparity" "$clip/west/left/000000.jpg" \

@@ -1,8 +1,10 @@
 /* capture-test-util.c: see capture-test-util.h. */
 #include "capture-test-util.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <turbojpeg.h>
 
 static GMutex log_lock;
@@ -174,4 +176,89 @@ ct_compare(const uint8_t *a, size_t sa, const uint8_t *b, size_t sb, int width, 
     }
   *mean = sum / ((double)width * height);
   *max = mx;
+}
+
+static void
+rtsp_child_setup(gpointer data)
+{
+  /* SIGKILL: a server the test stopped (SIGSTOP) would not act on SIGTERM. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+void
+ct_rtsp_start(CtRtsp *server, const char *const *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)"/usr/bin/python3");
+  g_ptr_array_add(argv, (gpointer)CT_RTSP_SERVER);
+  for (int i = 0; args[i]; i++)
+    g_ptr_array_add(argv, (gpointer)args[i]);
+  g_ptr_array_add(argv, NULL);
+  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new(
+    G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_subprocess_launcher_set_child_setup(l, rtsp_child_setup, NULL, NULL);
+  server->proc = g_subprocess_launcher_spawnv(l, (const char *const *)argv->pdata, &error);
+  g_assert_no_error(error);
+  server->pid = (int)g_ascii_strtoll(g_subprocess_get_identifier(server->proc), NULL, 10);
+  server->in = g_object_ref(g_subprocess_get_stdin_pipe(server->proc));
+  g_autoptr(GDataInputStream) out =
+    g_data_input_stream_new(g_subprocess_get_stdout_pipe(server->proc));
+  /* the server prints its port once it listens, or exits */
+  g_autofree char *line = g_data_input_stream_read_line(out, NULL, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(line);
+  g_assert_true(g_str_has_prefix(line, "port "));
+  server->port = (int)g_ascii_strtoll(line + 5, NULL, 10);
+  g_assert_cmpint(server->port, >, 0);
+  g_test_message("RTSP server pid %d on 127.0.0.1:%d", server->pid, server->port);
+}
+
+char *
+ct_rtsp_url(const CtRtsp *server, const char *mount)
+{
+  return g_strdup_printf("rtsp://127.0.0.1:%d/%s", server->port, mount);
+}
+
+static void
+on_exited(GObject *proc, GAsyncResult *res, gpointer data)
+{
+  g_subprocess_wait_finish(G_SUBPROCESS(proc), res, NULL);
+  *(bool *)data = true;
+}
+
+void
+ct_rtsp_stop(CtRtsp *server)
+{
+  if (!server->proc)
+    return;
+  kill(server->pid, SIGCONT);
+  g_subprocess_send_signal(server->proc, SIGTERM);
+  g_output_stream_close(server->in, NULL, NULL);
+  bool done = false;
+  g_autoptr(GMainContext) ctx = g_main_context_new();
+  g_main_context_push_thread_default(ctx);
+  g_subprocess_wait_async(server->proc, NULL, on_exited, &done);
+  int64_t end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+  while (!done && g_get_monotonic_time() < end)
+    if (!g_main_context_iteration(ctx, FALSE))
+      g_usleep(10000);
+  if (!done) {
+    g_subprocess_force_exit(server->proc);
+    while (!done)
+      g_main_context_iteration(ctx, TRUE);
+  }
+  g_main_context_pop_thread_default(ctx);
+  g_clear_object(&server->in);
+  g_clear_object(&server->proc);
+}
+
+double
+ct_mean(const CaptureFrame *f)
+{
+  double sum = 0;
+  for (int y = 0; y < f->height; y++)
+    for (int x = 0; x < f->width; x++)
+      sum += f->data[(size_t)y * f->stride + x];
+  return sum / ((double)f->width * f->height);
 }

@@ -3,6 +3,7 @@
 
 #include "daemon/capture.h"
 
+#include <gio/gio.h>
 #include <glib.h>
 #include <gst/gst.h>
 
@@ -32,6 +33,26 @@ CapturePair *ct_pair_start(const char *name, const char *left, const char *right
  * (TJSAMP_420); g_free the result. */
 uint8_t *ct_jpeg_gray(const uint8_t *gray, int width, int height, int quality, size_t *size);
 uint8_t *ct_jpeg_rgb(const uint8_t *rgb, int width, int height, int quality, size_t *size);
+
+/* The local RTSP server of the tests (rtsp-server.py beside this file): started with
+ * `args` (NULL-terminated, see the script), listening on 127.0.0.1:port. It dies with
+ * the test process (SIGKILL on the parent's death, also when stopped) and when its
+ * stdin closes. */
+typedef struct {
+  GSubprocess *proc;
+  GOutputStream *in;     /* its stdin, kept open */
+  int port;
+  int pid;
+} CtRtsp;
+
+void ct_rtsp_start(CtRtsp *server, const char *const *args);
+/* rtsp://127.0.0.1:PORT/MOUNT, newly allocated. */
+char *ct_rtsp_url(const CtRtsp *server, const char *mount);
+/* SIGCONT (in case it was stopped), SIGTERM, waits 5 s at most, then SIGKILL. */
+void ct_rtsp_stop(CtRtsp *server);
+
+/* Mean luma of a frame. */
+double ct_mean(const CaptureFrame *f);
 
 /* Mean and max |a - b| over two planes. */
 void ct_compare(const uint8_t *a, size_t sa, const uint8_t *b, size_t sb, int width,

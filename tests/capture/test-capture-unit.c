@@ -26,7 +26,7 @@ push(Matcher *t, CaptureSide side, uint64_t pts)
   CaptureBuf *b = &t->bufs[t->n++];
   memset(b, 0, sizeof(*b));
   b->side = side;
-  b->frame.pts_ns = pts;
+  b->frame.capture_ns = pts;
   capture_matcher_push(&t->m, b, &t->res);
   return b;
 }
@@ -143,8 +143,8 @@ test_pairing_random(void)
       if (t->res.left) {
         CaptureBuf *pl = t->res.left, *pr = t->res.right;
         g_assert_true(pl->side == CAPTURE_SIDE_LEFT && pr->side == CAPTURE_SIDE_RIGHT);
-        g_assert_cmpuint(pl->frame.pts_ns > pr->frame.pts_ns ? pl->frame.pts_ns - pr->frame.pts_ns
-                                                             : pr->frame.pts_ns - pl->frame.pts_ns,
+        g_assert_cmpuint(pl->frame.capture_ns > pr->frame.capture_ns ? pl->frame.capture_ns - pr->frame.capture_ns
+                                                             : pr->frame.capture_ns - pl->frame.capture_ns,
                          <=, 4 * MS);
         g_assert_cmpint((int64_t)pl->frame.number, >, last_pair[0]);
         g_assert_cmpint((int64_t)pr->frame.number, >, last_pair[1]);
