@@ -46,7 +46,14 @@ struct GpuImage {
   GLuint tex;
   int width, height, layers;
   GpuFormat format;
+  GpuTrack track;
 };
+
+GpuTrack *
+gpu_image_get_track(GpuImage *img)
+{
+  return &img->track;
+}
 
 GpuImage *
 gpu_image_new(GpuContext *ctx, const GpuImageParams *params, GError **error)
@@ -204,9 +211,11 @@ transfer(GpuImage *img, int layer, bool pack, GpuBuffer *buf, size_t offset, voi
       return false;
     }
     buf_size = (GLsizei) MIN(size - offset, (size_t) G_MAXINT);
+    gpu_track_command(img->ctx, gpu_buffer_get_track(buf), GPU_SYNC_PIXEL_BUFFER, pack);
     glBindBuffer(target, gpu_buffer_get_id(buf));
     data = (void *) (uintptr_t) offset;
   }
+  gpu_track_command(img->ctx, &img->track, GPU_SYNC_TEXTURE_UPDATE, !pack);
   set_pixel_store(pack, stride, fi->host_pixel_size, img->width);
   if (pack)
     glGetTextureSubImage(img->tex, 0, 0, 0, layer, img->width, img->height, 1,
@@ -273,6 +282,7 @@ gpu_image_fill(GpuImage *img, const float value[4], GError **error)
   if (!gpu_context_require_ok(img->ctx, "fill", error))
     return false;
   const GpuFormatInfo *fi = gpu_format_get_info(img->format);
+  gpu_track_command(img->ctx, &img->track, GPU_SYNC_TEXTURE_UPDATE, true);
   if (!fi->integer) {
     glClearTexImage(img->tex, 0, GL_RGBA, GL_FLOAT, value);
   } else if (img->format == GPU_FORMAT_R32UI) {

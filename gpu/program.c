@@ -467,6 +467,7 @@ gpu_program_dispatch(GpuProgram *prog, int nx, int ny, int nz)
    * caller's gpu_context_check() reports with its stage. */
   glUseProgram(prog->id);
   glDispatchCompute(groups[0], groups[1], groups[2]);
+  gpu_context_count_dispatch(prog->ctx);
 }
 
 void
@@ -479,4 +480,12 @@ gpu_barrier(void)
                   GL_SHADER_STORAGE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT |
                   GL_TEXTURE_UPDATE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
                   GL_UNIFORM_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+  /* gpu_barrier() takes no context (its callers predate the tracker): the full barrier
+   * is recorded in the tracker of the context current on this thread. */
+  GpuContext *ctx = gpu_context_current();
+  if (ctx) {
+    ctx->stats.barriers++;
+    for (int i = 0; i < GPU_SYNC_COUNT; i++)
+      ctx->barrier_serial[i] = ctx->serial;
+  }
 }
