@@ -103,7 +103,7 @@ parse_sizes(const char *s, Size *out, int max, int *n)
 
 typedef struct {
   int frames, warmup, reference;
-  gboolean refine;
+  gboolean refine, count;
   double max_disparity;
   StereoOutputFormat format;
   FILE *csv;
@@ -122,6 +122,26 @@ bench_one(GpuContext *gpu, const Options *o, Size sz, int scales, int in_flight,
   g_autoptr(StereoEngine) e = stereo_engine_new(gpu, &ep, &error);
   if (!e) {
     fprintf(stderr, "stereod-bench: %dx%d scales %d: %s\n", sz.w, sz.h, scales, error->message);
+    g_error_free(error);
+    return false;
+  }
+  if (o->count) {
+    /* Dry run: the batch's dispatches and barriers as the engine issues them. */
+    gpu_context_set_dry_run(gpu, true);
+    bool ok = stereo_engine_submit(e, left[0], sz.w, right[0], sz.w, 0, &error);
+    StereoFrame f;
+    ok = ok && stereo_engine_collect(e, true, &f, &error);
+    gpu_context_set_dry_run(gpu, false);
+    if (!ok)
+      goto fail_count;
+    stereo_engine_release(e, &f);
+    StereoWorkCounts c;
+    stereo_engine_get_last_counts(e, &c);
+    printf("%5dx%-5d %6d: %d dispatches, %d barriers per batch (dry run)\n", sz.w, sz.h,
+           stereo_params_get_levels(stereo_engine_get_params(e)), c.dispatches, c.barriers);
+    return true;
+fail_count:
+    fprintf(stderr, "stereod-bench: %s\n", error->message);
     g_error_free(error);
     return false;
   }
@@ -223,6 +243,8 @@ main(int argc, char **argv)
     { "frames", 0, 0, G_OPTION_ARG_INT, &o.frames, "timed pairs per case", "N" },
     { "warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup, "pairs before timing", "N" },
     { "max-disparity", 0, 0, G_OPTION_ARG_DOUBLE, &o.max_disparity, "search range", "D" },
+    { "count", 0, 0, G_OPTION_ARG_NONE, &o.count,
+      "only count the dispatches and barriers of one batch (dry run, nothing computed)", NULL },
     { "refine", 0, 0, G_OPTION_ARG_NONE, &o.refine,
       "with the level-0 refinement search (docs/algorithm.md §5b)", NULL },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "output format s16|float", "F" },

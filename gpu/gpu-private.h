@@ -86,6 +86,7 @@ struct GpuContext {
   uint64_t serial;
   uint64_t barrier_serial[GPU_SYNC_COUNT];
   GpuStats stats;
+  bool dry_run;
   GHashTable *programs;    /* shared programs of passes: text key -> ProgramEntry */
 };
 

@@ -307,6 +307,10 @@ typedef struct {
 } GpuStats;
 
 void gpu_context_get_stats(GpuContext *ctx, GpuStats *stats);
+/* Dry run: with `dry` set, dispatches are counted, tracked and their barriers issued as
+ * usual, but glDispatchCompute is skipped (what they would write stays as it was). For
+ * counting the work of a configuration too large to run on a software renderer. */
+void gpu_context_set_dry_run(GpuContext *ctx, bool dry);
 
 /* ---------------------------------------------------------------- timers */
 

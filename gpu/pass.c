@@ -64,6 +64,13 @@ gpu_context_count_dispatch(GpuContext *ctx)
 }
 
 void
+gpu_context_set_dry_run(GpuContext *ctx, bool dry)
+{
+  g_return_if_fail(ctx);
+  ctx->dry_run = dry;
+}
+
+void
 gpu_context_get_stats(GpuContext *ctx, GpuStats *stats)
 {
   g_return_if_fail(ctx && stats);
@@ -338,7 +345,8 @@ gpu_pass_dispatch(GpuPass *pass, const GpuPassRun *run)
   if (n_buf)
     glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, n_buf, bufs);
   glUseProgram(id);
-  glDispatchCompute(groups[0], groups[1], groups[2]);
+  if (!ctx->dry_run)
+    glDispatchCompute(groups[0], groups[1], groups[2]);
   ctx->stats.dispatches++;
 
   for (int i = 0; i < n_tex; i++)

@@ -466,7 +466,8 @@ gpu_program_dispatch(GpuProgram *prog, int nx, int ny, int nz)
   /* Counts over GL_MAX_COMPUTE_WORK_GROUP_COUNT raise GL_INVALID_VALUE, which the
    * caller's gpu_context_check() reports with its stage. */
   glUseProgram(prog->id);
-  glDispatchCompute(groups[0], groups[1], groups[2]);
+  if (!prog->ctx->dry_run)
+    glDispatchCompute(groups[0], groups[1], groups[2]);
   gpu_context_count_dispatch(prog->ctx);
 }
 

@@ -1,65 +1,92 @@
-/* stereo-passes.c: one function per GPU stage of the filter (docs/algorithm.md). */
+/* stereo-passes.c: one function per GPU stage of the filter (docs/algorithm.md), each a
+ * GpuPass whose constants (taps, thresholds, window sizes) are compile-time defines, so
+ * that engines with the same parameters share the compiled programs. */
 #include "kernels/stereo-passes.h"
 
 #include <gio/gio.h>
 #include <math.h>
-
+#include <string.h>
 
 GResource *stereod_shaders_get_resource(void);
 
-typedef enum {
-  PROG_INGEST,
-  PROG_REDUCE,
-  PROG_QUADRATURE,
-  PROG_MEAN,
-  PROG_SEARCH,
-  PROG_PHASE,
-  PROG_SMOOTH_ROWS,
-  PROG_SOLVE,
-  PROG_FILL,
-  PROG_UPSAMPLE,
-  PROG_POST_LR,
-  PROG_MEDIAN,
-  PROG_DENSIFY,
-  PROG_DENSIFY_MEDIAN,
-  PROG_PACK,
-  PROG_RECTIFY,
-  PROG_SEARCH_TILED,
-  PROG_REFINE,         /* search.comp with SEARCH_REFINE (§5b), made when params->refine */
-  PROG_REFINE_TILED,
-  PROG_COUNT
-} ProgId;
+/* Which groups of constants a pass's program needs (its identity is its text). */
+enum {
+  D_FILTER = 1 << 0,   /* RADIUS, H_RE, H_IM, V_TAPS */
+  D_SEARCH = 1 << 1,   /* SEARCH_R, WEIGHT_GAMMA, REFINE_WINDOW, REFINE_PAD */
+  D_PHASE = 1 << 2,    /* RADIUS, OMEGA0, STAB2, KAPPA, MIN_MAGNITUDE, GAMMA_EXP */
+  D_SMOOTH = 1 << 3,   /* SMOOTH_R, SMOOTH_TAPS, C_MIN */
+  D_FILL = 1 << 4,     /* FILL_R, FILL_TAPS */
+  D_POST = 1 << 5,     /* LR_CHECK, LR_MAX, SIGMA_D_MAX, C_MIN, EDGE_MARGIN */
+  D_LEVELS = 1 << 6,   /* MAX_LEVELS */
+};
 
-static const char *const prog_files[PROG_COUNT] = {
-  [PROG_INGEST] = "ingest.comp",
-  [PROG_REDUCE] = "reduce.comp",
-  [PROG_QUADRATURE] = "quadrature.comp",
-  [PROG_MEAN] = "mean.comp",
-  [PROG_SEARCH] = "search.comp",
-  [PROG_PHASE] = "phase.comp",
-  [PROG_SMOOTH_ROWS] = "smooth_rows.comp",
-  [PROG_SOLVE] = "solve.comp",
-  [PROG_FILL] = "fill.comp",
-  [PROG_UPSAMPLE] = "upsample.comp",
-  [PROG_POST_LR] = "post_lr.comp",
-  [PROG_MEDIAN] = "median.comp",
-  [PROG_DENSIFY] = "densify.comp",
-  [PROG_DENSIFY_MEDIAN] = "densify_median.comp",
-  [PROG_PACK] = "pack.comp",
-  [PROG_RECTIFY] = "rectify.comp",
-  [PROG_SEARCH_TILED] = "search.comp",
-  [PROG_REFINE] = "search.comp",
-  [PROG_REFINE_TILED] = "search.comp",
+typedef enum {
+  PASS_INGEST,
+  PASS_REDUCE,
+  PASS_QUADRATURE,
+  PASS_MEAN,
+  PASS_SEARCH,
+  PASS_SEARCH_TILED,
+  PASS_REFINE,         /* search.comp with SEARCH_REFINE (§5b), made when params->refine */
+  PASS_REFINE_TILED,
+  PASS_PHASE,
+  PASS_SMOOTH_ROWS,
+  PASS_SOLVE,
+  PASS_FILL_ROWS,
+  PASS_FILL,
+  PASS_UPSAMPLE,
+  PASS_POST_LR,
+  PASS_MEDIAN,
+  PASS_DENSIFY,
+  PASS_DENSIFY_MEDIAN,
+  PASS_PACK,
+  PASS_RECTIFY,
+  PASS_COUNT
+} PassId;
+
+typedef struct {
+  const char *file;
+  const char *variant;       /* extra defines of this variant, or NULL */
+  unsigned groups;           /* D_* */
+  const char *uniforms[GPU_PASS_MAX_UNIFORMS];
+} PassInfo;
+
+/* Uniform handles: the index in PassInfo.uniforms. */
+enum { U_SIZE, U_SIZE2, U_3, U_4, U_5, U_6 };
+
+static const PassInfo pass_info[PASS_COUNT] = {
+  [PASS_INGEST] = { "ingest.comp", NULL, 0, { "size" } },
+  [PASS_REDUCE] = { "reduce.comp", NULL, 0, { "src_size", "dst_size" } },
+  [PASS_QUADRATURE] = { "quadrature.comp", NULL, D_FILTER, { "size", "partial_base" } },
+  [PASS_MEAN] = { "mean.comp", NULL, D_LEVELS,
+                  { "partial_base", "groups", "level", "inv_pixels" } },
+  [PASS_SEARCH] = { "search.comp", NULL, D_SEARCH, { "size", "eta", "t_min", "t_max" } },
+  [PASS_SEARCH_TILED] = { "search.comp", "#define SEARCH_TILED 1\n", D_SEARCH,
+                          { "size", "eta", "t_min", "t_max" } },
+  [PASS_REFINE] = { "search.comp", "#define SEARCH_REFINE 1\n", D_SEARCH,
+                    { "size", "eta", "t_min", "t_max" } },
+  [PASS_REFINE_TILED] = { "search.comp", "#define SEARCH_TILED 1\n#define SEARCH_REFINE 1\n",
+                          D_SEARCH, { "size", "eta", "t_min", "t_max" } },
+  [PASS_PHASE] = { "phase.comp", NULL, D_PHASE | D_LEVELS, { "size", "eta", "level" } },
+  [PASS_SMOOTH_ROWS] = { "smooth_rows.comp", NULL, D_SMOOTH, { "size" } },
+  [PASS_SOLVE] = { "solve.comp", NULL, D_SMOOTH, { "size", "d_range", "guard" } },
+  [PASS_FILL_ROWS] = { "smooth_rows.comp", "#define FILL_INPUT 1\n", D_FILL, { "size" } },
+  [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
+  [PASS_UPSAMPLE] = { "upsample.comp", NULL, 0, { "src_size", "dst_size" } },
+  [PASS_POST_LR] = { "post_lr.comp", NULL, D_POST, { "size" } },
+  [PASS_MEDIAN] = { "median.comp", NULL, 0, { "size" } },
+  [PASS_DENSIFY] = { "densify.comp", NULL, D_POST, { "size" } },
+  [PASS_DENSIFY_MEDIAN] = { "densify_median.comp", NULL, 0, { "size" } },
+  [PASS_PACK] = { "pack.comp", NULL, 0,
+                  { "size", "s16", "layer_words", "conf_offset", "depth_offset", "fb_mm",
+                    "doffs" } },
+  [PASS_RECTIFY] = { "rectify.comp", NULL, 0, { "size" } },
 };
 
 struct StereoPasses {
   GpuContext *gpu;
   StereoParams params;
-  GpuProgram *prog[PROG_COUNT];
-  float smooth_taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
-  int smooth_radius;
-  float fill_taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
-  int fill_radius;
+  GpuPass *pass[PASS_COUNT];
   bool search_tiled;
 };
 
@@ -68,9 +95,91 @@ stereo_passes_free(StereoPasses *ps)
 {
   if (!ps)
     return;
-  for (int i = 0; i < PROG_COUNT; i++)
-    gpu_program_free(ps->prog[i]);
+  for (int i = 0; i < PASS_COUNT; i++)
+    gpu_pass_free(ps->pass[i]);
   g_free(ps);
+}
+
+/* A float constant as GLSL source: the value rounded to float first, printed so that it
+ * parses back to exactly that float. */
+static void
+append_float(GString *s, double v)
+{
+  g_string_append_printf(s, "%.9e", (double)(float)v);
+}
+
+static void
+append_array(GString *s, const char *name, const double *v, int n)
+{
+  g_string_append_printf(s, "#define %s float[%d](", name, n);
+  for (int i = 0; i < n; i++) {
+    if (i)
+      g_string_append(s, ", ");
+    append_float(s, v[i]);
+  }
+  g_string_append(s, ")\n");
+}
+
+static void
+append_define_float(GString *s, const char *name, double v)
+{
+  g_string_append_printf(s, "#define %s ", name);
+  append_float(s, v);
+  g_string_append_c(s, '\n');
+}
+
+static char *
+pass_defines(const StereoParams *p, unsigned groups, const char *variant)
+{
+  GString *s = g_string_new(NULL);
+  if (groups & (D_FILTER | D_PHASE))
+    g_string_append_printf(s, "#define RADIUS %d\n", p->radius);
+  if (groups & D_FILTER) {
+    double h_re[2 * STEREO_MAX_RADIUS + 1], h_im[2 * STEREO_MAX_RADIUS + 1];
+    double v[2 * STEREO_MAX_RADIUS + 1];
+    stereo_params_filter_taps(p, h_re, h_im, v);
+    append_array(s, "H_RE", h_re, 2 * p->radius + 1);
+    append_array(s, "H_IM", h_im, 2 * p->radius + 1);
+    append_array(s, "V_TAPS", v, 2 * p->radius + 1);
+  }
+  if (groups & D_SEARCH) {
+    g_string_append_printf(s, "#define SEARCH_R %d\n#define REFINE_WINDOW %d\n"
+                           "#define REFINE_PAD %d\n", p->search_radius,
+                           STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
+    append_define_float(s, "WEIGHT_GAMMA", STEREO_SEARCH_WEIGHT_GAMMA);
+  }
+  if (groups & D_PHASE) {
+    double stab = p->tau / p->sigma;
+    append_define_float(s, "OMEGA0", p->omega0);
+    append_define_float(s, "STAB2", stab * stab);
+    append_define_float(s, "KAPPA", p->kappa);
+    append_define_float(s, "MIN_MAGNITUDE", p->min_magnitude);
+    append_define_float(s, "GAMMA_EXP", p->gamma);
+  }
+  if (groups & (D_SMOOTH | D_POST))
+    append_define_float(s, "C_MIN", p->c_min);
+  double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
+  if (groups & D_SMOOTH) {
+    int r = stereo_gauss_taps(p->smooth_sigma, taps);
+    g_string_append_printf(s, "#define SMOOTH_R %d\n", r);
+    append_array(s, "SMOOTH_TAPS", taps, 2 * r + 1);
+  }
+  if (groups & D_FILL) {
+    int r = stereo_gauss_taps(p->fill_sigma, taps);
+    g_string_append_printf(s, "#define FILL_R %d\n", r);
+    append_array(s, "FILL_TAPS", taps, 2 * r + 1);
+  }
+  if (groups & D_POST) {
+    g_string_append_printf(s, "#define LR_CHECK %d\n", p->lr_check ? 1 : 0);
+    append_define_float(s, "LR_MAX", p->lr_max);
+    append_define_float(s, "SIGMA_D_MAX", p->sigma_d_max);
+    append_define_float(s, "EDGE_MARGIN", STEREO_DENSIFY_EDGE_MARGIN);
+  }
+  if (groups & D_LEVELS)
+    g_string_append_printf(s, "#define MAX_LEVELS %d\n", STEREO_MAX_LEVELS);
+  if (variant)
+    g_string_append(s, variant);
+  return g_string_free(s, FALSE);
 }
 
 StereoPasses *
@@ -84,64 +193,21 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
   g_autoptr(StereoPasses) ps = g_new0(StereoPasses, 1);
   ps->gpu = gpu;
   ps->params = *params;
-
-  g_autofree char *defines = g_strdup_printf(
-    "#define RADIUS %d\n#define SEARCH_R %d\n#define WEIGHT_GAMMA %.9e\n"
-    "#define EDGE_MARGIN %.9e\n#define REFINE_WINDOW %d\n#define REFINE_PAD %d\n",
-    params->radius, params->search_radius, STEREO_SEARCH_WEIGHT_GAMMA,
-    STEREO_DENSIFY_EDGE_MARGIN, STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
-  g_autofree char *tiled_defines = g_strconcat(defines, "#define SEARCH_TILED 1\n", NULL);
-  g_autofree char *refine_defines = g_strconcat(defines, "#define SEARCH_REFINE 1\n", NULL);
-  g_autofree char *refine_tiled_defines = g_strconcat(tiled_defines, "#define SEARCH_REFINE 1\n",
-                                                      NULL);
-  for (int i = 0; i < PROG_COUNT; i++) {
-    bool refine = i == PROG_REFINE || i == PROG_REFINE_TILED;
-    if (refine && !params->refine)
+  for (int i = 0; i < PASS_COUNT; i++) {
+    const PassInfo *pi = &pass_info[i];
+    if ((i == PASS_REFINE || i == PASS_REFINE_TILED) && !params->refine)
       continue;
-    bool tiled = i == PROG_SEARCH_TILED || i == PROG_REFINE_TILED;
-    g_autofree char *label = g_strdup_printf("stereo/%s%s%s", prog_files[i],
-                                             refine ? " (refine)" : "", tiled ? " (tiled)" : "");
-    GpuProgramParams pp = {
-      .label = label,
-      .resource = prog_files[i],
-      .defines = refine ? (tiled ? refine_tiled_defines : refine_defines)
-                        : tiled ? tiled_defines : defines,
-    };
-    ps->prog[i] = gpu_program_new(gpu, &pp, error);
-    if (!ps->prog[i])
+    g_autofree char *defines = pass_defines(params, pi->groups, pi->variant);
+    g_autofree char *label = g_strdup_printf("stereo/%s%s%s", pi->file,
+                                             i == PASS_REFINE || i == PASS_REFINE_TILED
+                                               ? " (refine)" : "",
+                                             i == PASS_SEARCH_TILED || i == PASS_REFINE_TILED
+                                               ? " (tiled)" : "");
+    GpuPassParams pp = { .label = label, .resource = pi->file, .defines = defines };
+    memcpy(pp.uniforms, pi->uniforms, sizeof pp.uniforms);
+    if (!(ps->pass[i] = gpu_pass_new(gpu, &pp, error)))
       return NULL;
   }
-
-  double h_re[2 * STEREO_MAX_RADIUS + 1], h_im[2 * STEREO_MAX_RADIUS + 1];
-  double v[2 * STEREO_MAX_RADIUS + 1];
-  stereo_params_filter_taps(params, h_re, h_im, v);
-  float fre[2 * STEREO_MAX_RADIUS + 1], fim[2 * STEREO_MAX_RADIUS + 1];
-  float fv[2 * STEREO_MAX_RADIUS + 1];
-  int n = 2 * params->radius + 1;
-  for (int k = 0; k < n; k++) {
-    fre[k] = (float)h_re[k];
-    fim[k] = (float)h_im[k];
-    fv[k] = (float)v[k];
-  }
-  GpuProgram *q = ps->prog[PROG_QUADRATURE];
-  gpu_program_set_float_array(q, "h_re", fre, n);
-  gpu_program_set_float_array(q, "h_im", fim, n);
-  gpu_program_set_float_array(q, "v", fv, n);
-
-  double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
-  ps->smooth_radius = stereo_gauss_taps(params->smooth_sigma, taps);
-  for (int k = 0; k <= 2 * ps->smooth_radius; k++)
-    ps->smooth_taps[k] = (float)taps[k];
-  ps->fill_radius = stereo_gauss_taps(params->fill_sigma, taps);
-  for (int k = 0; k <= 2 * ps->fill_radius; k++)
-    ps->fill_taps[k] = (float)taps[k];
-  gpu_program_set_float_array(ps->prog[PROG_SOLVE], "taps", ps->smooth_taps,
-                              2 * ps->smooth_radius + 1);
-  gpu_program_set_int(ps->prog[PROG_SOLVE], "radius", ps->smooth_radius);
-  gpu_program_set_float(ps->prog[PROG_SOLVE], "c_min", (float)params->c_min);
-  gpu_program_set_float_array(ps->prog[PROG_FILL], "taps", ps->fill_taps,
-                              2 * ps->fill_radius + 1);
-  gpu_program_set_int(ps->prog[PROG_FILL], "radius", ps->fill_radius);
 
   /* The search stages the other image in shared memory on discrete GPUs; on llvmpipe,
    * where barriers are costly, direct reads are 3x faster (measured, docs/algorithm.md).
@@ -149,61 +215,49 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
   const char *tiled = g_getenv("STEREOD_SEARCH_TILED");
   ps->search_tiled = tiled ? g_strcmp0(tiled, "0") != 0 : !gpu_context_is_software(gpu);
 
-  GpuProgram *ph = ps->prog[PROG_PHASE];
-  gpu_program_set_float(ph, "omega0", (float)params->omega0);
-  double stab = params->tau / params->sigma;
-  gpu_program_set_float(ph, "stab2", (float)(stab * stab));
-  gpu_program_set_float(ph, "kappa", (float)params->kappa);
-  gpu_program_set_float(ph, "min_magnitude", (float)params->min_magnitude);
-  gpu_program_set_float(ph, "gamma_exp", (float)params->gamma);
-  gpu_program_set_int(ph, "max_levels", STEREO_MAX_LEVELS);
-  gpu_program_set_int(ps->prog[PROG_MEAN], "max_levels", STEREO_MAX_LEVELS);
-
-  GpuProgram *lr = ps->prog[PROG_POST_LR];
-  gpu_program_set_int(lr, "lr_check", params->lr_check ? 1 : 0);
-  gpu_program_set_float(lr, "lr_max", (float)params->lr_max);
-  gpu_program_set_float(lr, "sigma_d_max", (float)params->sigma_d_max);
-  gpu_program_set_float(lr, "c_min", (float)params->c_min);
-
   if (!gpu_context_check(gpu, "stereo passes setup", error))
     return NULL;
   return g_steal_pointer(&ps);
 }
 
-/* Dispatch over an image's full size and layers, then a barrier. */
-static void
-run_2d(GpuProgram *prog, GpuImage *out)
-{
-  gpu_program_dispatch(prog, gpu_image_get_width(out), gpu_image_get_height(out),
-                       gpu_image_get_layers(out));
-  gpu_barrier();
-}
+/* ------------------------------------------------------------ dispatch helpers */
+
+#define IMG(i, a) { (i), GPU_ACCESS_##a }
+#define BUF(b, a) { (b), GPU_ACCESS_##a }
 
 static void
-set_size(GpuProgram *prog, const char *name, GpuImage *img)
+set_size(GpuPass *p, int u, GpuImage *img)
 {
-  gpu_program_set_ivec2(prog, name, gpu_image_get_width(img), gpu_image_get_height(img));
+  gpu_pass_set_ivec2(p, u, gpu_image_get_width(img), gpu_image_get_height(img));
+}
+
+/* Dispatch over an image's full size and layers. */
+static void
+run_over(GpuPass *p, GpuPassRun *run, GpuImage *out)
+{
+  run->size[0] = gpu_image_get_width(out);
+  run->size[1] = gpu_image_get_height(out);
+  run->size[2] = gpu_image_get_layers(out);
+  gpu_pass_dispatch(p, run);
 }
 
 void
 stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *dst)
 {
-  GpuProgram *p = ps->prog[PROG_INGEST];
-  set_size(p, "size", dst);
-  gpu_bind_image(0, src8, GPU_ACCESS_READ);
-  gpu_bind_image(1, dst, GPU_ACCESS_WRITE);
-  run_2d(p, dst);
+  GpuPass *p = ps->pass[PASS_INGEST];
+  set_size(p, U_SIZE, dst);
+  GpuPassRun run = { .images = { IMG(src8, READ), IMG(dst, WRITE) } };
+  run_over(p, &run, dst);
 }
 
 void
 stereo_pass_reduce(StereoPasses *ps, GpuImage *src, GpuImage *dst)
 {
-  GpuProgram *p = ps->prog[PROG_REDUCE];
-  set_size(p, "src_size", src);
-  set_size(p, "dst_size", dst);
-  gpu_bind_image(0, src, GPU_ACCESS_READ);
-  gpu_bind_image(1, dst, GPU_ACCESS_WRITE);
-  run_2d(p, dst);
+  GpuPass *p = ps->pass[PASS_REDUCE];
+  set_size(p, 0, src);
+  set_size(p, 1, dst);
+  GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) } };
+  run_over(p, &run, dst);
 }
 
 int
@@ -216,28 +270,41 @@ void
 stereo_pass_quadrature(StereoPasses *ps, GpuImage *src, GpuImage *dst, GpuBuffer *partials,
                        int partial_base)
 {
-  GpuProgram *p = ps->prog[PROG_QUADRATURE];
-  set_size(p, "size", dst);
-  gpu_program_set_int(p, "partial_base", partial_base);
-  gpu_bind_image(0, src, GPU_ACCESS_READ);
-  gpu_bind_image(1, dst, GPU_ACCESS_WRITE);
-  gpu_bind_storage(2, partials);
-  run_2d(p, dst);
+  GpuPass *p = ps->pass[PASS_QUADRATURE];
+  set_size(p, 0, dst);
+  gpu_pass_set_int(p, 1, partial_base);
+  GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) },
+                     .buffers = { [2] = BUF(partials, WRITE) } };
+  run_over(p, &run, dst);
 }
 
 void
 stereo_pass_mean(StereoPasses *ps, GpuBuffer *partials, int partial_base, int width,
                  int height, int layers, GpuBuffer *means, int level)
 {
-  GpuProgram *p = ps->prog[PROG_MEAN];
-  gpu_program_set_int(p, "partial_base", partial_base);
-  gpu_program_set_int(p, "groups", stereo_pass_quadrature_groups(width, height));
-  gpu_program_set_int(p, "level", level);
-  gpu_program_set_float(p, "inv_pixels", (float)(1.0 / ((double)width * height)));
-  gpu_bind_storage(2, partials);
-  gpu_bind_storage(3, means);
-  gpu_program_dispatch(p, 256 * layers, 1, 1);
-  gpu_barrier();
+  GpuPass *p = ps->pass[PASS_MEAN];
+  gpu_pass_set_int(p, 0, partial_base);
+  gpu_pass_set_int(p, 1, stereo_pass_quadrature_groups(width, height));
+  gpu_pass_set_int(p, 2, level);
+  gpu_pass_set_float(p, 3, (float)(1.0 / ((double)width * height)));
+  GpuPassRun run = { .buffers = { [2] = BUF(partials, READ), [3] = BUF(means, WRITE) },
+                     .groups = { layers, 1, 1 } };
+  gpu_pass_dispatch(p, &run);
+}
+
+/* One dispatch of search.comp (any of its four programs) for direction eta. */
+static void
+run_search(GpuPass *p, GpuImage *img, GpuImage *prior, GpuImage *disp, int eta, int t_min,
+           int t_max)
+{
+  set_size(p, 0, disp);
+  gpu_pass_set_int(p, 1, eta);
+  gpu_pass_set_int(p, 2, t_min);
+  gpu_pass_set_int(p, 3, t_max);
+  GpuPassRun run = { .images = { IMG(img, READ), [2] = IMG(disp, WRITE) } };
+  if (prior)
+    run.images[3] = (GpuPassImage)IMG(prior, READ);
+  run_over(p, &run, disp);
 }
 
 void
@@ -247,24 +314,12 @@ stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int
   stereo_pass_search_variant(ps, ps->search_tiled, img, disp, eta, t_min, t_max);
 }
 
-/* One dispatch of search.comp (any of its four programs) for direction eta. */
-static void
-run_search(GpuProgram *p, GpuImage *img, GpuImage *disp, int eta, int t_min, int t_max)
-{
-  set_size(p, "size", disp);
-  gpu_program_set_int(p, "eta", eta);
-  gpu_program_set_int(p, "t_min", t_min);
-  gpu_program_set_int(p, "t_max", t_max);
-  gpu_bind_image(0, img, GPU_ACCESS_READ);
-  gpu_bind_image(2, disp, GPU_ACCESS_WRITE);
-  run_2d(p, disp);
-}
-
 void
 stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
                            int eta, int t_min, int t_max)
 {
-  run_search(ps->prog[tiled ? PROG_SEARCH_TILED : PROG_SEARCH], img, disp, eta, t_min, t_max);
+  run_search(ps->pass[tiled ? PASS_SEARCH_TILED : PASS_SEARCH], img, NULL, disp, eta, t_min,
+             t_max);
 }
 
 void
@@ -277,121 +332,106 @@ void
 stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *prior,
                            GpuImage *disp, int eta)
 {
-  GpuProgram *p = ps->prog[tiled ? PROG_REFINE_TILED : PROG_REFINE];
+  GpuPass *p = ps->pass[tiled ? PASS_REFINE_TILED : PASS_REFINE];
   g_return_if_fail(p);   /* made only when params->refine */
-  gpu_bind_image(3, prior, GPU_ACCESS_READ);
-  run_search(p, img, disp, eta, (int) floor(ps->params.min_disparity),
-             (int) ceil(ps->params.max_disparity));
+  run_search(p, img, prior, disp, eta, (int)floor(ps->params.min_disparity),
+             (int)ceil(ps->params.max_disparity));
 }
 
 void
 stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *disp, GpuImage *terms,
                   GpuBuffer *means, int level, int eta)
 {
-  GpuProgram *p = ps->prog[PROG_PHASE];
-  set_size(p, "size", disp);
-  gpu_program_set_int(p, "eta", eta);
-  gpu_program_set_int(p, "level", level);
-  gpu_bind_image(0, quad, GPU_ACCESS_READ);
-  gpu_bind_image(1, disp, GPU_ACCESS_READ);
-  gpu_bind_image(2, terms, GPU_ACCESS_WRITE);
-  gpu_bind_storage(3, means);
-  run_2d(p, disp);
+  GpuPass *p = ps->pass[PASS_PHASE];
+  set_size(p, 0, disp);
+  gpu_pass_set_int(p, 1, eta);
+  gpu_pass_set_int(p, 2, level);
+  GpuPassRun run = { .images = { IMG(quad, READ), IMG(disp, READ), IMG(terms, WRITE) },
+                     .buffers = { [3] = BUF(means, READ) } };
+  run_over(p, &run, disp);
 }
 
 void
 stereo_pass_smooth_solve(StereoPasses *ps, GpuImage *terms, GpuImage *tmp, GpuImage *disp,
                          int level, float guard)
 {
-  GpuProgram *r = ps->prog[PROG_SMOOTH_ROWS];
-  set_size(r, "size", disp);
-  gpu_program_set_int(r, "radius", ps->smooth_radius);
-  gpu_program_set_float_array(r, "taps", ps->smooth_taps, 2 * ps->smooth_radius + 1);
-  gpu_program_set_int(r, "mode", 0);
-  gpu_bind_image(0, terms, GPU_ACCESS_READ);
-  gpu_bind_image(1, tmp, GPU_ACCESS_WRITE);
-  run_2d(r, disp);
+  GpuPass *r = ps->pass[PASS_SMOOTH_ROWS];
+  set_size(r, 0, disp);
+  GpuPassRun rr = { .images = { IMG(terms, READ), IMG(tmp, WRITE) } };
+  run_over(r, &rr, disp);
 
-  GpuProgram *s = ps->prog[PROG_SOLVE];
+  GpuPass *s = ps->pass[PASS_SOLVE];
   double scale = ldexp(1.0, -level);
-  gpu_program_set_float(s, "guard", guard);
-  set_size(s, "size", disp);
-  gpu_program_set_vec2(s, "d_range", (float)(ps->params.min_disparity * scale - 2.0),
-                       (float)(ps->params.max_disparity * scale + 2.0));
-  gpu_bind_image(0, tmp, GPU_ACCESS_READ);
-  gpu_bind_image(1, disp, GPU_ACCESS_READ_WRITE);
-  run_2d(s, disp);
+  set_size(s, 0, disp);
+  gpu_pass_set_vec2(s, 1, (float)(ps->params.min_disparity * scale - 2.0),
+                    (float)(ps->params.max_disparity * scale + 2.0));
+  gpu_pass_set_float(s, 2, guard);
+  GpuPassRun sr = { .images = { IMG(tmp, READ), IMG(disp, READ_WRITE) } };
+  run_over(s, &sr, disp);
 }
 
 void
 stereo_pass_fill(StereoPasses *ps, GpuImage *disp, GpuImage *tmp)
 {
-  GpuProgram *r = ps->prog[PROG_SMOOTH_ROWS];
-  GpuProgram *c = ps->prog[PROG_FILL];
-  set_size(c, "size", disp);
+  GpuPass *r = ps->pass[PASS_FILL_ROWS];
+  GpuPass *c = ps->pass[PASS_FILL];
+  set_size(r, 0, disp);
+  set_size(c, 0, disp);
   for (int it = 0; it < ps->params.fill_iterations; it++) {
-    set_size(r, "size", disp);
-    gpu_program_set_int(r, "radius", ps->fill_radius);
-    gpu_program_set_float_array(r, "taps", ps->fill_taps, 2 * ps->fill_radius + 1);
-    gpu_program_set_int(r, "mode", 1);
-    gpu_bind_image(0, disp, GPU_ACCESS_READ);
-    gpu_bind_image(1, tmp, GPU_ACCESS_WRITE);
-    run_2d(r, disp);
-    gpu_bind_image(0, tmp, GPU_ACCESS_READ);
-    gpu_bind_image(1, disp, GPU_ACCESS_READ_WRITE);
-    run_2d(c, disp);
+    GpuPassRun rr = { .images = { IMG(disp, READ), IMG(tmp, WRITE) } };
+    run_over(r, &rr, disp);
+    GpuPassRun cr = { .images = { IMG(tmp, READ), IMG(disp, READ_WRITE) } };
+    run_over(c, &cr, disp);
   }
 }
 
 void
 stereo_pass_upsample(StereoPasses *ps, GpuImage *coarse, GpuImage *fine)
 {
-  GpuProgram *p = ps->prog[PROG_UPSAMPLE];
-  set_size(p, "src_size", coarse);
-  set_size(p, "dst_size", fine);
-  gpu_bind_image(0, coarse, GPU_ACCESS_READ);
-  gpu_bind_image(1, fine, GPU_ACCESS_WRITE);
-  run_2d(p, fine);
+  GpuPass *p = ps->pass[PASS_UPSAMPLE];
+  set_size(p, 0, coarse);
+  set_size(p, 1, fine);
+  GpuPassRun run = { .images = { IMG(coarse, READ), IMG(fine, WRITE) } };
+  run_over(p, &run, fine);
 }
 
 void
 stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage *dst)
 {
-  GpuProgram *p = ps->prog[PROG_POST_LR];
-  set_size(p, "size", dst);
-  gpu_bind_image(0, disp_l, GPU_ACCESS_READ);
-  gpu_bind_image(1, disp_r ? disp_r : disp_l, GPU_ACCESS_READ);
-  gpu_bind_image(2, dst, GPU_ACCESS_WRITE);
-  run_2d(p, dst);
+  GpuPass *p = ps->pass[PASS_POST_LR];
+  set_size(p, 0, dst);
+  GpuPassRun run = { .images = { IMG(disp_l, READ), IMG(disp_r ? disp_r : disp_l, READ),
+                                 IMG(dst, WRITE) } };
+  run_over(p, &run, dst);
 }
 
 static void
-simple_pass(StereoPasses *ps, ProgId id, GpuImage *src, GpuImage *dst)
+simple_pass(StereoPasses *ps, PassId id, GpuImage *src, GpuImage *dst, GpuImage *extra)
 {
-  GpuProgram *p = ps->prog[id];
-  set_size(p, "size", dst);
-  gpu_bind_image(0, src, GPU_ACCESS_READ);
-  gpu_bind_image(1, dst, GPU_ACCESS_WRITE);
-  run_2d(p, dst);
+  GpuPass *p = ps->pass[id];
+  set_size(p, 0, dst);
+  GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) } };
+  if (extra)
+    run.images[2] = (GpuPassImage)IMG(extra, READ);
+  run_over(p, &run, dst);
 }
 
 void
 stereo_pass_median(StereoPasses *ps, GpuImage *src, GpuImage *dst)
 {
-  simple_pass(ps, PROG_MEDIAN, src, dst);
+  simple_pass(ps, PASS_MEDIAN, src, dst, NULL);
 }
 
 void
 stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *intensity, GpuImage *dst)
 {
-  gpu_bind_image(2, intensity, GPU_ACCESS_READ);
-  simple_pass(ps, PROG_DENSIFY, src, dst);
+  simple_pass(ps, PASS_DENSIFY, src, dst, intensity);
 }
 
 void
 stereo_pass_densify_median(StereoPasses *ps, GpuImage *src, GpuImage *dst)
 {
-  simple_pass(ps, PROG_DENSIFY_MEDIAN, src, dst);
+  simple_pass(ps, PASS_DENSIFY_MEDIAN, src, dst, NULL);
 }
 
 GpuImage *
@@ -429,29 +469,26 @@ void
 stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
                  const StereoPackLayout *layout, double fb_mm, double doffs)
 {
-  GpuProgram *p = ps->prog[PROG_PACK];
+  GpuPass *p = ps->pass[PASS_PACK];
   int w = gpu_image_get_width(src), h = gpu_image_get_height(src);
-  set_size(p, "size", src);
-  gpu_program_set_int(p, "s16", layout->s16 ? 1 : 0);
-  gpu_program_set_int(p, "layer_words", (int)(layout->layer_bytes / 4));
-  gpu_program_set_int(p, "conf_offset", (int)(layout->conf_offset / 4));
-  gpu_program_set_int(p, "depth_offset", layout->depth ? (int)(layout->depth_offset / 4) : -1);
-  gpu_program_set_float(p, "fb_mm", (float)fb_mm);
-  gpu_program_set_float(p, "doffs", (float)doffs);
-  gpu_bind_image(0, src, GPU_ACCESS_READ);
-  gpu_bind_storage(4, out);
+  set_size(p, 0, src);
+  gpu_pass_set_int(p, 1, layout->s16 ? 1 : 0);
+  gpu_pass_set_int(p, 2, (int)(layout->layer_bytes / 4));
+  gpu_pass_set_int(p, 3, (int)(layout->conf_offset / 4));
+  gpu_pass_set_int(p, 4, layout->depth ? (int)(layout->depth_offset / 4) : -1);
+  gpu_pass_set_float(p, 5, (float)fb_mm);
+  gpu_pass_set_float(p, 6, (float)doffs);
   size_t quads = ((size_t)w * h + 3) / 4;
-  gpu_program_dispatch(p, (int)quads, 1, gpu_image_get_layers(src));
-  gpu_barrier();
+  GpuPassRun run = { .images = { IMG(src, READ) }, .buffers = { [4] = BUF(out, WRITE) },
+                     .size = { (int)quads, 1, gpu_image_get_layers(src) } };
+  gpu_pass_dispatch(p, &run);
 }
 
 void
 stereo_pass_rectify(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *dst)
 {
-  GpuProgram *p = ps->prog[PROG_RECTIFY];
-  set_size(p, "size", dst);
-  gpu_bind_image(0, src8, GPU_ACCESS_READ);
-  gpu_bind_image(1, map, GPU_ACCESS_READ);
-  gpu_bind_image(2, dst, GPU_ACCESS_WRITE);
-  run_2d(p, dst);
+  GpuPass *p = ps->pass[PASS_RECTIFY];
+  set_size(p, 0, dst);
+  GpuPassRun run = { .images = { IMG(src8, READ), IMG(map, READ), IMG(dst, WRITE) } };
+  run_over(p, &run, dst);
 }

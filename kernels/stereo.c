@@ -60,6 +60,7 @@ struct StereoEngine {
   StereoCalib calib;
   GpuImage *map;          /* rectification map, RG32F, layers left/right */
 
+  StereoWorkCounts last_counts;
   Slot slots[MAX_IN_FLIGHT];
   int head, count;        /* oldest pending slot, number pending */
 };
@@ -245,6 +246,12 @@ stereo_engine_get_params(StereoEngine *e)
   return &e->p;
 }
 
+void
+stereo_engine_get_last_counts(StereoEngine *e, StereoWorkCounts *counts)
+{
+  *counts = e->last_counts;
+}
+
 int
 stereo_engine_pending(StereoEngine *e)
 {
@@ -262,7 +269,6 @@ engine_run(StereoEngine *e, Slot *sl)
   gpu_image_upload_from_buffer(e->in8, 0, sl->upload, 0, e->width, &ignored);
   gpu_image_upload_from_buffer(e->in8, 1, sl->upload, plane, e->width, &ignored);
   g_clear_error(&ignored);
-  gpu_barrier();
   gpu_timer_stamp(sl->timer, 1);
 
   if (e->has_calib)
@@ -290,7 +296,6 @@ engine_run(StereoEngine *e, Slot *sl)
     static const float zero[4] = { 0, 0, 0, 0 };
     for (int d = 0; d < e->n_dirs; d++)
       gpu_image_fill(e->disp[d][e->start], zero, NULL);
-    gpu_barrier();
   }
   gpu_timer_stamp(sl->timer, 4);
 
@@ -359,7 +364,12 @@ stereo_engine_submit(StereoEngine *e, const uint8_t *left, size_t left_stride,
   copy_plane(map, left, left_stride, e->width, e->height);
   copy_plane(map + (size_t)e->width * e->height, right, right_stride, e->width, e->height);
   sl->tag = tag;
+  GpuStats before, after;
+  gpu_context_get_stats(e->gpu, &before);
   engine_run(e, sl);
+  gpu_context_get_stats(e->gpu, &after);
+  e->last_counts.dispatches = (int)(after.dispatches - before.dispatches);
+  e->last_counts.barriers = (int)(after.barriers - before.barriers);
   if (!gpu_fence_reset(sl->fence, error) || !gpu_context_check(e->gpu, e->label, error))
     return false;
   e->count++;

@@ -104,6 +104,15 @@ bool stereo_engine_process_full(StereoEngine *engine, const uint8_t *left, size_
                                 const uint8_t *right, size_t right_stride, float *disparity,
                                 uint8_t *confidence, uint16_t *depth, GError **error);
 
+/* The GPU work of the last submission, counted in code (gpu_context_get_stats before and
+ * after queueing it): compute dispatches and memory barriers. */
+typedef struct {
+  int dispatches;
+  int barriers;
+} StereoWorkCounts;
+
+void stereo_engine_get_last_counts(StereoEngine *engine, StereoWorkCounts *counts);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(StereoEngine, stereo_engine_free)
 
 G_END_DECLS

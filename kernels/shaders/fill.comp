@@ -5,8 +5,7 @@ layout(local_size_x = 16, local_size_y = 16) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray src;
 layout(rgba32f, binding = 1) uniform image2DArray disp;
 uniform ivec2 size;
-uniform int radius;
-uniform float taps[2 * 15 + 1];
+const float taps[2 * FILL_R + 1] = FILL_TAPS;
 
 void main()
 {
@@ -17,9 +16,9 @@ void main()
   if (cur.w > 0.0)
     return;
   vec2 acc = vec2(0.0);
-  int lo = max(-radius, -g.y), hi = min(radius, size.y - 1 - g.y);
+  int lo = max(-FILL_R, -g.y), hi = min(FILL_R, size.y - 1 - g.y);
   for (int k = lo; k <= hi; k++)
-    acc += taps[k + radius] * imageLoad(src, ivec3(g.x, g.y + k, g.z)).xy;
+    acc += taps[k + FILL_R] * imageLoad(src, ivec3(g.x, g.y + k, g.z)).xy;
   if (acc.y > 1e-6)
     imageStore(disp, g, vec4(acc.x / acc.y, cur.y, cur.z, 1.0));
 }

@@ -8,7 +8,6 @@ layout(std430, binding = 3) buffer Means { vec2 mean_mag[]; };   // [layer * MAX
 uniform int partial_base;
 uniform int groups;          // workgroups of the quadrature pass per layer
 uniform int level;
-uniform int max_levels;
 uniform float inv_pixels;
 shared vec2 red[256];
 
@@ -27,5 +26,5 @@ void main()
     barrier();
   }
   if (t == 0u)
-    mean_mag[layer * max_levels + level] = red[0] * inv_pixels;
+    mean_mag[layer * MAX_LEVELS + level] = red[0] * inv_pixels;
 }

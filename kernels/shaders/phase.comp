@@ -11,12 +11,7 @@ layout(std430, binding = 3) readonly buffer Means { vec2 mean_mag[]; };
 uniform ivec2 size;
 uniform int eta;
 uniform int level;
-uniform int max_levels;
-uniform float omega0;
-uniform float stab2;      // (tau / sigma)^2
-uniform float kappa;
-uniform float min_magnitude;
-uniform float gamma_exp;
+// OMEGA0, STAB2 = (tau / sigma)^2, KAPPA, MIN_MAGNITUDE, GAMMA_EXP: defines
 
 // The reference's response at x (eta = +1: L, else R) and the other's.
 vec2 qref(ivec3 p) { vec4 q = imageLoad(quad, p); return eta > 0 ? q.xy : q.zw; }
@@ -30,8 +25,8 @@ bool freq(vec2 qm, vec2 q0, vec2 qp, out vec2 z)
     z = vec2(0.0);
     return false;
   }
-  vec2 e_minus = vec2(cos(omega0), -sin(omega0));   // e^{-i w0}
-  vec2 e_plus = vec2(cos(omega0), sin(omega0));     // e^{+i w0}
+  vec2 e_minus = vec2(cos(OMEGA0), -sin(OMEGA0));   // e^{-i w0}
+  vec2 e_plus = vec2(cos(OMEGA0), sin(OMEGA0));     // e^{+i w0}
   vec2 num = cmul(qp, e_minus) - cmul(qm, e_plus);
   z = cmulconj(num, q0) / (2.0 * m2);
   return true;
@@ -67,16 +62,16 @@ void main()
     bool okr = freq(rm, r0, rp, zr);
     bool oko = freq(om, oc, op, zo);
     float ar = length(r0), ao = length(oc);
-    vec2 mm = mean_mag[g.z * max_levels + level];
-    float tmag = max(kappa * (eta > 0 ? mm.x : mm.y), min_magnitude);
-    if (okr && oko && dot(zr, zr) <= stab2 && dot(zo, zo) <= stab2 && min(ar, ao) >= tmag) {
-      float wr = omega0 + asin_precise(clamp(zr.y, -1.0, 1.0));
-      float wo = omega0 + asin_precise(clamp(zo.y, -1.0, 1.0));
+    vec2 mm = mean_mag[g.z * MAX_LEVELS + level];
+    float tmag = max(KAPPA * (eta > 0 ? mm.x : mm.y), MIN_MAGNITUDE);
+    if (okr && oko && dot(zr, zr) <= STAB2 && dot(zo, zo) <= STAB2 && min(ar, ao) >= tmag) {
+      float wr = OMEGA0 + asin_precise(clamp(zr.y, -1.0, 1.0));
+      float wo = OMEGA0 + asin_precise(clamp(zo.y, -1.0, 1.0));
       float w = 0.5 * (wr + wo);
       vec2 C = cmulconj(oc, r0);
       float dphi = atan2_precise(C.y, C.x);
       float sym = 2.0 * ar * ao / (ar * ar + ao * ao);
-      float c = pow(sym, gamma_exp);
+      float c = pow(sym, GAMMA_EXP);
       float e = w * d0 + float(eta) * dphi;
       P = vec4(c * w * w, c * w * e, c, c * e * e);
     }

@@ -6,10 +6,7 @@ layout(rgba32f, binding = 0) readonly uniform image2DArray disp_l;
 layout(rgba32f, binding = 1) readonly uniform image2DArray disp_r;
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;
 uniform ivec2 size;
-uniform int lr_check;
-uniform float lr_max;
-uniform float sigma_d_max;   // <= 0: off
-uniform float c_min;
+// LR_CHECK (0/1), LR_MAX, SIGMA_D_MAX (<= 0: off), C_MIN: defines
 
 void main()
 {
@@ -17,8 +14,8 @@ void main()
   if (g.x >= size.x || g.y >= size.y)
     return;
   vec4 l = imageLoad(disp_l, g);
-  bool valid = l.y >= c_min;
-  if (lr_check != 0) {
+  bool valid = l.y >= C_MIN;
+  if (LR_CHECK != 0) {
     float xr = float(g.x) - l.x;
     if (xr < 0.0 || xr > float(size.x - 1)) {
       valid = false;
@@ -28,11 +25,11 @@ void main()
       int i1 = min(i0 + 1, size.x - 1);
       float dr = mix(imageLoad(disp_r, ivec3(i0, g.y, g.z)).x,
                      imageLoad(disp_r, ivec3(i1, g.y, g.z)).x, xr - fl);
-      valid = valid && abs(l.x - dr) <= lr_max;
+      valid = valid && abs(l.x - dr) <= LR_MAX;
     }
   }
-  if (sigma_d_max > 0.0)
-    valid = valid && l.z <= sigma_d_max;
+  if (SIGMA_D_MAX > 0.0)
+    valid = valid && l.z <= SIGMA_D_MAX;
   float k = clamp(l.y / 0.5, 0.0, 1.0) * exp(-(l.z / 0.5) * (l.z / 0.5));
   imageStore(dst, g, vec4(l.x, valid ? 2.0 : 0.0, k, 0.0));
 }

@@ -9,9 +9,9 @@ layout(rg32f, binding = 0) readonly uniform image2DArray src;
 layout(rgba32f, binding = 1) writeonly uniform image2DArray dst;
 layout(std430, binding = 2) buffer Partials { vec2 partial[]; };
 uniform ivec2 size;
-uniform float h_re[2 * RADIUS + 1];
-uniform float h_im[2 * RADIUS + 1];
-uniform float v[2 * RADIUS + 1];
+const float h_re[2 * RADIUS + 1] = H_RE;   // taps computed in double on the host (§4.1)
+const float h_im[2 * RADIUS + 1] = H_IM;
+const float v[2 * RADIUS + 1] = V_TAPS;
 uniform int partial_base;   // index of this level's first partial
 
 #define TW (16 + 2 * RADIUS)
