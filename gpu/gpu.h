@@ -274,6 +274,7 @@ void gpu_pass_set_ivec2(GpuPass *pass, int uniform, int x, int y);
 void gpu_pass_set_float(GpuPass *pass, int uniform, float v);
 void gpu_pass_set_vec2(GpuPass *pass, int uniform, float x, float y);
 void gpu_pass_set_vec4(GpuPass *pass, int uniform, const float v[4]);
+void gpu_pass_set_ivec4(GpuPass *pass, int uniform, const int v[4]);
 
 typedef struct {
   GpuImage *image;                      /* NULL: unit not used */

@@ -107,7 +107,7 @@ gpu_pass_cache_clear(GpuContext *ctx)
 
 /* ------------------------------------------------------------ passes */
 
-typedef enum { U_NONE, U_INT, U_IVEC2, U_FLOAT, U_VEC2, U_VEC4 } UniformType;
+typedef enum { U_NONE, U_INT, U_IVEC2, U_IVEC4, U_FLOAT, U_VEC2, U_VEC4 } UniformType;
 
 typedef struct {
   GLint location;            /* -1: dropped by the compiler */
@@ -266,6 +266,14 @@ gpu_pass_set_vec4(GpuPass *pass, int u, const float v[4])
     memcpy(un->v.f, v, sizeof un->v.f);
 }
 
+void
+gpu_pass_set_ivec4(GpuPass *pass, int u, const int v[4])
+{
+  Uniform *un = uniform_slot(pass, u, U_IVEC4);
+  if (un)
+    memcpy(un->v.i, v, sizeof un->v.i);
+}
+
 static void
 apply_uniforms(GpuPass *pass, GLuint id)
 {
@@ -282,6 +290,9 @@ apply_uniforms(GpuPass *pass, GLuint id)
       break;
     case U_IVEC2:
       glProgramUniform2i(id, un->location, un->v.i[0], un->v.i[1]);
+      break;
+    case U_IVEC4:
+      glProgramUniform4iv(id, un->location, 1, un->v.i);
       break;
     case U_FLOAT:
       glProgramUniform1f(id, un->location, un->v.f[0]);

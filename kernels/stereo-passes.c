@@ -18,13 +18,14 @@ enum {
   D_FILL = 1 << 4,     /* FILL_R, FILL_TAPS */
   D_POST = 1 << 5,     /* LR_CHECK, LR_MAX, SIGMA_D_MAX, C_MIN, EDGE_MARGIN */
   D_LEVELS = 1 << 6,   /* MAX_LEVELS */
+  D_QUAD = 1 << 7,     /* QUAD_LEVELS, QUAD_FORMAT */
 };
 
 typedef enum {
   PASS_INGEST,
+  PASS_INGEST_RECTIFY,
   PASS_REDUCE,
   PASS_QUADRATURE,
-  PASS_MEAN,
   PASS_SEARCH,
   PASS_SEARCH_TILED,
   PASS_REFINE,         /* search.comp with SEARCH_REFINE (§5b), made when params->refine */
@@ -40,7 +41,6 @@ typedef enum {
   PASS_DENSIFY,
   PASS_DENSIFY_MEDIAN,
   PASS_PACK,
-  PASS_RECTIFY,
   PASS_COUNT
 } PassId;
 
@@ -55,11 +55,11 @@ typedef struct {
 enum { U_SIZE, U_SIZE2, U_3, U_4, U_5, U_6 };
 
 static const PassInfo pass_info[PASS_COUNT] = {
-  [PASS_INGEST] = { "ingest.comp", NULL, 0, { "size" } },
+  [PASS_INGEST] = { "ingest.comp", NULL, 0, { "size0", "size1" } },
+  [PASS_INGEST_RECTIFY] = { "ingest.comp", "#define RECTIFY 1\n", 0, { "size0", "size1" } },
   [PASS_REDUCE] = { "reduce.comp", NULL, 0, { "src_size", "dst_size" } },
-  [PASS_QUADRATURE] = { "quadrature.comp", NULL, D_FILTER, { "size", "partial_base" } },
-  [PASS_MEAN] = { "mean.comp", NULL, D_LEVELS,
-                  { "partial_base", "groups", "level", "inv_pixels" } },
+  [PASS_QUADRATURE] = { "quadrature.comp", NULL, D_FILTER | D_LEVELS | D_QUAD,
+                        { "lev0", "lev1", "lev2", "start", "base", "inv_pixels" } },
   [PASS_SEARCH] = { "search.comp", NULL, D_SEARCH, { "size", "eta", "t_min", "t_max" } },
   [PASS_SEARCH_TILED] = { "search.comp", "#define SEARCH_TILED 1\n", D_SEARCH,
                           { "size", "eta", "t_min", "t_max" } },
@@ -80,12 +80,12 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_PACK] = { "pack.comp", NULL, 0,
                   { "size", "s16", "layer_words", "conf_offset", "depth_offset", "fb_mm",
                     "doffs" } },
-  [PASS_RECTIFY] = { "rectify.comp", NULL, 0, { "size" } },
 };
 
 struct StereoPasses {
   GpuContext *gpu;
   StereoParams params;
+  int layers;                /* pairs of the current batch (0: the images' layers) */
   GpuPass *pass[PASS_COUNT];
   bool search_tiled;
 };
@@ -177,6 +177,9 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant)
   }
   if (groups & D_LEVELS)
     g_string_append_printf(s, "#define MAX_LEVELS %d\n", STEREO_MAX_LEVELS);
+  if (groups & D_QUAD)
+    g_string_append_printf(s, "#define QUAD_LEVELS %d\n#define QUAD_FORMAT %s\n",
+                           STEREO_QUAD_LEVELS_PER_PASS, "rgba32f");
   if (variant)
     g_string_append(s, variant);
   return g_string_free(s, FALSE);
@@ -242,12 +245,25 @@ run_over(GpuPass *p, GpuPassRun *run, GpuImage *out)
 }
 
 void
-stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *dst)
+stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *level0,
+                   GpuImage *level1)
 {
-  GpuPass *p = ps->pass[PASS_INGEST];
-  set_size(p, U_SIZE, dst);
-  GpuPassRun run = { .images = { IMG(src8, READ), IMG(dst, WRITE) } };
-  run_over(p, &run, dst);
+  GpuPass *p = ps->pass[map ? PASS_INGEST_RECTIFY : PASS_INGEST];
+  int w0 = gpu_image_get_width(level0), h0 = gpu_image_get_height(level0);
+  set_size(p, 0, level0);
+  if (level1)
+    set_size(p, 1, level1);
+  else
+    gpu_pass_set_ivec2(p, 1, 0, 0);
+  GpuPassRun run = {
+    .images = { IMG(src8, READ), IMG(level0, WRITE), IMG(level1 ? level1 : level0, WRITE) },
+    .groups = { (w0 + 31) / 32, (h0 + 31) / 32, gpu_image_get_layers(level0) },
+  };
+  if (!level1)
+    run.images[2].image = NULL;
+  if (map)
+    run.images[3] = (GpuPassImage)IMG(map, READ);
+  gpu_pass_dispatch(p, &run);
 }
 
 void
@@ -267,29 +283,41 @@ stereo_pass_quadrature_groups(int width, int height)
 }
 
 void
-stereo_pass_quadrature(StereoPasses *ps, GpuImage *src, GpuImage *dst, GpuBuffer *partials,
-                       int partial_base)
+stereo_pass_quadrature(StereoPasses *ps, const StereoQuadLevel *levels, int n,
+                       GpuBuffer *partials, GpuBuffer *counters, GpuBuffer *means)
 {
   GpuPass *p = ps->pass[PASS_QUADRATURE];
-  set_size(p, 0, dst);
-  gpu_pass_set_int(p, 1, partial_base);
-  GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) },
-                     .buffers = { [2] = BUF(partials, WRITE) } };
-  run_over(p, &run, dst);
-}
-
-void
-stereo_pass_mean(StereoPasses *ps, GpuBuffer *partials, int partial_base, int width,
-                 int height, int layers, GpuBuffer *means, int level)
-{
-  GpuPass *p = ps->pass[PASS_MEAN];
-  gpu_pass_set_int(p, 0, partial_base);
-  gpu_pass_set_int(p, 1, stereo_pass_quadrature_groups(width, height));
-  gpu_pass_set_int(p, 2, level);
-  gpu_pass_set_float(p, 3, (float)(1.0 / ((double)width * height)));
-  GpuPassRun run = { .buffers = { [2] = BUF(partials, READ), [3] = BUF(means, WRITE) },
-                     .groups = { layers, 1, 1 } };
-  gpu_pass_dispatch(p, &run);
+  for (int first = 0; first < n; first += STEREO_QUAD_LEVELS_PER_PASS) {
+    int m = MIN(n - first, STEREO_QUAD_LEVELS_PER_PASS);
+    GpuPassRun run = { .buffers = { BUF(partials, READ_WRITE), BUF(counters, READ_WRITE),
+                                    BUF(means, WRITE) } };
+    int start[4] = { 0 }, base[4] = { 0 };
+    float inv[4] = { 0 };
+    int layers = 0;
+    for (int i = 0; i < STEREO_QUAD_LEVELS_PER_PASS; i++) {
+      const StereoQuadLevel *l = &levels[first + MIN(i, m - 1)];
+      int w = gpu_image_get_width(l->quad), h = gpu_image_get_height(l->quad);
+      int lv[4] = { w, h, (w + 15) / 16, l->level };
+      gpu_pass_set_ivec4(p, i, lv);
+      if (i < m) {
+        run.images[i] = (GpuPassImage)IMG(l->img, READ);
+        run.images[STEREO_QUAD_LEVELS_PER_PASS + i] = (GpuPassImage)IMG(l->quad, WRITE);
+        start[i + 1] = start[i] + stereo_pass_quadrature_groups(w, h);
+        base[i] = l->partial_base;
+        inv[i] = (float)(1.0 / ((double)w * h));
+        layers = gpu_image_get_layers(l->quad);
+      } else {
+        start[i + 1] = start[i];
+      }
+    }
+    gpu_pass_set_ivec4(p, 3, start);
+    gpu_pass_set_ivec4(p, 4, base);
+    gpu_pass_set_vec4(p, 5, inv);
+    run.groups[0] = start[STEREO_QUAD_LEVELS_PER_PASS];
+    run.groups[1] = 1;
+    run.groups[2] = ps->layers ? ps->layers : layers;
+    gpu_pass_dispatch(p, &run);
+  }
 }
 
 /* One dispatch of search.comp (any of its four programs) for direction eta. */
@@ -482,13 +510,4 @@ stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
   GpuPassRun run = { .images = { IMG(src, READ) }, .buffers = { [4] = BUF(out, WRITE) },
                      .size = { (int)quads, 1, gpu_image_get_layers(src) } };
   gpu_pass_dispatch(p, &run);
-}
-
-void
-stereo_pass_rectify(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *dst)
-{
-  GpuPass *p = ps->pass[PASS_RECTIFY];
-  set_size(p, 0, dst);
-  GpuPassRun run = { .images = { IMG(src8, READ), IMG(map, READ), IMG(dst, WRITE) } };
-  run_over(p, &run, dst);
 }

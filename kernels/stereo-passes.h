@@ -24,18 +24,30 @@ typedef struct StereoPasses StereoPasses;
 StereoPasses *stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error);
 void stereo_passes_free(StereoPasses *passes);
 
-/* R8 src with 2 layers per pair (2k left, 2k+1 right) -> RG32F dst. */
-void stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *dst);
+/* §1 and §2 up to level 1 in one dispatch: R8 src8 with 2 layers per pair (2k left,
+ * 2k+1 right) -> RG32F level0 and, unless level1 is NULL, its reduce level1. With a map
+ * (RG32F, layers 2k left and 2k+1 right: the raw (u, v) of every rectified pixel of
+ * pair k), level 0 is the rectification of §0: src8 sampled bilinearly at the map's
+ * positions, taps outside the raw image reading 0. */
+void stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *level0,
+                        GpuImage *level1);
+/* §2 for the levels after the first. */
 void stereo_pass_reduce(StereoPasses *ps, GpuImage *src, GpuImage *dst);
-/* Quadrature filter of both images; also writes per-workgroup magnitude sums into
- * `partials` (vec2 each) from index partial_base (layers * groups entries, see
- * stereo_pass_quadrature_groups). */
-void stereo_pass_quadrature(StereoPasses *ps, GpuImage *src, GpuImage *dst,
-                            GpuBuffer *partials, int partial_base);
+/* §3 and §4 for several levels: for each level its intensities img (RG32F) -> responses
+ * quad, and the mean |qL|, |qR| of each layer into means[layer * STEREO_MAX_LEVELS +
+ * level] (vec2). One dispatch per STEREO_QUAD_LEVELS_PER_PASS levels. `partials` holds
+ * (vec2) stereo_pass_quadrature_groups(level size) entries per layer from each level's
+ * partial_base; `counters` (uint, layers * STEREO_MAX_LEVELS, zero at first use) is left
+ * zero again. */
+#define STEREO_QUAD_LEVELS_PER_PASS 3
+typedef struct {
+  GpuImage *img, *quad;
+  int level;
+  int partial_base;
+} StereoQuadLevel;
+void stereo_pass_quadrature(StereoPasses *ps, const StereoQuadLevel *levels, int n,
+                            GpuBuffer *partials, GpuBuffer *counters, GpuBuffer *means);
 int stereo_pass_quadrature_groups(int width, int height);
-/* Mean |qL|, |qR| of a level into means[layer * STEREO_MAX_LEVELS + level] (vec2). */
-void stereo_pass_mean(StereoPasses *ps, GpuBuffer *partials, int partial_base, int width,
-                      int height, int layers, GpuBuffer *means, int level);
 /* Support-weighted ZNCC search for direction eta on the intensities of the search level,
  * into disp (d, cert, 0, v). */
 void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int t_min,
@@ -84,11 +96,6 @@ void stereo_pack_layout(int width, int height, bool s16, bool depth, StereoPackL
  * round(fb_mm / (d - doffs)), fb_mm = 1000 f B. */
 void stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
                       const StereoPackLayout *layout, double fb_mm, double doffs);
-/* Rectification (docs/algorithm.md §0): raw 8-bit layers (2k left, 2k+1 right) sampled
- * bilinearly at the positions of `map` (RG32F, layer 2k left map, 2k+1 right map: raw
- * (u, v) of every rectified pixel; taps outside the raw image read 0) -> RG32F level 0. */
-void stereo_pass_rectify(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *dst);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(StereoPasses, stereo_passes_free)
 
 G_END_DECLS

@@ -53,7 +53,7 @@ struct StereoEngine {
   GpuImage *quad[STEREO_MAX_LEVELS];
   GpuImage *disp[2][STEREO_MAX_LEVELS];
   GpuImage *terms, *tmp, *post_a, *post_b;
-  GpuBuffer *partials, *means, *packed;
+  GpuBuffer *partials, *counters, *means, *packed;
   int partial_base[STEREO_MAX_LEVELS];
   StereoPackLayout layout;
   bool has_calib;
@@ -90,6 +90,7 @@ stereo_engine_free(StereoEngine *e)
   gpu_image_free(e->post_b);
   gpu_buffer_free(e->partials);
   gpu_buffer_free(e->means);
+  gpu_buffer_free(e->counters);
   gpu_buffer_free(e->packed);
   stereo_passes_free(e->passes);
   g_free(e->label);
@@ -167,7 +168,10 @@ engine_alloc(StereoEngine *e, GError **error)
   if (!(e->partials = make_buffer(e, "partials", 0, (size_t)partials * 8, GPU_BUFFER_STORAGE,
                                   error)) ||
       !(e->means = make_buffer(e, "means", 0, STEREO_MAX_LEVELS * 8, GPU_BUFFER_STORAGE,
-                               error)))
+                               error)) ||
+      !(e->counters = make_buffer(e, "counters", 0, STEREO_MAX_LEVELS * 4, GPU_BUFFER_STORAGE,
+                                  error)) ||
+      !gpu_buffer_fill_u32(e->counters, 0, error))
     return false;
   if (e->has_calib && !upload_rectify_map(e, error))
     return false;
@@ -271,19 +275,16 @@ engine_run(StereoEngine *e, Slot *sl)
   g_clear_error(&ignored);
   gpu_timer_stamp(sl->timer, 1);
 
-  if (e->has_calib)
-    stereo_pass_rectify(e->passes, e->in8, e->map, e->img[0]);
-  else
-    stereo_pass_ingest(e->passes, e->in8, e->img[0]);
-  for (int s = 1; s <= e->start; s++)
+  stereo_pass_ingest(e->passes, e->in8, e->has_calib ? e->map : NULL, e->img[0],
+                     e->start >= 1 ? e->img[1] : NULL);
+  for (int s = 2; s <= e->start; s++)
     stereo_pass_reduce(e->passes, e->img[s - 1], e->img[s]);
   gpu_timer_stamp(sl->timer, 2);
 
-  for (int s = 0; s <= e->start; s++) {
-    stereo_pass_quadrature(e->passes, e->img[s], e->quad[s], e->partials, e->partial_base[s]);
-    stereo_pass_mean(e->passes, e->partials, e->partial_base[s], gpu_image_get_width(e->img[s]),
-                     gpu_image_get_height(e->img[s]), 1, e->means, s);
-  }
+  StereoQuadLevel ql[STEREO_MAX_LEVELS];
+  for (int s = 0; s <= e->start; s++)
+    ql[s] = (StereoQuadLevel){ e->img[s], e->quad[s], s, e->partial_base[s] };
+  stereo_pass_quadrature(e->passes, ql, e->start + 1, e->partials, e->counters, e->means);
   gpu_timer_stamp(sl->timer, 3);
 
   if (e->search) {

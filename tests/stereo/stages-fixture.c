@@ -60,15 +60,21 @@ upload_channels(GpuImage *img, const RefImage *const *src, const int *chan, int 
 }
 
 float *
-download(GpuImage *img)
+download_layer(GpuImage *img, int layer)
 {
   int w = gpu_image_get_width(img), h = gpu_image_get_height(img);
   int tc = gpu_format_channels(gpu_image_get_format(img));
   float *buf = g_new(float, (size_t)w * h * tc);
   GError *error = NULL;
-  g_assert_true(gpu_image_download(img, 0, buf, (size_t)w * tc * sizeof(float), &error));
+  g_assert_true(gpu_image_download(img, layer, buf, (size_t)w * tc * sizeof(float), &error));
   g_assert_no_error(error);
   return buf;
+}
+
+float *
+download(GpuImage *img)
+{
+  return download_layer(img, 0);
 }
 
 /* Rounds a reference image to float precision in place (what the GPU sees as input). */

@@ -36,6 +36,7 @@ void upload_channels(GpuImage *img, const RefImage *const *src, const int *chan,
 /* An RG32F image with l in .r and r in .g (the layout of the filter's intensity levels). */
 GpuImage *pair_image(GpuContext *ctx, const RefImage *l, const RefImage *r);
 float *download(GpuImage *img);
+float *download_layer(GpuImage *img, int layer);
 /* Rounds a reference image to float precision in place (what the GPU sees as input). */
 void round_to_float(RefImage *img);
 RefImage *random_image(int w, int h, int ch, double lo, double hi);

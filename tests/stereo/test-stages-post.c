@@ -123,35 +123,37 @@ distorted_calib(StereoCalib *c, int w, int h)
     c->dist_right[i] = 0.8 * dist[i];
 }
 
-/* Rectification: bilinear interpolation of [0,1] intensities at positions from a map
- * stored in fp32 (the position itself is rounded to ~1e-4 px at 100 px, so a 1-level
- * intensity step per pixel moves the result by < 1e-6) and fp32 weights: 1e-5. */
+/* Rectification (§0) and the level-1 reduce in the same pass: bilinear interpolation of
+ * [0,1] intensities at positions from a map stored in fp32 (the position itself is
+ * rounded to ~1e-4 px at 100 px, so a 1-level intensity step per pixel moves the result by
+ * < 1e-6) and fp32 weights: 1e-5, also after the 5 x 5 reduce (weights summing to 1).
+ * Two pairs in one dispatch: the second uses its own map (the first's swapped sides). */
 static void
 test_rectify(void)
 {
-  const int w = 97, h = 61;
+  const int w = 97, h = 61, w1 = 49, h1 = 31;
   Fixture f;
   fixture_setup(&f, w, h);
   if (!f.ctx)
     return;
   StereoCalib calib;
   distorted_calib(&calib, w, h);
-  g_autofree uint8_t *raw = g_new(uint8_t, 2 * (size_t)w * h);
-  for (size_t i = 0; i < 2 * (size_t)w * h; i++)
+  size_t n = (size_t)w * h;
+  g_autofree uint8_t *raw = g_new(uint8_t, 4 * n);
+  for (size_t i = 0; i < 4 * n; i++)
     raw[i] = (uint8_t)g_rand_int_range(stages_rng, 0, 256);
-  /* two layers: left raw, right raw */
   GError *error = NULL;
-  GpuImageParams ip = { .label = "raw", .width = w, .height = h, .layers = 2,
+  GpuImageParams ip = { .label = "raw", .width = w, .height = h, .layers = 4,
                         .format = GPU_FORMAT_R8 };
   g_autoptr(GpuImage) raw8 = gpu_image_new(f.ctx, &ip, &error);
   g_assert_no_error(error);
-  g_assert_true(gpu_image_upload(raw8, 0, raw, w, &error));
-  g_assert_true(gpu_image_upload(raw8, 1, raw + (size_t)w * h, w, &error));
-  GpuImageParams mp = { .label = "map", .width = w, .height = h, .layers = 2,
+  for (int l = 0; l < 4; l++)
+    g_assert_true(gpu_image_upload(raw8, l, raw + l * n, w, &error));
+  GpuImageParams mp = { .label = "map", .width = w, .height = h, .layers = 4,
                         .format = GPU_FORMAT_RG32F };
   g_autoptr(GpuImage) map = gpu_image_new(f.ctx, &mp, &error);
   g_assert_no_error(error);
-  g_autofree float *uv = g_new(float, 2 * (size_t)w * h);
+  g_autofree float *uv = g_new(float, 2 * n);
   int outside = 0;
   for (int side = 0; side < 2; side++) {
     for (int y = 0; y < h; y++)
@@ -163,22 +165,43 @@ test_rectify(void)
         outside += u < 0 || v < 0 || u > w - 1 || v > h - 1;
       }
     g_assert_true(gpu_image_upload(map, side, uv, (size_t)w * 8, &error));
+    g_assert_true(gpu_image_upload(map, 3 - side, uv, (size_t)w * 8, &error));
   }
   g_assert_cmpint(outside, >, 0);   /* the border rule is exercised */
-  g_autoptr(GpuImage) dst = image_new(f.ctx, w, h, GPU_FORMAT_RG32F);
+  GpuImageParams dp = { .label = "level0", .width = w, .height = h, .layers = 2,
+                        .format = GPU_FORMAT_RG32F };
+  g_autoptr(GpuImage) dst = gpu_image_new(f.ctx, &dp, &error);
+  dp.label = "level1";
+  dp.width = w1;
+  dp.height = h1;
+  g_autoptr(GpuImage) dst1 = gpu_image_new(f.ctx, &dp, &error);
+  g_assert_no_error(error);
   poison(dst);
-  stereo_pass_rectify(f.ps, raw8, map, dst);
-  g_autofree float *out = download(dst);
-  check_all_finite(out, 2 * (size_t)w * h, "rectify");
-  g_autoptr(RefImage) rl = ref_rectify(&calib, CALIB_LEFT, raw, w);
-  g_autoptr(RefImage) rr = ref_rectify(&calib, CALIB_RIGHT, raw + (size_t)w * h, w);
-  double max_err = 0;
-  for (int i = 0; i < w * h; i++) {
-    max_err = MAX(max_err, fabs(out[2 * i] - rl->data[i]));
-    max_err = MAX(max_err, fabs(out[2 * i + 1] - rr->data[i]));
+  poison(dst1);
+  stereo_pass_ingest(f.ps, raw8, map, dst, dst1);
+  for (int pair = 0; pair < 2; pair++) {
+    g_autofree float *out = download_layer(dst, pair);
+    g_autofree float *out1 = download_layer(dst1, pair);
+    check_all_finite(out, 2 * n, "rectify");
+    check_all_finite(out1, 2 * (size_t)w1 * h1, "rectify level 1");
+    CalibSide sl = pair ? CALIB_RIGHT : CALIB_LEFT, sr = pair ? CALIB_LEFT : CALIB_RIGHT;
+    g_autoptr(RefImage) rl = ref_rectify(&calib, sl, raw + 2 * pair * n, w);
+    g_autoptr(RefImage) rr = ref_rectify(&calib, sr, raw + (2 * pair + 1) * n, w);
+    g_autoptr(RefImage) rl1 = ref_reduce(rl);
+    g_autoptr(RefImage) rr1 = ref_reduce(rr);
+    double max_err = 0, max_err1 = 0;
+    for (size_t i = 0; i < n; i++) {
+      max_err = MAX(max_err, fabs(out[2 * i] - rl->data[i]));
+      max_err = MAX(max_err, fabs(out[2 * i + 1] - rr->data[i]));
+    }
+    for (int i = 0; i < w1 * h1; i++) {
+      max_err1 = MAX(max_err1, fabs(out1[2 * i] - rl1->data[i]));
+      max_err1 = MAX(max_err1, fabs(out1[2 * i + 1] - rr1->data[i]));
+    }
+    g_test_message("rectify pair %d: max abs error %.3g, level 1 %.3g", pair, max_err, max_err1);
+    g_assert_cmpfloat(max_err, <, 1e-5);
+    g_assert_cmpfloat(max_err1, <, 1e-5);
   }
-  g_test_message("rectify max abs error %.3g", max_err);
-  g_assert_cmpfloat(max_err, <, 1e-5);
   fixture_teardown(&f);
 }
 
