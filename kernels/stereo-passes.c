@@ -19,6 +19,7 @@ enum {
   D_POST = 1 << 5,     /* LR_CHECK, LR_MAX, SIGMA_D_MAX, C_MIN, EDGE_MARGIN */
   D_LEVELS = 1 << 6,   /* MAX_LEVELS */
   D_QUAD = 1 << 7,     /* QUAD_LEVELS, QUAD_FORMAT */
+  D_DIRS = 1 << 8,     /* DIRS: directions per pair (2 with the L-R check) */
 };
 
 typedef enum {
@@ -31,11 +32,7 @@ typedef enum {
   PASS_REFINE,         /* search.comp with SEARCH_REFINE (§5b), made when params->refine */
   PASS_REFINE_TILED,
   PASS_PHASE,
-  PASS_SMOOTH_ROWS,
-  PASS_SOLVE,
-  PASS_FILL_ROWS,
   PASS_FILL,
-  PASS_UPSAMPLE,
   PASS_POST_LR,
   PASS_MEDIAN,
   PASS_DENSIFY,
@@ -60,20 +57,18 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_REDUCE] = { "reduce.comp", NULL, 0, { "src_size", "dst_size" } },
   [PASS_QUADRATURE] = { "quadrature.comp", NULL, D_FILTER | D_LEVELS | D_QUAD,
                         { "lev0", "lev1", "lev2", "start", "base", "inv_pixels" } },
-  [PASS_SEARCH] = { "search.comp", NULL, D_SEARCH, { "size", "eta", "t_min", "t_max" } },
-  [PASS_SEARCH_TILED] = { "search.comp", "#define SEARCH_TILED 1\n", D_SEARCH,
-                          { "size", "eta", "t_min", "t_max" } },
-  [PASS_REFINE] = { "search.comp", "#define SEARCH_REFINE 1\n", D_SEARCH,
-                    { "size", "eta", "t_min", "t_max" } },
+  [PASS_SEARCH] = { "search.comp", NULL, D_SEARCH | D_DIRS,
+                    { "size", "t_min", "t_max", "prior_size" } },
+  [PASS_SEARCH_TILED] = { "search.comp", "#define SEARCH_TILED 1\n", D_SEARCH | D_DIRS,
+                          { "size", "t_min", "t_max", "prior_size" } },
+  [PASS_REFINE] = { "search.comp", "#define SEARCH_REFINE 1\n", D_SEARCH | D_DIRS,
+                    { "size", "t_min", "t_max", "prior_size" } },
   [PASS_REFINE_TILED] = { "search.comp", "#define SEARCH_TILED 1\n#define SEARCH_REFINE 1\n",
-                          D_SEARCH, { "size", "eta", "t_min", "t_max" } },
-  [PASS_PHASE] = { "phase.comp", NULL, D_PHASE | D_LEVELS, { "size", "eta", "level" } },
-  [PASS_SMOOTH_ROWS] = { "smooth_rows.comp", NULL, D_SMOOTH, { "size" } },
-  [PASS_SOLVE] = { "solve.comp", NULL, D_SMOOTH, { "size", "d_range", "guard" } },
-  [PASS_FILL_ROWS] = { "smooth_rows.comp", "#define FILL_INPUT 1\n", D_FILL, { "size" } },
+                          D_SEARCH | D_DIRS, { "size", "t_min", "t_max", "prior_size" } },
+  [PASS_PHASE] = { "phase.comp", NULL, D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
+                   { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
   [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
-  [PASS_UPSAMPLE] = { "upsample.comp", NULL, 0, { "src_size", "dst_size" } },
-  [PASS_POST_LR] = { "post_lr.comp", NULL, D_POST, { "size" } },
+  [PASS_POST_LR] = { "post_lr.comp", NULL, D_POST | D_DIRS, { "size" } },
   [PASS_MEDIAN] = { "median.comp", NULL, 0, { "size" } },
   [PASS_DENSIFY] = { "densify.comp", NULL, D_POST, { "size" } },
   [PASS_DENSIFY_MEDIAN] = { "densify_median.comp", NULL, 0, { "size" } },
@@ -89,6 +84,13 @@ struct StereoPasses {
   GpuPass *pass[PASS_COUNT];
   bool search_tiled;
 };
+
+void
+stereo_passes_set_layers(StereoPasses *ps, int pairs)
+{
+  g_return_if_fail(ps && pairs >= 0);
+  ps->layers = pairs;
+}
 
 void
 stereo_passes_free(StereoPasses *ps)
@@ -180,6 +182,15 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant)
   if (groups & D_QUAD)
     g_string_append_printf(s, "#define QUAD_LEVELS %d\n#define QUAD_FORMAT %s\n",
                            STEREO_QUAD_LEVELS_PER_PASS, "rgba32f");
+  if (groups & D_DIRS)
+    g_string_append_printf(s, "#define DIRS %d\n", p->lr_check ? 2 : 1);
+  if (groups & D_SMOOTH) {
+    /* The phase pass's tile: 16 x TILE_H outputs, their terms and halo in shared memory
+     * (16 bytes a pixel), within the 32 KiB every GL 4.3 device offers. */
+    int r = stereo_gauss_taps(p->smooth_sigma, taps);
+    int th = (16 + 2 * r) * (16 + 2 * r) * 16 <= 32768 ? 16 : 8;
+    g_string_append_printf(s, "#define TILE_H %d\n", th);
+  }
   if (variant)
     g_string_append(s, variant);
   return g_string_free(s, FALSE);
@@ -234,13 +245,14 @@ set_size(GpuPass *p, int u, GpuImage *img)
   gpu_pass_set_ivec2(p, u, gpu_image_get_width(img), gpu_image_get_height(img));
 }
 
-/* Dispatch over an image's full size and layers. */
+/* Dispatch over an image's full size and the batch's pairs (all its layers when no
+ * batch size is set). */
 static void
-run_over(GpuPass *p, GpuPassRun *run, GpuImage *out)
+run_over(StereoPasses *ps, GpuPass *p, GpuPassRun *run, GpuImage *out)
 {
   run->size[0] = gpu_image_get_width(out);
   run->size[1] = gpu_image_get_height(out);
-  run->size[2] = gpu_image_get_layers(out);
+  run->size[2] = ps->layers ? ps->layers : gpu_image_get_layers(out);
   gpu_pass_dispatch(p, run);
 }
 
@@ -273,7 +285,7 @@ stereo_pass_reduce(StereoPasses *ps, GpuImage *src, GpuImage *dst)
   set_size(p, 0, src);
   set_size(p, 1, dst);
   GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) } };
-  run_over(p, &run, dst);
+  run_over(ps, p, &run, dst);
 }
 
 int
@@ -320,117 +332,109 @@ stereo_pass_quadrature(StereoPasses *ps, const StereoQuadLevel *levels, int n,
   }
 }
 
-/* One dispatch of search.comp (any of its four programs) for direction eta. */
+/* Layers of a state image to dispatch over: the batch's pairs times the directions. */
+static int
+state_layers(StereoPasses *ps, GpuImage *state)
+{
+  return ps->layers ? ps->layers * (ps->params.lr_check ? 2 : 1) : gpu_image_get_layers(state);
+}
+
+/* One dispatch of search.comp (any of its four programs), both directions. */
 static void
-run_search(GpuPass *p, GpuImage *img, GpuImage *prior, GpuImage *disp, int eta, int t_min,
-           int t_max)
+run_search(StereoPasses *ps, GpuPass *p, GpuImage *img, GpuImage *prior, GpuImage *disp,
+           int t_min, int t_max)
 {
   set_size(p, 0, disp);
-  gpu_pass_set_int(p, 1, eta);
-  gpu_pass_set_int(p, 2, t_min);
-  gpu_pass_set_int(p, 3, t_max);
+  gpu_pass_set_int(p, 1, t_min);
+  gpu_pass_set_int(p, 2, t_max);
   GpuPassRun run = { .images = { IMG(img, READ), [2] = IMG(disp, WRITE) } };
-  if (prior)
+  if (prior) {
+    set_size(p, 3, prior);
     run.images[3] = (GpuPassImage)IMG(prior, READ);
-  run_over(p, &run, disp);
+  }
+  run.size[0] = gpu_image_get_width(disp);
+  run.size[1] = gpu_image_get_height(disp);
+  run.size[2] = state_layers(ps, disp);
+  gpu_pass_dispatch(p, &run);
 }
 
 void
-stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int t_min,
-                   int t_max)
+stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int t_min, int t_max)
 {
-  stereo_pass_search_variant(ps, ps->search_tiled, img, disp, eta, t_min, t_max);
+  stereo_pass_search_variant(ps, ps->search_tiled, img, disp, t_min, t_max);
 }
 
 void
 stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
-                           int eta, int t_min, int t_max)
+                           int t_min, int t_max)
 {
-  run_search(ps->pass[tiled ? PASS_SEARCH_TILED : PASS_SEARCH], img, NULL, disp, eta, t_min,
+  run_search(ps, ps->pass[tiled ? PASS_SEARCH_TILED : PASS_SEARCH], img, NULL, disp, t_min,
              t_max);
 }
 
 void
-stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *prior, GpuImage *disp, int eta)
+stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *coarse, GpuImage *disp)
 {
-  stereo_pass_refine_variant(ps, ps->search_tiled, img, prior, disp, eta);
+  stereo_pass_refine_variant(ps, ps->search_tiled, img, coarse, disp);
 }
 
 void
-stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *prior,
-                           GpuImage *disp, int eta)
+stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *coarse,
+                           GpuImage *disp)
 {
   GpuPass *p = ps->pass[tiled ? PASS_REFINE_TILED : PASS_REFINE];
   g_return_if_fail(p);   /* made only when params->refine */
-  run_search(p, img, prior, disp, eta, (int)floor(ps->params.min_disparity),
+  run_search(ps, p, img, coarse, disp, (int)floor(ps->params.min_disparity),
              (int)ceil(ps->params.max_disparity));
 }
 
 void
-stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *disp, GpuImage *terms,
-                  GpuBuffer *means, int level, int eta)
+stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
+                  GpuImage *out, GpuBuffer *means, int level, float guard)
 {
   GpuPass *p = ps->pass[PASS_PHASE];
-  set_size(p, 0, disp);
-  gpu_pass_set_int(p, 1, eta);
-  gpu_pass_set_int(p, 2, level);
-  GpuPassRun run = { .images = { IMG(quad, READ), IMG(disp, READ), IMG(terms, WRITE) },
-                     .buffers = { [3] = BUF(means, READ) } };
-  run_over(p, &run, disp);
-}
-
-void
-stereo_pass_smooth_solve(StereoPasses *ps, GpuImage *terms, GpuImage *tmp, GpuImage *disp,
-                         int level, float guard)
-{
-  GpuPass *r = ps->pass[PASS_SMOOTH_ROWS];
-  set_size(r, 0, disp);
-  GpuPassRun rr = { .images = { IMG(terms, READ), IMG(tmp, WRITE) } };
-  run_over(r, &rr, disp);
-
-  GpuPass *s = ps->pass[PASS_SOLVE];
   double scale = ldexp(1.0, -level);
-  set_size(s, 0, disp);
-  gpu_pass_set_vec2(s, 1, (float)(ps->params.min_disparity * scale - 2.0),
+  set_size(p, 0, out);
+  set_size(p, 1, prior);
+  gpu_pass_set_int(p, 2, level);
+  gpu_pass_set_int(p, 3, upsample ? 1 : 0);
+  gpu_pass_set_vec2(p, 4, (float)(ps->params.min_disparity * scale - 2.0),
                     (float)(ps->params.max_disparity * scale + 2.0));
-  gpu_pass_set_float(s, 2, guard);
-  GpuPassRun sr = { .images = { IMG(tmp, READ), IMG(disp, READ_WRITE) } };
-  run_over(s, &sr, disp);
+  gpu_pass_set_float(p, 5, guard);
+  int ls[3];
+  gpu_pass_get_local_size(p, ls);
+  int w = gpu_image_get_width(out), h = gpu_image_get_height(out);
+  GpuPassRun run = {
+    .images = { IMG(quad, READ), IMG(prior, READ), IMG(out, WRITE) },
+    .buffers = { BUF(means, READ) },
+    .groups = { (w + ls[0] - 1) / ls[0], (h + ls[1] - 1) / ls[1], state_layers(ps, out) },
+  };
+  gpu_pass_dispatch(p, &run);
 }
 
-void
-stereo_pass_fill(StereoPasses *ps, GpuImage *disp, GpuImage *tmp)
+int
+stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur)
 {
-  GpuPass *r = ps->pass[PASS_FILL_ROWS];
-  GpuPass *c = ps->pass[PASS_FILL];
-  set_size(r, 0, disp);
-  set_size(c, 0, disp);
+  GpuPass *p = ps->pass[PASS_FILL];
+  set_size(p, 0, state[cur]);
   for (int it = 0; it < ps->params.fill_iterations; it++) {
-    GpuPassRun rr = { .images = { IMG(disp, READ), IMG(tmp, WRITE) } };
-    run_over(r, &rr, disp);
-    GpuPassRun cr = { .images = { IMG(tmp, READ), IMG(disp, READ_WRITE) } };
-    run_over(c, &cr, disp);
+    GpuPassRun run = { .images = { IMG(state[cur], READ), IMG(state[1 - cur], WRITE) } };
+    run.size[0] = gpu_image_get_width(state[cur]);
+    run.size[1] = gpu_image_get_height(state[cur]);
+    run.size[2] = state_layers(ps, state[cur]);
+    gpu_pass_dispatch(p, &run);
+    cur = 1 - cur;
   }
+  return cur;
 }
 
 void
-stereo_pass_upsample(StereoPasses *ps, GpuImage *coarse, GpuImage *fine)
-{
-  GpuPass *p = ps->pass[PASS_UPSAMPLE];
-  set_size(p, 0, coarse);
-  set_size(p, 1, fine);
-  GpuPassRun run = { .images = { IMG(coarse, READ), IMG(fine, WRITE) } };
-  run_over(p, &run, fine);
-}
-
-void
-stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage *dst)
+stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp, GpuImage *dst)
 {
   GpuPass *p = ps->pass[PASS_POST_LR];
   set_size(p, 0, dst);
-  GpuPassRun run = { .images = { IMG(disp_l, READ), IMG(disp_r ? disp_r : disp_l, READ),
-                                 IMG(dst, WRITE) } };
-  run_over(p, &run, dst);
+  GpuPassRun run = { .images = { IMG(disp, READ), [2] = IMG(dst, WRITE) } };
+  run_over(ps, p, &run, dst);
 }
 
 static void
@@ -441,7 +445,7 @@ simple_pass(StereoPasses *ps, PassId id, GpuImage *src, GpuImage *dst, GpuImage 
   GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) } };
   if (extra)
     run.images[2] = (GpuPassImage)IMG(extra, READ);
-  run_over(p, &run, dst);
+  run_over(ps, p, &run, dst);
 }
 
 void
@@ -463,10 +467,10 @@ stereo_pass_densify_median(StereoPasses *ps, GpuImage *src, GpuImage *dst)
 }
 
 GpuImage *
-stereo_pass_post(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage *intensity,
-                 GpuImage *a, GpuImage *b)
+stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *a,
+                 GpuImage *b)
 {
-  stereo_pass_post_lr(ps, disp_l, ps->params.lr_check ? disp_r : NULL, a);
+  stereo_pass_post_lr(ps, disp, a);
   GpuImage *cur = a, *other = b;
   if (ps->params.median) {
     stereo_pass_median(ps, cur, other);

@@ -2,12 +2,14 @@
  * docs/algorithm.md. Internal to kernels/ and its tests: the engine (stereo.c) chains
  * them; tests/stereo runs each one alone on inputs computed by the CPU reference.
  *
- * Every pass binds its images, sets its uniforms, dispatches over (width, height,
- * layers) of its output and issues a memory barrier, so passes can be chained freely.
- * All images are GL_TEXTURE_2D_ARRAY; the layer count of the output is the batch size.
+ * Every pass binds its images, sets its uniforms and dispatches over (width, height,
+ * layers) of its output; the GPU context's tracker puts the barriers between them, so
+ * passes can be chained freely. All images are GL_TEXTURE_2D_ARRAY. Layers: one per pair
+ * for intensities, responses and post-processing; DIRS per pair (pair * DIRS +
+ * direction, direction 0 = eta +1 = the left view's) for the disparity state.
  * Formats: intensities RG32F (L, R); responses RGBA32F (qL.re, qL.im, qR.re, qR.im);
- * disparity state RGBA32F (d, certainty, sigma_d, v); terms RGBA32F (P); post-processing
- * RGBA32F (d, state, k, 0) with state 0 invalid, 1 filled, 2 measured.
+ * disparity state RGBA32F (d, certainty, sigma_d, v); post-processing RGBA32F
+ * (d, state, k, 0) with state 0 invalid, 1 filled, 2 measured.
  * Same thread as the GpuContext; nothing allocated per call.
  */
 #pragma once
@@ -23,6 +25,9 @@ typedef struct StereoPasses StereoPasses;
  * constants; taps are uniforms computed here in double). */
 StereoPasses *stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error);
 void stereo_passes_free(StereoPasses *passes);
+/* The pairs of the batch the next dispatches run on (0: all layers of their images). A
+ * pair's state images have DIRS layers (2 with the L-R check, else 1). */
+void stereo_passes_set_layers(StereoPasses *passes, int pairs);
 
 /* §1 and §2 up to level 1 in one dispatch: R8 src8 with 2 layers per pair (2k left,
  * 2k+1 right) -> RG32F level0 and, unless level1 is NULL, its reduce level1. With a map
@@ -48,39 +53,38 @@ typedef struct {
 void stereo_pass_quadrature(StereoPasses *ps, const StereoQuadLevel *levels, int n,
                             GpuBuffer *partials, GpuBuffer *counters, GpuBuffer *means);
 int stereo_pass_quadrature_groups(int width, int height);
-/* Support-weighted ZNCC search for direction eta on the intensities of the search level,
- * into disp (d, cert, 0, v). */
-void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int t_min,
+/* The discrete search (§5), both directions, on the intensities of the search level
+ * (layer = pair) into disp (layer pair * DIRS + direction: d, cert, 0, v). */
+void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int t_min,
                         int t_max);
-/* The same with the implementation chosen: tiled (shared memory) or direct reads; both
- * give identical results, stereo_pass_search picks the faster for the device. */
 /* §5b: the level-0 refinement search: per pixel, the candidates around the range of the
- * upsampled prior (d in .x of `prior`, level 0) near it; writes (d, certainty, 0, v). */
-void stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *prior, GpuImage *disp,
-                        int eta);
-/* The same with the search variant chosen (tests). */
-void stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *prior,
-                                GpuImage *disp, int eta);
+ * upsampled prior (the level-1 state `coarse`, d in .x) near it; writes (d, cert, 0, v). */
+void stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *coarse, GpuImage *disp);
+/* The same with the implementation chosen: tiled (shared memory) or direct reads; both
+ * give identical results, the plain calls pick the faster for the device. */
 void stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
-                                int eta, int t_min, int t_max);
-/* Phase terms for level `level` (its size is disp's) from responses and prior. */
-void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *disp, GpuImage *terms,
-                       GpuBuffer *means, int level, int eta);
-/* Applicability filter of terms (rows into tmp, columns + solve into disp, in place).
- * The size processed is disp's; terms and tmp may be larger. guard > 0 (§5b): a solved d
- * more than guard px from d0 keeps d0 (certainty C-bar, sigma 0). */
-void stereo_pass_smooth_solve(StereoPasses *ps, GpuImage *terms, GpuImage *tmp,
-                              GpuImage *disp, int level, float guard);
-/* fill_iterations rounds of the hole fill on disp (tmp may be larger). */
-void stereo_pass_fill(StereoPasses *ps, GpuImage *disp, GpuImage *tmp);
-void stereo_pass_upsample(StereoPasses *ps, GpuImage *coarse, GpuImage *fine);
-/* L-R check + validity, median, densify; `intensity` is level 0 (RG32F, L in .r); a and b
- * are scratch images of disp_l's size. Returns the image holding the result (a or b).
- * disp_r is ignored without L-R check. */
-GpuImage *stereo_pass_post(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r,
-                           GpuImage *intensity, GpuImage *a, GpuImage *b);
+                                int t_min, int t_max);
+void stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img,
+                                GpuImage *coarse, GpuImage *disp);
+/* One round of the phase stage at `level` (§6 terms, §7 applicability filter and solve),
+ * both directions: responses quad (layer = pair), prior d0 from `prior` (.x; the same
+ * level, or with `upsample` the next coarser level, 2 x bilinear, §8) -> out (d, C,
+ * sigma_d, v), the size of out. guard > 0 (§5b): a solved d more than guard px from d0
+ * keeps d0 (certainty C-bar, sigma 0). `prior` and `out` are different images. */
+void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
+                       GpuImage *out, GpuBuffer *means, int level, float guard);
+/* fill_iterations rounds of the hole fill (§9), each one dispatch reading one of the two
+ * state images and writing the other, starting from state[cur]; returns the index of
+ * the image holding the result. */
+int stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur);
+/* L-R check + validity, median, densify; `disp` is the level-0 state of both directions
+ * (layers pair * DIRS, pair * DIRS + 1), `intensity` level 0 (RG32F, L in .r); a and b
+ * are scratch images of the level-0 size (a layer per pair). Returns the image holding
+ * the result (a or b). */
+GpuImage *stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity,
+                           GpuImage *a, GpuImage *b);
 /* Individual post steps (for tests). */
-void stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage *dst);
+void stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp, GpuImage *dst);
 void stereo_pass_median(StereoPasses *ps, GpuImage *src, GpuImage *dst);
 void stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *intensity, GpuImage *dst);
 void stereo_pass_densify_median(StereoPasses *ps, GpuImage *src, GpuImage *dst);

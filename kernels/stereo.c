@@ -51,8 +51,8 @@ struct StereoEngine {
   GpuImage *in8;
   GpuImage *img[STEREO_MAX_LEVELS];
   GpuImage *quad[STEREO_MAX_LEVELS];
-  GpuImage *disp[2][STEREO_MAX_LEVELS];
-  GpuImage *terms, *tmp, *post_a, *post_b;
+  GpuImage *state[STEREO_MAX_LEVELS][2];   /* ping-pong disparity state, n_dirs layers */
+  GpuImage *post_a, *post_b;
   GpuBuffer *partials, *counters, *means, *packed;
   int partial_base[STEREO_MAX_LEVELS];
   StereoPackLayout layout;
@@ -79,13 +79,11 @@ stereo_engine_free(StereoEngine *e)
   for (int s = 0; s < STEREO_MAX_LEVELS; s++) {
     gpu_image_free(e->img[s]);
     gpu_image_free(e->quad[s]);
-    gpu_image_free(e->disp[0][s]);
-    gpu_image_free(e->disp[1][s]);
+    gpu_image_free(e->state[s][0]);
+    gpu_image_free(e->state[s][1]);
   }
   gpu_image_free(e->in8);
   gpu_image_free(e->map);
-  gpu_image_free(e->terms);
-  gpu_image_free(e->tmp);
   gpu_image_free(e->post_a);
   gpu_image_free(e->post_b);
   gpu_buffer_free(e->partials);
@@ -153,16 +151,14 @@ engine_alloc(StereoEngine *e, GError **error)
     if (!(e->img[s] = make_image(e, "img", s, w, h, GPU_FORMAT_RG32F, 1, error)) ||
         !(e->quad[s] = make_image(e, "quad", s, w, h, GPU_FORMAT_RGBA32F, 1, error)))
       return false;
-    for (int d = 0; d < e->n_dirs; d++)
-      if (!(e->disp[d][s] = make_image(e, d ? "dispR" : "dispL", s, w, h,
-                                       GPU_FORMAT_RGBA32F, 1, error)))
+    for (int k = 0; k < 2; k++)
+      if (!(e->state[s][k] = make_image(e, k ? "stateB" : "stateA", s, w, h,
+                                        GPU_FORMAT_RGBA32F, e->n_dirs, error)))
         return false;
     e->partial_base[s] = partials;
     partials += stereo_pass_quadrature_groups(w, h);
   }
-  if (!(e->terms = make_image(e, "terms", 0, w0, h0, GPU_FORMAT_RGBA32F, 1, error)) ||
-      !(e->tmp = make_image(e, "tmp", 0, w0, h0, GPU_FORMAT_RGBA32F, 1, error)) ||
-      !(e->post_a = make_image(e, "post", 0, w0, h0, GPU_FORMAT_RGBA32F, 1, error)) ||
+  if (!(e->post_a = make_image(e, "post", 0, w0, h0, GPU_FORMAT_RGBA32F, 1, error)) ||
       !(e->post_b = make_image(e, "post", 1, w0, h0, GPU_FORMAT_RGBA32F, 1, error)))
     return false;
   if (!(e->partials = make_buffer(e, "partials", 0, (size_t)partials * 8, GPU_BUFFER_STORAGE,
@@ -287,43 +283,43 @@ engine_run(StereoEngine *e, Slot *sl)
   stereo_pass_quadrature(e->passes, ql, e->start + 1, e->partials, e->counters, e->means);
   gpu_timer_stamp(sl->timer, 3);
 
+  int cur = 0;   /* which state image of the level holds the current state */
   if (e->search) {
-    for (int d = 0; d < e->n_dirs; d++) {
-      stereo_pass_search(e->passes, e->img[e->start], e->disp[d][e->start], d ? -1 : 1,
-                         e->t_min, e->t_max);
-      stereo_pass_fill(e->passes, e->disp[d][e->start], e->tmp);
-    }
+    stereo_pass_search(e->passes, e->img[e->start], e->state[e->start][0], e->t_min, e->t_max);
+    cur = stereo_pass_fill(e->passes, e->state[e->start], 0);
   } else {
     static const float zero[4] = { 0, 0, 0, 0 };
-    for (int d = 0; d < e->n_dirs; d++)
-      gpu_image_fill(e->disp[d][e->start], zero, NULL);
+    gpu_image_fill(e->state[e->start][0], zero, NULL);
   }
   gpu_timer_stamp(sl->timer, 4);
 
-  for (int d = 0; d < e->n_dirs; d++) {
-    int eta = d ? -1 : 1;
-    for (int s = e->start; s >= 0; s--) {
-      float guard = 0.0f;
-      if (s == 0 && e->refine) {   /* §5b: refinement search around the upsampled prior */
-        stereo_pass_upsample(e->passes, e->disp[d][1], e->terms);
-        stereo_pass_refine(e->passes, e->img[0], e->terms, e->disp[d][0], eta);
-        stereo_pass_fill(e->passes, e->disp[d][0], e->tmp);
-        guard = (float) STEREO_REFINE_GUARD;
-      } else if (s < e->start) {
-        stereo_pass_upsample(e->passes, e->disp[d][s + 1], e->disp[d][s]);
-      }
-      for (int it = 0; it < e->p.iterations; it++) {
-        stereo_pass_phase(e->passes, e->quad[s], e->disp[d][s], e->terms, e->means, s, eta);
-        stereo_pass_smooth_solve(e->passes, e->terms, e->tmp, e->disp[d][s], s, guard);
-      }
-      if (s > 0)
-        stereo_pass_fill(e->passes, e->disp[d][s], e->tmp);
+  for (int s = e->start; s >= 0; s--) {
+    float guard = 0.0f;
+    GpuImage *prior = e->state[s][cur];
+    bool upsample = false;
+    if (s == 0 && e->refine) {   /* §5b: refinement search around the upsampled prior */
+      stereo_pass_refine(e->passes, e->img[0], e->state[1][cur], e->state[0][0]);
+      cur = stereo_pass_fill(e->passes, e->state[0], 0);
+      prior = e->state[0][cur];
+      guard = (float)STEREO_REFINE_GUARD;
+    } else if (s < e->start) {
+      prior = e->state[s + 1][cur];   /* upsampled where the first round reads it */
+      upsample = true;
+      cur = 1;
     }
+    for (int it = 0; it < e->p.iterations; it++) {
+      stereo_pass_phase(e->passes, e->quad[s], prior, upsample, e->state[s][1 - cur], e->means,
+                        s, guard);
+      cur = 1 - cur;
+      prior = e->state[s][cur];
+      upsample = false;
+    }
+    if (s > 0)
+      cur = stereo_pass_fill(e->passes, e->state[s], cur);
   }
   gpu_timer_stamp(sl->timer, 5);
 
-  GpuImage *res = stereo_pass_post(e->passes, e->disp[0][0],
-                                   e->n_dirs > 1 ? e->disp[1][0] : NULL, e->img[0], e->post_a,
+  GpuImage *res = stereo_pass_post(e->passes, e->state[0][cur], e->img[0], e->post_a,
                                    e->post_b);
   stereo_pass_pack(e->passes, res, e->packed, &e->layout,
                    e->has_calib ? 1000.0 * calib_focal(&e->calib) * calib_baseline(&e->calib) : 0.0,

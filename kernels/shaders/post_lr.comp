@@ -2,8 +2,8 @@
 // Validity at level 0 (docs/algorithm.md §10): certainty, L-R check, window spread.
 // Output (d, valid, k, 0), k = clamp(C/0.5, 0, 1) exp(-(sigma_d/0.5)^2).
 layout(local_size_x = 16, local_size_y = 16) in;
-layout(rgba32f, binding = 0) readonly uniform image2DArray disp_l;
-layout(rgba32f, binding = 1) readonly uniform image2DArray disp_r;
+// The level-0 state of both directions: layer pair * DIRS (L view), pair * DIRS + 1 (R).
+layout(rgba32f, binding = 0) readonly uniform image2DArray disp;
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;
 uniform ivec2 size;
 // LR_CHECK (0/1), LR_MAX, SIGMA_D_MAX (<= 0: off), C_MIN: defines
@@ -13,7 +13,8 @@ void main()
   ivec3 g = ivec3(gl_GlobalInvocationID);
   if (g.x >= size.x || g.y >= size.y)
     return;
-  vec4 l = imageLoad(disp_l, g);
+  int zl = g.z * DIRS, zr = zl + DIRS - 1;
+  vec4 l = imageLoad(disp, ivec3(g.xy, zl));
   bool valid = l.y >= C_MIN;
   if (LR_CHECK != 0) {
     float xr = float(g.x) - l.x;
@@ -23,8 +24,8 @@ void main()
       float fl = floor(xr);
       int i0 = int(fl);
       int i1 = min(i0 + 1, size.x - 1);
-      float dr = mix(imageLoad(disp_r, ivec3(i0, g.y, g.z)).x,
-                     imageLoad(disp_r, ivec3(i1, g.y, g.z)).x, xr - fl);
+      float dr = mix(imageLoad(disp, ivec3(i0, g.y, zr)).x,
+                     imageLoad(disp, ivec3(i1, g.y, zr)).x, xr - fl);
       valid = valid && abs(l.x - dr) <= LR_MAX;
     }
   }

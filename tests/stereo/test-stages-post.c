@@ -29,8 +29,11 @@ test_post(void)
       l[REF_CERT] = g_rand_double(stages_rng) < 0.1 ? 0.0 : (float)g_rand_double_range(stages_rng, 0.01, 1.0);
       l[REF_SIGMA] = (float)g_rand_double_range(stages_rng, 0.0, 1.3);
     }
-  g_autoptr(GpuImage) dl = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
-  g_autoptr(GpuImage) dr = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
+  GError *error = NULL;
+  GpuImageParams sp = { .label = "state", .width = w, .height = h, .layers = 2,
+                        .format = GPU_FORMAT_RGBA32F };
+  g_autoptr(GpuImage) state = gpu_image_new(f.ctx, &sp, &error);
+  g_assert_no_error(error);
   g_autoptr(GpuImage) a = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
   g_autoptr(GpuImage) b = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
   /* Level-0 intensity for the densify side choice: 8-bit values with steps around the
@@ -41,14 +44,21 @@ test_post(void)
     ir->data[i] = (float)(g_rand_int_range(stages_rng, 0, 256) / 255.0);
   const RefImage *si[1] = { ir };
   upload_channels(inten, si, (int[]){ 0 }, 1);
-  const RefImage *sl[3] = { fl, fl, fl }, *sr[1] = { fr };
-  upload_channels(dl, sl, (int[]){ REF_D, REF_CERT, REF_SIGMA }, 3);
-  upload_channels(dr, sr, (int[]){ REF_D }, 1);
+  {
+    g_autofree float *buf = g_new0(float, (size_t)w * h * 4);
+    for (int side = 0; side < 2; side++) {
+      const RefImage *fs = side ? fr : fl;
+      for (int i = 0; i < w * h; i++)
+        for (int c = 0; c < 3; c++)
+          buf[4 * i + c] = (float)fs->data[3 * i + c];
+      g_assert_true(gpu_image_upload(state, side, buf, (size_t)w * 16, &error));
+    }
+  }
   size_t n = (size_t)w * h;
 
   /* 1. validity */
   poison(a);
-  stereo_pass_post_lr(f.ps, dl, dr, a);
+  stereo_pass_post_lr(f.ps, state, a);
   g_autofree float *va = download(a);
   check_all_finite(va, n * 4, "post_lr");
   g_autofree bool *valid = g_new(bool, n);
@@ -67,7 +77,6 @@ test_post(void)
     va[4 * i] = (float)fl->data[3 * i];
     va[4 * i + 1] = valid[i] ? 2.0f : 0.0f;
   }
-  GError *error = NULL;
   g_assert_true(gpu_image_upload(a, 0, va, (size_t)w * 16, &error));
 
   /* 2. median */
