@@ -33,10 +33,7 @@ typedef enum {
   PASS_REFINE_TILED,
   PASS_PHASE,
   PASS_FILL,
-  PASS_POST_LR,
-  PASS_MEDIAN,
-  PASS_DENSIFY,
-  PASS_DENSIFY_MEDIAN,
+  PASS_POST,
   PASS_PACK,
   PASS_COUNT
 } PassId;
@@ -68,11 +65,8 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_PHASE] = { "phase.comp", NULL, D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
                    { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
   [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
-  [PASS_POST_LR] = { "post_lr.comp", NULL, D_POST | D_DIRS, { "size" } },
-  [PASS_MEDIAN] = { "median.comp", NULL, 0, { "size" } },
-  [PASS_DENSIFY] = { "densify.comp", NULL, D_POST, { "size" } },
-  [PASS_DENSIFY_MEDIAN] = { "densify_median.comp", NULL, 0, { "size" } },
-  [PASS_PACK] = { "pack.comp", NULL, 0,
+  [PASS_POST] = { "post.comp", NULL, D_POST | D_DIRS, { "size" } },
+  [PASS_PACK] = { "pack.comp", NULL, D_POST,
                   { "size", "s16", "layer_words", "conf_offset", "depth_offset", "fb_mm",
                     "doffs" } },
 };
@@ -172,7 +166,12 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant)
     append_array(s, "FILL_TAPS", taps, 2 * r + 1);
   }
   if (groups & D_POST) {
-    g_string_append_printf(s, "#define LR_CHECK %d\n", p->lr_check ? 1 : 0);
+    g_string_append_printf(s, "#define LR_CHECK %d\n#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0,
+                           (p->width + 255) / 256);
+    if (p->median)
+      g_string_append(s, "#define MEDIAN 1\n");
+    if (p->densify)
+      g_string_append(s, "#define DENSIFY 1\n");
     append_define_float(s, "LR_MAX", p->lr_max);
     append_define_float(s, "SIGMA_D_MAX", p->sigma_d_max);
     append_define_float(s, "EDGE_MARGIN", STEREO_DENSIFY_EDGE_MARGIN);
@@ -429,58 +428,15 @@ stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur)
 }
 
 void
-stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp, GpuImage *dst)
+stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *dst)
 {
-  GpuPass *p = ps->pass[PASS_POST_LR];
+  GpuPass *p = ps->pass[PASS_POST];
   set_size(p, 0, dst);
-  GpuPassRun run = { .images = { IMG(disp, READ), [2] = IMG(dst, WRITE) } };
-  run_over(ps, p, &run, dst);
-}
-
-static void
-simple_pass(StereoPasses *ps, PassId id, GpuImage *src, GpuImage *dst, GpuImage *extra)
-{
-  GpuPass *p = ps->pass[id];
-  set_size(p, 0, dst);
-  GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) } };
-  if (extra)
-    run.images[2] = (GpuPassImage)IMG(extra, READ);
-  run_over(ps, p, &run, dst);
-}
-
-void
-stereo_pass_median(StereoPasses *ps, GpuImage *src, GpuImage *dst)
-{
-  simple_pass(ps, PASS_MEDIAN, src, dst, NULL);
-}
-
-void
-stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *intensity, GpuImage *dst)
-{
-  simple_pass(ps, PASS_DENSIFY, src, dst, intensity);
-}
-
-void
-stereo_pass_densify_median(StereoPasses *ps, GpuImage *src, GpuImage *dst)
-{
-  simple_pass(ps, PASS_DENSIFY_MEDIAN, src, dst, NULL);
-}
-
-GpuImage *
-stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *a,
-                 GpuImage *b)
-{
-  stereo_pass_post_lr(ps, disp, a);
-  GpuImage *cur = a, *other = b;
-  if (ps->params.median) {
-    stereo_pass_median(ps, cur, other);
-    GpuImage *t = cur; cur = other; other = t;
-  }
-  if (ps->params.densify) {
-    stereo_pass_densify(ps, cur, intensity, other);
-    stereo_pass_densify_median(ps, other, cur);
-  }
-  return cur;
+  GpuPassRun run = {
+    .images = { IMG(disp, READ), IMG(intensity, READ), IMG(dst, WRITE) },
+    .groups = { 1, gpu_image_get_height(dst), ps->layers ? ps->layers : gpu_image_get_layers(dst) },
+  };
+  gpu_pass_dispatch(p, &run);
 }
 
 void
@@ -512,6 +468,7 @@ stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
   gpu_pass_set_float(p, 6, (float)doffs);
   size_t quads = ((size_t)w * h + 3) / 4;
   GpuPassRun run = { .images = { IMG(src, READ) }, .buffers = { [4] = BUF(out, WRITE) },
-                     .size = { (int)quads, 1, gpu_image_get_layers(src) } };
+                     .size = { (int)quads, 1,
+                               ps->layers ? ps->layers : gpu_image_get_layers(src) } };
   gpu_pass_dispatch(p, &run);
 }

@@ -77,17 +77,12 @@ void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool u
  * state images and writing the other, starting from state[cur]; returns the index of
  * the image holding the result. */
 int stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur);
-/* L-R check + validity, median, densify; `disp` is the level-0 state of both directions
- * (layers pair * DIRS, pair * DIRS + 1), `intensity` level 0 (RG32F, L in .r); a and b
- * are scratch images of the level-0 size (a layer per pair). Returns the image holding
- * the result (a or b). */
-GpuImage *stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity,
-                           GpuImage *a, GpuImage *b);
-/* Individual post steps (for tests). */
-void stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp, GpuImage *dst);
-void stereo_pass_median(StereoPasses *ps, GpuImage *src, GpuImage *dst);
-void stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *intensity, GpuImage *dst);
-void stereo_pass_densify_median(StereoPasses *ps, GpuImage *src, GpuImage *dst);
+/* §10 up to the densification, one dispatch: validity (certainty, L-R check, sigma_d),
+ * the 3x3 median and the row fill, as configured; `disp` is the level-0 state of both
+ * directions (layers pair * DIRS, pair * DIRS + 1), `intensity` level 0 (RG32F, L in .r)
+ * -> dst (a layer per pair): (d, state, k, 0), state 2 measured, 1 filled, 0 invalid.
+ * The 9x3 median of the filled pixels is the first step of stereo_pass_pack. */
+void stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *dst);
 /* Layout of one packed layer: the disparity plane (float, or s16 in words of two
  * pixels), the u8 confidence plane and, with `depth`, the u16 depth plane; byte offsets,
  * all multiples of 4. */
@@ -96,7 +91,9 @@ typedef struct {
   size_t conf_offset, depth_offset, layer_bytes;
 } StereoPackLayout;
 void stereo_pack_layout(int width, int height, bool s16, bool depth, StereoPackLayout *layout);
-/* Packs (d, state, k) into `out` (one layer after the other). Depth in mm is
+/* With densify on, replaces the d of every filled pixel by the lower median of the
+ * valid or filled values in the 9x3 window around it (all read before any is replaced),
+ * then packs (d, state, k) into `out` (one layer after the other). Depth in mm is
  * round(fb_mm / (d - doffs)), fb_mm = 1000 f B. */
 void stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
                       const StereoPackLayout *layout, double fb_mm, double doffs);

@@ -52,7 +52,7 @@ struct StereoEngine {
   GpuImage *img[STEREO_MAX_LEVELS];
   GpuImage *quad[STEREO_MAX_LEVELS];
   GpuImage *state[STEREO_MAX_LEVELS][2];   /* ping-pong disparity state, n_dirs layers */
-  GpuImage *post_a, *post_b;
+  GpuImage *post;          /* post-processing result: (d, state, k, 0) */
   GpuBuffer *partials, *counters, *means, *packed;
   int partial_base[STEREO_MAX_LEVELS];
   StereoPackLayout layout;
@@ -84,8 +84,7 @@ stereo_engine_free(StereoEngine *e)
   }
   gpu_image_free(e->in8);
   gpu_image_free(e->map);
-  gpu_image_free(e->post_a);
-  gpu_image_free(e->post_b);
+  gpu_image_free(e->post);
   gpu_buffer_free(e->partials);
   gpu_buffer_free(e->means);
   gpu_buffer_free(e->counters);
@@ -158,8 +157,7 @@ engine_alloc(StereoEngine *e, GError **error)
     e->partial_base[s] = partials;
     partials += stereo_pass_quadrature_groups(w, h);
   }
-  if (!(e->post_a = make_image(e, "post", 0, w0, h0, GPU_FORMAT_RGBA32F, 1, error)) ||
-      !(e->post_b = make_image(e, "post", 1, w0, h0, GPU_FORMAT_RGBA32F, 1, error)))
+  if (!(e->post = make_image(e, "post", 0, w0, h0, GPU_FORMAT_RGBA32F, 1, error)))
     return false;
   if (!(e->partials = make_buffer(e, "partials", 0, (size_t)partials * 8, GPU_BUFFER_STORAGE,
                                   error)) ||
@@ -319,9 +317,8 @@ engine_run(StereoEngine *e, Slot *sl)
   }
   gpu_timer_stamp(sl->timer, 5);
 
-  GpuImage *res = stereo_pass_post(e->passes, e->state[0][cur], e->img[0], e->post_a,
-                                   e->post_b);
-  stereo_pass_pack(e->passes, res, e->packed, &e->layout,
+  stereo_pass_post(e->passes, e->state[0][cur], e->img[0], e->post);
+  stereo_pass_pack(e->passes, e->post, e->packed, &e->layout,
                    e->has_calib ? 1000.0 * calib_focal(&e->calib) * calib_baseline(&e->calib) : 0.0,
                    e->has_calib ? calib_doffs(&e->calib) : 0.0);
   gpu_timer_stamp(sl->timer, 6);
