@@ -5,6 +5,7 @@
 
 #include <gio/gio.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 GResource *stereod_shaders_get_resource(void);
@@ -75,6 +76,7 @@ struct StereoPasses {
   GpuContext *gpu;
   StereoParams params;
   int layers;                /* pairs of the current batch (0: the images' layers) */
+  int phase_tile[2];         /* outputs per workgroup of the phase pass (its TILE_W, TILE_H) */
   GpuPass *pass[PASS_COUNT];
   bool search_tiled;
 };
@@ -125,7 +127,7 @@ append_define_float(GString *s, const char *name, double v)
 }
 
 static char *
-pass_defines(const StereoParams *p, unsigned groups, const char *variant)
+pass_defines(const StereoParams *p, unsigned groups, const char *variant, int shared_limit)
 {
   GString *s = g_string_new(NULL);
   if (groups & (D_FILTER | D_PHASE))
@@ -184,11 +186,20 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant)
   if (groups & D_DIRS)
     g_string_append_printf(s, "#define DIRS %d\n", p->lr_check ? 2 : 1);
   if (groups & D_SMOOTH) {
-    /* The phase pass's tile: 16 x TILE_H outputs, their terms and halo in shared memory
-     * (16 bytes a pixel), within the 32 KiB every GL 4.3 device offers. */
+    /* The phase pass's tile: its terms and halo in shared memory (16 bytes a pixel). The
+     * larger the tile, the fewer terms are computed twice for the halos (32 x 32: 1.9
+     * terms per output at the default radius 6; 16 x 16: 3.1), within the device's limit
+     * (32 KiB on llvmpipe, 48 KiB on NVIDIA). */
     int r = stereo_gauss_taps(p->smooth_sigma, taps);
-    int th = (16 + 2 * r) * (16 + 2 * r) * 16 <= 32768 ? 16 : 8;
-    g_string_append_printf(s, "#define TILE_H %d\n", th);
+    static const int tiles[][2] = { { 32, 32 }, { 32, 16 }, { 16, 16 }, { 32, 8 }, { 16, 8 } };
+    int tw = 16, th = 8;
+    for (size_t i = 0; i < G_N_ELEMENTS(tiles); i++)
+      if ((tiles[i][0] + 2 * r) * (tiles[i][1] + 2 * r) * 16 <= shared_limit) {
+        tw = tiles[i][0];
+        th = tiles[i][1];
+        break;
+      }
+    g_string_append_printf(s, "#define TILE_W %d\n#define TILE_H %d\n", tw, th);
   }
   if (variant)
     g_string_append(s, variant);
@@ -210,7 +221,8 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
     const PassInfo *pi = &pass_info[i];
     if ((i == PASS_REFINE || i == PASS_REFINE_TILED) && !params->refine)
       continue;
-    g_autofree char *defines = pass_defines(params, pi->groups, pi->variant);
+    g_autofree char *defines = pass_defines(params, pi->groups, pi->variant,
+                                            gpu_context_get_max_shared_memory(gpu));
     g_autofree char *label = g_strdup_printf("stereo/%s%s%s", pi->file,
                                              i == PASS_REFINE || i == PASS_REFINE_TILED
                                                ? " (refine)" : "",
@@ -220,6 +232,14 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
     memcpy(pp.uniforms, pi->uniforms, sizeof pp.uniforms);
     if (!(ps->pass[i] = gpu_pass_new(gpu, &pp, error)))
       return NULL;
+  }
+
+  {
+    g_autofree char *d = pass_defines(params, D_SMOOTH, NULL,
+                                      gpu_context_get_max_shared_memory(gpu));
+    const char *tw = strstr(d, "#define TILE_W "), *th = strstr(d, "#define TILE_H ");
+    ps->phase_tile[0] = atoi(tw + strlen("#define TILE_W "));
+    ps->phase_tile[1] = atoi(th + strlen("#define TILE_H "));
   }
 
   /* The search stages the other image in shared memory on discrete GPUs; on llvmpipe,
@@ -400,13 +420,12 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
   gpu_pass_set_vec2(p, 4, (float)(ps->params.min_disparity * scale - 2.0),
                     (float)(ps->params.max_disparity * scale + 2.0));
   gpu_pass_set_float(p, 5, guard);
-  int ls[3];
-  gpu_pass_get_local_size(p, ls);
   int w = gpu_image_get_width(out), h = gpu_image_get_height(out);
   GpuPassRun run = {
     .images = { IMG(quad, READ), IMG(prior, READ), IMG(out, WRITE) },
     .buffers = { BUF(means, READ) },
-    .groups = { (w + ls[0] - 1) / ls[0], (h + ls[1] - 1) / ls[1], state_layers(ps, out) },
+    .groups = { (w + ps->phase_tile[0] - 1) / ps->phase_tile[0],
+                (h + ps->phase_tile[1] - 1) / ps->phase_tile[1], state_layers(ps, out) },
   };
   gpu_pass_dispatch(p, &run);
 }

@@ -2,7 +2,8 @@
 // One round of the phase stage (docs/algorithm.md §6, §7) in one pass: phase terms,
 // the applicability filter along rows and columns, and the solve, for every layer
 // z = pair * DIRS + direction (direction 0: eta = +1, reference L; 1: eta = -1).
-// A workgroup owns a 16 x TILE_H tile of the output. It computes the terms
+// A workgroup (256 invocations) owns a TILE_W x TILE_H tile of the output. It computes
+// the terms
 // P = (c w^2, c w e, c, c e^2), e = w d0 + eta dphi, of the tile plus a SMOOTH_R halo
 // (0 outside the image: normalized convolution) into shared memory, filters them along
 // rows (in place, after a barrier) and along columns, and solves: the same sums in the
@@ -10,7 +11,7 @@
 // The prior d0 is the same level's state (.x of `prior`), or with `upsample` the coarser
 // level's, 2 x bilinear (§8: the mean of up to four coarse values, fractions 0 or 0.5).
 #include "common.glsl"
-layout(local_size_x = 16, local_size_y = TILE_H) in;
+layout(local_size_x = 256) in;
 layout(QUAD_FORMAT, binding = 0) readonly uniform image2DArray quad;   // (qL, qR), layer = pair
 layout(rgba32f, binding = 1) readonly uniform image2DArray prior;      // d0 in .x, layer z
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;       // (d, C, sigma_d, v)
@@ -23,11 +24,12 @@ uniform vec2 d_range;       // clamp range, level px
 uniform float guard;        // > 0 (§5b): d more than guard from d0 keeps d0 (cert C, sigma 0)
 
 const float taps[2 * SMOOTH_R + 1] = SMOOTH_TAPS;
-#define RW (16 + 2 * SMOOTH_R)
+#define RW (TILE_W + 2 * SMOOTH_R)
 #define RH (TILE_H + 2 * SMOOTH_R)
-#define NT (16 * TILE_H)
-#define ROWS_PER_THREAD ((RH * 16 + NT - 1) / NT)
-shared vec4 T[RH][RW];       // terms, then (columns 0..15) their row sums
+#define NT 256
+#define ROWS_PER_THREAD ((RH * TILE_W + NT - 1) / NT)
+#define OUT_PER_THREAD (TILE_W * TILE_H / NT)
+shared vec4 T[RH][RW];       // terms, then (columns 0 .. TILE_W - 1) their row sums
 
 int pair_, eta_;
 
@@ -102,6 +104,30 @@ vec4 terms(ivec2 p, float d0, float tmag)
   return vec4(c * w * w, c * w * e, c, c * e * e);
 }
 
+// Column pass and solve for output number o of the tile (row-major).
+void solve(ivec2 tile, int o, int z)
+{
+  ivec2 lid = ivec2(o % TILE_W, o / TILE_W);
+  ivec2 g = tile + lid;
+  if (g.x >= size.x || g.y >= size.y)
+    return;
+  vec4 acc = vec4(0.0);
+  for (int k = 0; k <= 2 * SMOOTH_R; k++)
+    acc += taps[k] * T[lid.y + k][lid.x];
+  float d0 = d_prior(g);
+  vec4 o4;
+  if (guard > 0.0 && acc.z >= C_MIN && abs(acc.y / acc.x - d0) > guard) {
+    o4 = vec4(clamp(d0, d_range.x, d_range.y), acc.z, 0.0, 1.0);
+  } else if (acc.z >= C_MIN) {
+    float d = acc.y / acc.x;
+    float var = max(acc.w / acc.x - d * d, 0.0);
+    o4 = vec4(clamp(d, d_range.x, d_range.y), acc.z, sqrt(var), 1.0);
+  } else {
+    o4 = vec4(clamp(d0, d_range.x, d_range.y), 0.0, 0.0, 0.0);
+  }
+  imageStore(dst, ivec3(g, z), o4);
+}
+
 void main()
 {
   int z = int(gl_WorkGroupID.z);
@@ -109,9 +135,8 @@ void main()
   eta_ = z % DIRS == 0 ? 1 : -1;
   vec2 mm = mean_mag[pair_ * MAX_LEVELS + level];
   float tmag = max(KAPPA * (eta_ > 0 ? mm.x : mm.y), MIN_MAGNITUDE);
-  ivec2 lid = ivec2(gl_LocalInvocationID.xy);
-  int li = lid.y * 16 + lid.x;
-  ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(16, TILE_H);
+  int li = int(gl_LocalInvocationID.x);
+  ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_W, TILE_H);
   ivec2 origin = tile - SMOOTH_R;
   for (int i = li; i < RW * RH; i += NT) {
     ivec2 p = origin + ivec2(i % RW, i / RW);
@@ -125,8 +150,8 @@ void main()
   for (int j = 0; j < ROWS_PER_THREAD; j++) {
     int i = li + j * NT;
     r[j] = vec4(0.0);
-    if (i < RH * 16) {
-      int ty = i / 16, tx = i % 16;
+    if (i < RH * TILE_W) {
+      int ty = i / TILE_W, tx = i % TILE_W;
       for (int k = 0; k <= 2 * SMOOTH_R; k++)
         r[j] += taps[k] * T[ty][tx + k];
     }
@@ -134,26 +159,10 @@ void main()
   barrier();
   for (int j = 0; j < ROWS_PER_THREAD; j++) {
     int i = li + j * NT;
-    if (i < RH * 16)
-      T[i / 16][i % 16] = r[j];
+    if (i < RH * TILE_W)
+      T[i / TILE_W][i % TILE_W] = r[j];
   }
   barrier();
-  ivec2 g = tile + lid;
-  if (g.x >= size.x || g.y >= size.y)
-    return;
-  vec4 acc = vec4(0.0);
-  for (int k = 0; k <= 2 * SMOOTH_R; k++)
-    acc += taps[k] * T[lid.y + k][lid.x];
-  float d0 = d_prior(g);
-  vec4 o;
-  if (guard > 0.0 && acc.z >= C_MIN && abs(acc.y / acc.x - d0) > guard) {
-    o = vec4(clamp(d0, d_range.x, d_range.y), acc.z, 0.0, 1.0);
-  } else if (acc.z >= C_MIN) {
-    float d = acc.y / acc.x;
-    float var = max(acc.w / acc.x - d * d, 0.0);
-    o = vec4(clamp(d, d_range.x, d_range.y), acc.z, sqrt(var), 1.0);
-  } else {
-    o = vec4(clamp(d0, d_range.x, d_range.y), 0.0, 0.0, 0.0);
-  }
-  imageStore(dst, ivec3(g, z), o);
+  for (int j = 0; j < OUT_PER_THREAD; j++)
+    solve(tile, li + j * NT, z);
 }
