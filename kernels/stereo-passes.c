@@ -14,7 +14,7 @@ GResource *stereod_shaders_get_resource(void);
 enum {
   D_FILTER = 1 << 0,   /* RADIUS, H_RE, H_IM, V_TAPS */
   D_SEARCH = 1 << 1,   /* SEARCH_R, WEIGHT_GAMMA, REFINE_WINDOW, REFINE_PAD */
-  D_PHASE = 1 << 2,    /* RADIUS, OMEGA0, STAB2, KAPPA, MIN_MAGNITUDE, GAMMA_EXP */
+  D_PHASE = 1 << 2,    /* RADIUS, OMEGA0, STAB2, KAPPA, GAMMA_EXP */
   D_SMOOTH = 1 << 3,   /* SMOOTH_R, SMOOTH_TAPS, C_MIN */
   D_FILL = 1 << 4,     /* FILL_R, FILL_TAPS */
   D_POST = 1 << 5,     /* LR_CHECK, LR_MAX, SIGMA_D_MAX, C_MIN, EDGE_MARGIN */
@@ -68,8 +68,7 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
   [PASS_POST] = { "post.comp", NULL, D_POST | D_DIRS, { "size" } },
   [PASS_PACK] = { "pack.comp", NULL, D_POST,
-                  { "size", "s16", "layer_words", "conf_offset", "depth_offset", "fb_mm",
-                    "doffs" } },
+                  { "size", "s16", "layer_words", "conf_offset", "depth_offset" } },
 };
 
 struct StereoPasses {
@@ -151,7 +150,6 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
     append_define_float(s, "OMEGA0", p->omega0);
     append_define_float(s, "STAB2", stab * stab);
     append_define_float(s, "KAPPA", p->kappa);
-    append_define_float(s, "MIN_MAGNITUDE", p->min_magnitude);
     append_define_float(s, "GAMMA_EXP", p->gamma);
   }
   if (groups & (D_SMOOTH | D_POST))
@@ -277,7 +275,7 @@ run_over(StereoPasses *ps, GpuPass *p, GpuPassRun *run, GpuImage *out)
 
 void
 stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *level0,
-                   GpuImage *level1)
+                   GpuImage *level1, GpuBuffer *layers)
 {
   GpuPass *p = ps->pass[map ? PASS_INGEST_RECTIFY : PASS_INGEST];
   int w0 = gpu_image_get_width(level0), h0 = gpu_image_get_height(level0);
@@ -288,12 +286,16 @@ stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *le
     gpu_pass_set_ivec2(p, 1, 0, 0);
   GpuPassRun run = {
     .images = { IMG(src8, READ), IMG(level0, WRITE), IMG(level1 ? level1 : level0, WRITE) },
-    .groups = { (w0 + 31) / 32, (h0 + 31) / 32, gpu_image_get_layers(level0) },
+    .groups = { (w0 + 31) / 32, (h0 + 31) / 32,
+                ps->layers ? ps->layers : gpu_image_get_layers(level0) },
   };
   if (!level1)
     run.images[2].image = NULL;
-  if (map)
+  if (map) {
+    g_return_if_fail(layers);
     run.images[3] = (GpuPassImage)IMG(map, READ);
+    run.buffers[0] = (GpuPassBuffer)BUF(layers, READ);
+  }
   gpu_pass_dispatch(p, &run);
 }
 
@@ -409,7 +411,7 @@ stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage
 
 void
 stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
-                  GpuImage *out, GpuBuffer *means, int level, float guard)
+                  GpuImage *out, GpuBuffer *means, GpuBuffer *layers, int level, float guard)
 {
   GpuPass *p = ps->pass[PASS_PHASE];
   double scale = ldexp(1.0, -level);
@@ -423,7 +425,7 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
   int w = gpu_image_get_width(out), h = gpu_image_get_height(out);
   GpuPassRun run = {
     .images = { IMG(quad, READ), IMG(prior, READ), IMG(out, WRITE) },
-    .buffers = { BUF(means, READ) },
+    .buffers = { BUF(means, READ), BUF(layers, READ) },
     .groups = { (w + ps->phase_tile[0] - 1) / ps->phase_tile[0],
                 (h + ps->phase_tile[1] - 1) / ps->phase_tile[1], state_layers(ps, out) },
   };
@@ -474,7 +476,7 @@ stereo_pack_layout(int width, int height, bool s16, bool depth, StereoPackLayout
 
 void
 stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
-                 const StereoPackLayout *layout, double fb_mm, double doffs)
+                 const StereoPackLayout *layout, GpuBuffer *layers)
 {
   GpuPass *p = ps->pass[PASS_PACK];
   int w = gpu_image_get_width(src), h = gpu_image_get_height(src);
@@ -483,10 +485,9 @@ stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
   gpu_pass_set_int(p, 2, (int)(layout->layer_bytes / 4));
   gpu_pass_set_int(p, 3, (int)(layout->conf_offset / 4));
   gpu_pass_set_int(p, 4, layout->depth ? (int)(layout->depth_offset / 4) : -1);
-  gpu_pass_set_float(p, 5, (float)fb_mm);
-  gpu_pass_set_float(p, 6, (float)doffs);
   size_t quads = ((size_t)w * h + 3) / 4;
-  GpuPassRun run = { .images = { IMG(src, READ) }, .buffers = { [4] = BUF(out, WRITE) },
+  GpuPassRun run = { .images = { IMG(src, READ) },
+                     .buffers = { [4] = BUF(out, WRITE), [5] = BUF(layers, READ) },
                      .size = { (int)quads, 1,
                                ps->layers ? ps->layers : gpu_image_get_layers(src) } };
   gpu_pass_dispatch(p, &run);

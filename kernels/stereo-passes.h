@@ -29,13 +29,19 @@ void stereo_passes_free(StereoPasses *passes);
  * pair's state images have DIRS layers (2 with the L-R check, else 1). */
 void stereo_passes_set_layers(StereoPasses *passes, int pairs);
 
-/* §1 and §2 up to level 1 in one dispatch: R8 src8 with 2 layers per pair (2k left,
- * 2k+1 right) -> RG32F level0 and, unless level1 is NULL, its reduce level1. With a map
- * (RG32F, layers 2k left and 2k+1 right: the raw (u, v) of every rectified pixel of
- * pair k), level 0 is the rectification of §0: src8 sampled bilinearly at the map's
- * positions, taps outside the raw image reading 0. */
+/* Per batch position k, `layers` (a storage buffer) holds a StereoLayerParams-like
+ * std430 struct { int pair; float min_magnitude, fb_mm, doffs; } (kernels/stereo-private.h):
+ * the pair whose rectification map k uses, the noise floor of the magnitude gate and
+ * the depth constants. */
+
+/* §1 and §2 up to level 1 in one dispatch: R8 src8 with 2 layers per batch position
+ * (2k left, 2k+1 right) -> RG32F level0 and, unless level1 is NULL, its reduce level1.
+ * With a map (RG32F, layers 2p left and 2p+1 right: the raw (u, v) of every rectified
+ * pixel of pair p = layers[k].pair), level 0 is the rectification of §0: src8 sampled
+ * bilinearly at the map's positions, taps outside the raw image reading 0. `layers` is
+ * needed only with a map. */
 void stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *level0,
-                        GpuImage *level1);
+                        GpuImage *level1, GpuBuffer *layers);
 /* §2 for the levels after the first. */
 void stereo_pass_reduce(StereoPasses *ps, GpuImage *src, GpuImage *dst);
 /* §3 and §4 for several levels: for each level its intensities img (RG32F) -> responses
@@ -72,7 +78,8 @@ void stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img,
  * sigma_d, v), the size of out. guard > 0 (§5b): a solved d more than guard px from d0
  * keeps d0 (certainty C-bar, sigma 0). `prior` and `out` are different images. */
 void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
-                       GpuImage *out, GpuBuffer *means, int level, float guard);
+                       GpuImage *out, GpuBuffer *means, GpuBuffer *layers, int level,
+                       float guard);
 /* fill_iterations rounds of the hole fill (§9), each one dispatch reading one of the two
  * state images and writing the other, starting from state[cur]; returns the index of
  * the image holding the result. */
@@ -94,9 +101,9 @@ void stereo_pack_layout(int width, int height, bool s16, bool depth, StereoPackL
 /* With densify on, replaces the d of every filled pixel by the lower median of the
  * valid or filled values in the 9x3 window around it (all read before any is replaced),
  * then packs (d, state, k) into `out` (one layer after the other). Depth in mm is
- * round(fb_mm / (d - doffs)), fb_mm = 1000 f B. */
+ * round(fb_mm / (d - doffs)) with fb_mm = 1000 f B and doffs from `layers`. */
 void stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
-                      const StereoPackLayout *layout, double fb_mm, double doffs);
+                      const StereoPackLayout *layout, GpuBuffer *layers);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(StereoPasses, stereo_passes_free)
 
 G_END_DECLS

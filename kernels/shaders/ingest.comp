@@ -12,8 +12,10 @@ layout(r8, binding = 0) readonly uniform image2DArray src;
 layout(rg32f, binding = 1) writeonly uniform image2DArray dst0;   // level 0
 layout(rg32f, binding = 2) writeonly uniform image2DArray dst1;   // level 1
 #ifdef RECTIFY
-// Raw (u, v) of every rectified pixel: layer 2p left, 2p+1 right of the map of pair p.
+// Raw (u, v) of every rectified pixel: layer 2p left, 2p+1 right of the map of pair p;
+// batch position k rectifies with the map of layer_params[k].pair.
 layout(rg32f, binding = 3) readonly uniform image2DArray map;
+layout(std430, binding = 0) readonly buffer Layers { LayerParams layer_params[]; };
 #endif
 uniform ivec2 size0;
 uniform ivec2 size1;        // (0, 0): no level 1 (the filter runs on level 0 only)
@@ -43,12 +45,13 @@ float sample_raw(vec2 uv, int layer)
 }
 #endif
 
-// Level-0 intensities (L, R) of pair `pair` at an in-image pixel.
+// Level-0 intensities (L, R) of batch position `pair` at an in-image pixel.
 vec2 level0(ivec2 p, int pair)
 {
 #ifdef RECTIFY
-  vec2 ul = imageLoad(map, ivec3(p, 2 * pair)).rg;
-  vec2 ur = imageLoad(map, ivec3(p, 2 * pair + 1)).rg;
+  int m = layer_params[pair].pair;
+  vec2 ul = imageLoad(map, ivec3(p, 2 * m)).rg;
+  vec2 ur = imageLoad(map, ivec3(p, 2 * m + 1)).rg;
   return vec2(sample_raw(ul, 2 * pair), sample_raw(ur, 2 * pair + 1));
 #else
   return vec2(imageLoad(src, ivec3(p, 2 * pair)).r, imageLoad(src, ivec3(p, 2 * pair + 1)).r);

@@ -8,6 +8,7 @@
 // src is (d, state, k, .) with state 0 invalid, 1 filled, >= 2 measured. With DENSIFY,
 // the last step of §10 first: a filled pixel takes the lower median of the values of
 // all valid or filled pixels in the 9 x 3 window around it (a sorting network).
+#include "common.glsl"
 #include "sortnet.glsl"
 layout(local_size_x = 256) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray src;
@@ -17,8 +18,8 @@ uniform int s16;            // 1: s16 disparity, 0: float
 uniform int layer_words;    // words per layer in the buffer
 uniform int conf_offset;    // word offset of the confidence plane within a layer
 uniform int depth_offset;   // word offset of the depth plane, < 0: no depth plane
-uniform float fb_mm;        // 1000 f B (px mm)
-uniform float doffs;        // cx_left - cx_right of the rectified views (px)
+layout(std430, binding = 5) readonly buffer Layers { LayerParams layer_params[]; };
+// per batch position: fb_mm = 1000 f B (px mm), doffs = cx_left - cx_right (px)
 
 #ifdef DENSIFY
 #define BIG 3.0e38
@@ -56,6 +57,7 @@ void main()
   if (4u * i >= n)
     return;
   uint base = uint(layer) * uint(layer_words);
+  float fb_mm = layer_params[layer].fb_mm, doffs = layer_params[layer].doffs;
   uint conf = 0u;
   uint dw[4], zw[4];
   for (uint k = 0u; k < 4u; k++) {

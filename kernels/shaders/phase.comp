@@ -16,6 +16,7 @@ layout(QUAD_FORMAT, binding = 0) readonly uniform image2DArray quad;   // (qL, q
 layout(rgba32f, binding = 1) readonly uniform image2DArray prior;      // d0 in .x, layer z
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;       // (d, C, sigma_d, v)
 layout(std430, binding = 0) readonly buffer Means { vec2 mean_mag[]; };  // [pair * MAX_LEVELS + level]
+layout(std430, binding = 1) readonly buffer Layers { LayerParams layer_params[]; };
 uniform ivec2 size;
 uniform ivec2 prior_size;   // the prior's size (the coarser level's with upsample)
 uniform int level;
@@ -134,7 +135,7 @@ void main()
   pair_ = z / DIRS;
   eta_ = z % DIRS == 0 ? 1 : -1;
   vec2 mm = mean_mag[pair_ * MAX_LEVELS + level];
-  float tmag = max(KAPPA * (eta_ > 0 ? mm.x : mm.y), MIN_MAGNITUDE);
+  float tmag = max(KAPPA * (eta_ > 0 ? mm.x : mm.y), layer_params[pair_].min_magnitude);
   int li = int(gl_LocalInvocationID.x);
   ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_W, TILE_H);
   ivec2 origin = tile - SMOOTH_R;

@@ -94,7 +94,9 @@ phase_case(bool upsample, double guard)
     prior[dir] = upsample ? ref_upsample(pr, w, h) : ref_image_copy(pr);
   }
   poison(out_img);
-  stereo_pass_phase(f.ps, quad, prior_img, upsample, out_img, means, level, (float)guard);
+  g_autoptr(GpuBuffer) layers = layer_params(f.ctx, 1, NULL, f.p.min_magnitude);
+  stereo_pass_phase(f.ps, quad, prior_img, upsample, out_img, means, layers, level,
+                    (float)guard);
   double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
   int sr = stereo_gauss_taps(f.p.smooth_sigma, taps);
   for (int dir = 0; dir < 2; dir++) {

@@ -111,7 +111,8 @@ post_case(bool median, bool densify, bool lr_check)
   poison(post);
   g_assert_true(gpu_buffer_fill_u32(out, 0xdeadbeefu, &error));
   stereo_pass_post(ps, state, inten, post);
-  stereo_pass_pack(ps, post, out, &layout, 0.0, 0.0);
+  g_autoptr(GpuBuffer) layers = layer_params(f.ctx, pairs, NULL, 0.0);
+  stereo_pass_pack(ps, post, out, &layout, layers);
   g_autofree uint8_t *packed = g_malloc(pairs * layout.layer_bytes);
   g_assert_true(gpu_buffer_read(out, 0, packed, pairs * layout.layer_bytes, &error));
   g_autofree float *rd = g_new(float, n);
@@ -149,6 +150,7 @@ post_case(bool median, bool densify, bool lr_check)
   g_clear_pointer(&inten, gpu_image_free);
   g_clear_pointer(&post, gpu_image_free);
   g_clear_pointer(&out, gpu_buffer_free);
+  g_clear_pointer(&layers, gpu_buffer_free);
   g_clear_pointer(&ps, stereo_passes_free);
   fixture_teardown(&f);
 }
@@ -183,7 +185,8 @@ distorted_calib(StereoCalib *c, int w, int h)
  * [0,1] intensities at positions from a map stored in fp32 (the position itself is
  * rounded to ~1e-4 px at 100 px, so a 1-level intensity step per pixel moves the result by
  * < 1e-6) and fp32 weights: 1e-5, also after the 5 x 5 reduce (weights summing to 1).
- * Two pairs in one dispatch: the second uses its own map (the first's swapped sides). */
+ * Two batch positions in one dispatch: position 0 rectifies with the map of pair 1 (the
+ * calibration's sides swapped) and position 1 with that of pair 0. */
 static void
 test_rectify(void)
 {
@@ -234,13 +237,14 @@ test_rectify(void)
   g_assert_no_error(error);
   poison(dst);
   poison(dst1);
-  stereo_pass_ingest(f.ps, raw8, map, dst, dst1);
+  g_autoptr(GpuBuffer) layers = layer_params(f.ctx, 2, (int[]){ 1, 0 }, 0.0);
+  stereo_pass_ingest(f.ps, raw8, map, dst, dst1, layers);
   for (int pair = 0; pair < 2; pair++) {
     g_autofree float *out = download_layer(dst, pair);
     g_autofree float *out1 = download_layer(dst1, pair);
     check_all_finite(out, 2 * n, "rectify");
     check_all_finite(out1, 2 * (size_t)w1 * h1, "rectify level 1");
-    CalibSide sl = pair ? CALIB_RIGHT : CALIB_LEFT, sr = pair ? CALIB_LEFT : CALIB_RIGHT;
+    CalibSide sl = pair ? CALIB_LEFT : CALIB_RIGHT, sr = pair ? CALIB_RIGHT : CALIB_LEFT;
     g_autoptr(RefImage) rl = ref_rectify(&calib, sl, raw + 2 * pair * n, w);
     g_autoptr(RefImage) rr = ref_rectify(&calib, sr, raw + (2 * pair + 1) * n, w);
     g_autoptr(RefImage) rl1 = ref_reduce(rl);

@@ -40,7 +40,7 @@ test_ingest(void)
   g_assert_no_error(error);
   poison(l0);
   poison(l1);
-  stereo_pass_ingest(f.ps, in8, NULL, l0, l1);
+  stereo_pass_ingest(f.ps, in8, NULL, l0, l1, NULL);
   for (int k = 0; k < pairs; k++) {
     g_autofree float *o0 = download_layer(l0, k), *o1 = download_layer(l1, k);
     check_all_finite(o0, 2 * n, "ingest level 0");
@@ -56,7 +56,7 @@ test_ingest(void)
   }
   /* Without level 1 (a filter on level 0 only) level 0 alone is made. */
   poison(l0);
-  stereo_pass_ingest(f.ps, in8, NULL, l0, NULL);
+  stereo_pass_ingest(f.ps, in8, NULL, l0, NULL, NULL);
   g_autofree float *o0 = download_layer(l0, 2);
   for (size_t i = 0; i < n; i++)
     g_assert_cmpfloat_with_epsilon(o0[2 * i], raw[4 * n + i] / 255.0, 1e-7);
