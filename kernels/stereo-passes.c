@@ -180,7 +180,8 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
     g_string_append_printf(s, "#define MAX_LEVELS %d\n", STEREO_MAX_LEVELS);
   if (groups & D_QUAD)
     g_string_append_printf(s, "#define QUAD_LEVELS %d\n#define QUAD_FORMAT %s\n",
-                           STEREO_QUAD_LEVELS_PER_PASS, "rgba32f");
+                           STEREO_QUAD_LEVELS_PER_PASS,
+                           gpu_format_glsl_layout(STEREO_QUAD_FORMAT));
   if (groups & D_DIRS)
     g_string_append_printf(s, "#define DIRS %d\n", p->lr_check ? 2 : 1);
   if (groups & D_SMOOTH) {

@@ -51,6 +51,9 @@ void stereo_pass_reduce(StereoPasses *ps, GpuImage *src, GpuImage *dst);
  * partial_base; `counters` (uint, layers * STEREO_MAX_LEVELS, zero at first use) is left
  * zero again. */
 #define STEREO_QUAD_LEVELS_PER_PASS 3
+/* The responses' storage: half floats (docs/algorithm.md §11: the phase stage's terms
+ * and the mean magnitudes are computed in fp32 from them, resp. before rounding). */
+#define STEREO_QUAD_FORMAT GPU_FORMAT_RGBA16F
 typedef struct {
   GpuImage *img, *quad;
   int level;

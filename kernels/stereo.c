@@ -124,7 +124,7 @@ engine_alloc(StereoEngine *e, GError **error)
     int w, h;
     stereo_params_level_size(&e->p, s, &w, &h);
     if (!(e->img[s] = make_image(e, "img", s, w, h, GPU_FORMAT_RG32F, B, error)) ||
-        !(e->quad[s] = make_image(e, "quad", s, w, h, GPU_FORMAT_RGBA32F, B, error)))
+        !(e->quad[s] = make_image(e, "quad", s, w, h, STEREO_QUAD_FORMAT, B, error)))
       return false;
     for (int k = 0; k < 2; k++)
       if (!(e->state[s][k] = make_image(e, k ? "stateB" : "stateA", s, w, h,

@@ -91,8 +91,10 @@ test_reduce(void)
 /* Quadrature filter and mean magnitude of four levels (one dispatch of three, one of
  * one) of two pairs, run twice (the counters that elect the last workgroup must be left
  * at zero): 11 + 11 taps of magnitude < 0.4 on [0,1] inputs: fp32 accumulation error
- * < 1e-5 (ALGORITHM.md §10.4 names 1e-5 for the filter). The mean magnitude is a sum
- * over all pixels: relative 1e-5. */
+ * < 1e-5 (ALGORITHM.md §10.4 names 1e-5 for the filter), then stored as half floats
+ * (STEREO_QUAD_FORMAT): within one half-float ulp (2^-10 relative) on top, since the GL
+ * may convert by truncation (llvmpipe's error exceeds half an ulp). The mean magnitude is summed from
+ * the fp32 responses, over all pixels: relative 1e-5. */
 static void
 test_quadrature(void)
 {
@@ -113,7 +115,7 @@ test_quadrature(void)
     GpuImageParams ip = { .label = "img", .width = w, .height = h, .layers = PAIRS,
                           .format = GPU_FORMAT_RG32F };
     img[l] = gpu_image_new(f.ctx, &ip, &error);
-    ip.format = GPU_FORMAT_RGBA32F;
+    ip.format = STEREO_QUAD_FORMAT;
     quad[l] = gpu_image_new(f.ctx, &ip, &error);
     g_assert_no_error(error);
     g_autofree float *buf = g_new(float, 2 * (size_t)w * h);
@@ -148,18 +150,17 @@ test_quadrature(void)
         check_all_finite(out, (size_t)w * h * 4, "quadrature");
         g_autoptr(RefImage) qa = ref_quadrature(&f.p, a[l][k]);
         g_autoptr(RefImage) qb = ref_quadrature(&f.p, b[l][k]);
-        double max_err = 0;
-        for (int i = 0; i < w * h; i++) {
-          max_err = MAX(max_err, fabs(out[4 * i + 0] - qa->data[2 * i]));
-          max_err = MAX(max_err, fabs(out[4 * i + 1] - qa->data[2 * i + 1]));
-          max_err = MAX(max_err, fabs(out[4 * i + 2] - qb->data[2 * i]));
-          max_err = MAX(max_err, fabs(out[4 * i + 3] - qb->data[2 * i + 1]));
-        }
-        g_assert_cmpfloat(max_err, <, 1e-5);
+        double max_err = 0;   /* in units of the bound */
+        for (int i = 0; i < w * h; i++)
+          for (int c = 0; c < 4; c++) {
+            double r = (c < 2 ? qa : qb)->data[2 * i + (c & 1)];
+            max_err = MAX(max_err, fabs(out[4 * i + c] - r) / (1e-5 + ldexp(fabs(r), -10)));
+          }
+        g_assert_cmpfloat(max_err, <=, 1.0);
         double ma = ref_mean_magnitude(qa), mb = ref_mean_magnitude(qb);
         int mi = 2 * (k * STEREO_MAX_LEVELS + level_of[l]);
         if (run == 0)
-          g_test_message("quadrature %dx%d pair %d: max abs error %.3g, means %.6f %.6f", w, h,
+          g_test_message("quadrature %dx%d pair %d: max error %.3g of the bound, means %.6f %.6f", w, h,
                          k, max_err, m[mi], m[mi + 1]);
         g_assert_cmpfloat(fabs(m[mi] - ma), <, 1e-5 * ma);
         g_assert_cmpfloat(fabs(m[mi + 1] - mb), <, 1e-5 * mb);
