@@ -21,6 +21,7 @@ enum {
   D_LEVELS = 1 << 6,   /* MAX_LEVELS */
   D_QUAD = 1 << 7,     /* QUAD_LEVELS, QUAD_FORMAT */
   D_DIRS = 1 << 8,     /* DIRS: directions per pair (2 with the L-R check) */
+  D_FILL_REST = 1 << 9,   /* with D_FILL: the remainder's rounds instead of the full count */
 };
 
 typedef enum {
@@ -34,6 +35,7 @@ typedef enum {
   PASS_REFINE_TILED,
   PASS_PHASE,
   PASS_FILL,
+  PASS_FILL_REST,      /* the last dispatch of fill rounds when they do not divide evenly */
   PASS_POST,
   PASS_PACK,
   PASS_COUNT
@@ -66,6 +68,7 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_PHASE] = { "phase.comp", NULL, D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
                    { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
   [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
+  [PASS_FILL_REST] = { "fill.comp", NULL, D_FILL | D_FILL_REST, { "size" } },
   [PASS_POST] = { "post.comp", NULL, D_POST | D_DIRS, { "size" } },
   [PASS_PACK] = { "pack.comp", NULL, D_POST,
                   { "size", "s16", "layer_words", "conf_offset", "depth_offset" } },
@@ -125,6 +128,41 @@ append_define_float(GString *s, const char *name, double v)
   g_string_append_c(s, '\n');
 }
 
+/* The shared memory of fill.comp for radius r and k rounds in one pass: the states of
+ * rounds 1 .. k-1 on their regions (or the staged tile), the row sums of a block, the
+ * tile's last state. */
+typedef struct {
+  int s_total, rs_size, bytes;
+} FillLayout;
+
+static FillLayout
+fill_layout(int r, int k)
+{
+  int tw = 16 + 2 * r;
+  FillLayout fl = { .s_total = tw * tw, .rs_size = MAX(tw * 16, (8 + 2 * r) * 32) };
+  int states = 0;
+  for (int i = 1; i < k; i++) {
+    int l = 16 + 2 * r * (k - i);
+    states += l * l;
+  }
+  fl.s_total = MAX(fl.s_total, states);
+  fl.bytes = fl.s_total * 4 + fl.rs_size * 8 + 256 * 4 + 16;
+  return fl;
+}
+
+/* Fill rounds per dispatch: all of them (at most 3) where their regions fit the shared
+ * memory, else fewer. */
+static int
+fill_rounds_per_pass(const StereoParams *p, int shared_limit)
+{
+  double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
+  int r = stereo_gauss_taps(p->fill_sigma, taps);
+  int k = CLAMP(p->fill_iterations, 1, 3);
+  while (k > 1 && fill_layout(r, k).bytes > shared_limit)
+    k--;
+  return k;
+}
+
 static char *
 pass_defines(const StereoParams *p, unsigned groups, const char *variant, int shared_limit)
 {
@@ -164,6 +202,11 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
     int r = stereo_gauss_taps(p->fill_sigma, taps);
     g_string_append_printf(s, "#define FILL_R %d\n", r);
     append_array(s, "FILL_TAPS", taps, 2 * r + 1);
+    int per = fill_rounds_per_pass(p, shared_limit);
+    int k = groups & D_FILL_REST ? p->fill_iterations % per : per;
+    FillLayout fl = fill_layout(r, MAX(k, 1));
+    g_string_append_printf(s, "#define FILL_ROUNDS %d\n#define FILL_S_TOTAL %d\n"
+                           "#define FILL_RS_SIZE %d\n", MAX(k, 1), fl.s_total, fl.rs_size);
   }
   if (groups & D_POST) {
     g_string_append_printf(s, "#define LR_CHECK %d\n#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0,
@@ -219,6 +262,10 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
   for (int i = 0; i < PASS_COUNT; i++) {
     const PassInfo *pi = &pass_info[i];
     if ((i == PASS_REFINE || i == PASS_REFINE_TILED) && !params->refine)
+      continue;
+    if (i == PASS_FILL_REST &&
+        params->fill_iterations % fill_rounds_per_pass(params,
+                                                       gpu_context_get_max_shared_memory(gpu)) == 0)
       continue;
     g_autofree char *defines = pass_defines(params, pi->groups, pi->variant,
                                             gpu_context_get_max_shared_memory(gpu));
@@ -436,13 +483,14 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
 int
 stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur)
 {
-  GpuPass *p = ps->pass[PASS_FILL];
-  set_size(p, 0, state[cur]);
-  for (int it = 0; it < ps->params.fill_iterations; it++) {
-    GpuPassRun run = { .images = { IMG(state[cur], READ), IMG(state[1 - cur], WRITE) } };
-    run.size[0] = gpu_image_get_width(state[cur]);
-    run.size[1] = gpu_image_get_height(state[cur]);
-    run.size[2] = state_layers(ps, state[cur]);
+  int per = fill_rounds_per_pass(&ps->params, gpu_context_get_max_shared_memory(ps->gpu));
+  for (int done = 0; done < ps->params.fill_iterations; done += per) {
+    GpuPass *p = ps->params.fill_iterations - done >= per ? ps->pass[PASS_FILL]
+                                                          : ps->pass[PASS_FILL_REST];
+    set_size(p, 0, state[cur]);
+    int w = gpu_image_get_width(state[cur]), h = gpu_image_get_height(state[cur]);
+    GpuPassRun run = { .images = { IMG(state[cur], READ), IMG(state[1 - cur], WRITE) },
+                       .groups = { (w + 15) / 16, (h + 15) / 16, state_layers(ps, state[cur]) } };
     gpu_pass_dispatch(p, &run);
     cur = 1 - cur;
   }

@@ -183,29 +183,35 @@ test_phase_round(void)
   phase_case(false, STEREO_REFINE_GUARD);
 }
 
-/* Hole fill, all rounds: random fields with 40 % holes plus a large hole (wider than the
- * fill window, so later rounds fill what the first cannot reach), two pairs of two
+/* Hole fill, all rounds in as few dispatches as the shared memory allows (three rounds
+ * in one at the defaults), for 1..5 rounds: random fields with 40 % holes plus a large
+ * hole (80 x 80: its centre is farther from any valid pixel than three rounds reach, so
+ * the fast path, the slow path and pixels left unfilled all occur), two pairs of two
  * directions: d within 1e-4 px (ratios of fp32 sums of at most 25 x 25 taps), the other
  * channels unchanged, v set exactly where the reference filled. */
 static void
-test_fill(void)
+fill_case(int rounds)
 {
-  const int w = 77, h = 53, pairs = 2, layers = 2 * pairs;
+  const int w = 131, h = 101, pairs = 2, layers = 2 * pairs;
   Fixture f;
   fixture_setup(&f, w, h);
   if (!f.ctx)
     return;
+  f.p.fill_iterations = rounds;
+  GError *error = NULL;
+  g_autoptr(StereoPasses) ps = stereo_passes_new(f.ctx, &f.p, &error);
+  g_assert_no_error(error);
   GpuImage *state[2] = { layered_image(f.ctx, w, h, layers, GPU_FORMAT_RGBA32F),
                          layered_image(f.ctx, w, h, layers, GPU_FORMAT_RGBA32F) };
   RefImage *field[layers];
   for (int k = 0; k < layers; k++) {
     field[k] = ref_image_new(w, h, REF_FIELD_CHANNELS);
-    int hx = g_rand_int_range(stages_rng, 0, 20);
+    int hx = g_rand_int_range(stages_rng, 0, 30);
     for (int y = 0; y < h; y++)
       for (int x = 0; x < w; x++) {
         double *v = ref_image_at(field[k], x, y);
         bool hole = g_rand_double(stages_rng) < 0.4 ||
-                    (x > 10 + hx && x < 50 + hx && y > 5 && y < 45);
+                    (x > 10 + hx && x < 90 + hx && y > 8 && y < 88);
         v[REF_D] = (float)g_rand_double_range(stages_rng, 0, 30);
         v[REF_CERT] = hole ? 0.0 : (float)g_rand_double_range(stages_rng, 0.05, 1.0);
         v[REF_SIGMA] = (float)g_rand_double_range(stages_rng, 0, 2);
@@ -213,9 +219,17 @@ test_fill(void)
     upload_state(state[0], k, field[k], true);
   }
   poison(state[1]);
-  stereo_passes_set_layers(f.ps, pairs);
-  int cur = stereo_pass_fill(f.ps, state, 0);
-  g_assert_cmpint(cur, ==, f.p.fill_iterations % 2);
+  stereo_passes_set_layers(ps, pairs);
+  GpuStats st0, st1;
+  gpu_context_get_stats(f.ctx, &st0);
+  int cur = stereo_pass_fill(ps, state, 0);
+  gpu_context_get_stats(f.ctx, &st1);
+  int dispatches = (int)(st1.dispatches - st0.dispatches);
+  g_assert_cmpint(cur, ==, dispatches % 2);
+  g_assert_cmpint(dispatches, >=, 1);
+  g_assert_cmpint(dispatches, <=, rounds);
+  if (rounds <= 3)
+    g_assert_cmpint(dispatches, ==, 1);   /* every device has room for three rounds */
   for (int k = 0; k < layers; k++) {
     g_autofree float *out = download_layer(state[cur], k);
     check_all_finite(out, (size_t)w * h * 4, "fill");
@@ -235,13 +249,24 @@ test_fill(void)
       g_assert_cmpfloat(out[4 * i + 3], ==, was_valid || changed ? 1.0 : 0.0);
     }
     if (k == 0)
-      g_test_message("fill: %d holes filled, %d left", filled, unfilled);
+      g_test_message("fill, %d rounds in %d dispatches: %d holes filled, %d left", rounds,
+                     dispatches, filled, unfilled);
     g_assert_cmpint(filled, >, 0);
+    if (rounds <= 3)
+      g_assert_cmpint(unfilled, >, 0);
     ref_image_free(field[k]);
   }
   gpu_image_free(state[0]);
   gpu_image_free(state[1]);
+  g_clear_pointer(&ps, stereo_passes_free);
   fixture_teardown(&f);
+}
+
+static void
+test_fill(void)
+{
+  for (int rounds = 1; rounds <= 5; rounds++)
+    fill_case(rounds);
 }
 
 int
