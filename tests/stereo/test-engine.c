@@ -495,6 +495,87 @@ test_batch_hold(void)
   gpu_context_free(ctx);
 }
 
+/* ------------------------------------------------------------ work per batch */
+
+static StereoWorkCounts
+count_batch(GpuContext *ctx, StereoEngine *e, int n, bool dry)
+{
+  const StereoParams *p = stereo_engine_get_params(e);
+  size_t plane = (size_t)p->width * p->height;
+  g_autofree uint8_t *img = g_malloc0(plane);
+  for (size_t i = 0; i < plane; i++)
+    img[i] = (uint8_t)(i * 7 % 251);
+  StereoInput in[STEREO_MAX_BATCH];
+  for (int k = 0; k < n; k++)
+    in[k] = (StereoInput){ .pair = k, .left = img, .right = img, .left_stride = p->width,
+                           .right_stride = p->width };
+  GError *error = NULL;
+  gpu_context_set_dry_run(ctx, dry);
+  /* twice: the second is the steady state (its upload waits for the first's reads) */
+  for (int round = 0; round < 2; round++) {
+    g_assert_true(stereo_engine_submit_batch(e, in, n, NULL, &error));
+    g_assert_no_error(error);
+    for (int k = 0; k < n; k++) {
+      StereoFrame f;
+      g_assert_true(stereo_engine_collect(e, true, &f, &error));
+      stereo_engine_release(e, &f);
+    }
+  }
+  gpu_context_set_dry_run(ctx, false);
+  StereoWorkCounts c;
+  stereo_engine_get_last_counts(e, &c);
+  return c;
+}
+
+/* Dispatches and barriers per batch, counted in code: with the service's settings at
+ * 1920 x 1080 (stereo_params_init, s16 output, the depth plane) at most 20 dispatches
+ * per batch, with or without the level-0 refinement; counted in a dry run (every pass
+ * queued, barriers issued, only glDispatchCompute skipped: llvmpipe cannot run that size
+ * in a test's time). A dry run counts what a real run issues (a batch of 3 at 320x240
+ * both ways), and the count does not depend on the batch size (1 and 3). */
+static void
+test_dispatch_count(void)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  GError *error = NULL;
+  for (int refine = 0; refine < 2; refine++) {
+    StereoCalib calib;
+    const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 20 };
+    calib_init_ideal(&calib, 1920, 1080, 2000.0, 959.5, 539.5, 0.5, NULL, rot, centre);
+    StereoEngineParams ep = { .label = "1080p", .output = STEREO_OUTPUT_S16, .calib = &calib,
+                              .depth = true };
+    stereo_params_init(&ep.params, 1920, 1080);
+    ep.params.refine = refine;
+    g_autoptr(StereoEngine) e = stereo_engine_new(ctx, &ep, &error);
+    g_assert_no_error(error);
+    StereoWorkCounts c = count_batch(ctx, e, 1, true);
+    g_test_message("1920x1080, %d levels, search on level %d%s: %d dispatches, %d barriers per "
+                   "batch", stereo_params_get_levels(&ep.params),
+                   stereo_params_get_search_level(&ep.params), refine ? ", refine" : "",
+                   c.dispatches, c.barriers);
+    g_assert_cmpint(c.dispatches, <=, 20);
+    g_assert_cmpint(c.barriers, <=, c.dispatches + 1);
+  }
+  StereoEngineParams sp = { .label = "small", .output = STEREO_OUTPUT_S16, .batch = 3 };
+  stereo_params_init(&sp.params, 320, 240);
+  g_autoptr(StereoEngine) e = stereo_engine_new(ctx, &sp, &error);
+  g_assert_no_error(error);
+  StereoWorkCounts dry = count_batch(ctx, e, 3, true);
+  StereoWorkCounts real = count_batch(ctx, e, 3, false);
+  StereoWorkCounts one = count_batch(ctx, e, 1, false);
+  g_test_message("320x240: %d dispatches, %d barriers per batch (dry run), %d, %d (run), %d, %d "
+                 "(a batch of one)", dry.dispatches, dry.barriers, real.dispatches, real.barriers,
+                 one.dispatches, one.barriers);
+  g_assert_cmpint(dry.dispatches, ==, real.dispatches);
+  g_assert_cmpint(dry.barriers, ==, real.barriers);
+  g_assert_cmpint(one.dispatches, ==, real.dispatches);
+  g_assert_cmpint(one.barriers, ==, real.barriers);
+  g_clear_pointer(&e, stereo_engine_free);
+  gpu_context_free(ctx);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -509,6 +590,7 @@ main(int argc, char **argv)
   g_test_add_func("/engine/batch/plain", test_batch_plain);
   g_test_add_func("/engine/batch/calibrated", test_batch_calibrated);
   g_test_add_func("/engine/batch/hold", test_batch_hold);
+  g_test_add_func("/engine/dispatch-count", test_dispatch_count);
   int r = g_test_run();
   g_rand_free(rng);
   return r;
