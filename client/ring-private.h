@@ -13,8 +13,12 @@
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <pwd.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,7 +52,7 @@ ring_now_ns(clockid_t clock)
 }
 
 /* A pair name is 1..STEREOD_RING_NAME_MAX characters of [A-Za-z0-9._-], not starting
- * with '.', so that it can never leave /dev/shm or name a hidden file. */
+ * with '.', so that it can never leave the ring directory or name a hidden file. */
 static inline bool
 ring_name_is_valid(const char *name)
 {
@@ -67,19 +71,51 @@ ring_name_is_valid(const char *name)
   return true;
 }
 
-/* "/dev/shm/stereod.<name>" into buf (which holds at least RING_PATH_MAX bytes). */
-#define RING_PATH_MAX (sizeof(STEREOD_RING_SHM_DIR "/" STEREOD_RING_PREFIX) + STEREOD_RING_NAME_MAX + 32)
-
-static inline void
-ring_path_format(char *buf, size_t size, const char *name, const char *suffix)
+/* The ring directory (ring.h, OBJECT), the one rule for writers and readers:
+ * $STEREOD_RING_DIR when set and not empty, else /run/stereod when it is a directory,
+ * else /dev/shm. The result is the environment's string or a literal: do not free. */
+static inline const char *
+ring_dir_default(void)
 {
-  size_t n = 0;
-  const char *parts[] = { STEREOD_RING_SHM_DIR "/" STEREOD_RING_PREFIX, name, suffix };
-  for (size_t i = 0; i < 3; i++) {
-    for (const char *s = parts[i]; s != NULL && *s != '\0' && n + 1 < size; s++)
-      buf[n++] = *s;
+  const char *env = getenv(STEREOD_RING_DIR_ENV);
+  if (env != NULL && env[0] != '\0')
+    return env;
+  struct stat st;
+  if (stat(STEREOD_RING_RUN_DIR, &st) == 0 && S_ISDIR(st.st_mode))
+    return STEREOD_RING_RUN_DIR;
+  return STEREOD_RING_SHM_DIR;
+}
+
+/* Room for "DIR/stereod.<name><suffix>". */
+#define RING_PATH_MAX 4096
+
+/* "DIR/stereod.<name><suffix>" into buf (size bytes); `dir` NULL = ring_dir_default().
+ * Returns 0, or -ENAMETOOLONG when it does not fit (buf then holds ""). */
+static inline int
+ring_path_format(char *buf, size_t size, const char *dir, const char *name, const char *suffix)
+{
+  if (dir == NULL)
+    dir = ring_dir_default();
+  int n = snprintf(buf, size, "%s/" STEREOD_RING_PREFIX "%s%s", dir, name,
+                   suffix != NULL ? suffix : "");
+  if (n < 0 || (size_t) n >= size) {
+    if (size > 0)
+      buf[0] = '\0';
+    return -ENAMETOOLONG;
   }
-  buf[n] = '\0';
+  return 0;
+}
+
+/* The login name of `uid` into buf ("?" when it has none). */
+static inline void
+ring_user_name(uid_t uid, char *buf, size_t size)
+{
+  struct passwd pw, *found = NULL;
+  char tmp[1024];
+  if (getpwuid_r(uid, &pw, tmp, sizeof tmp, &found) == 0 && found != NULL)
+    snprintf(buf, size, "%s", found->pw_name);
+  else
+    snprintf(buf, size, "?");
 }
 
 /* Shared (not FUTEX_PRIVATE) futex calls: waiters and waker are different processes.
@@ -103,4 +139,17 @@ ring_futex_wait_until(const uint32_t *word, uint32_t expected, const struct time
   if (errno == EAGAIN)
     return 0;
   return -errno;
+}
+
+/* CLOCK_MONOTONIC in ns, and as the absolute timespec FUTEX_WAIT_BITSET takes. */
+static inline int64_t
+ring_mono_ns(void)
+{
+  return (int64_t) ring_now_ns(CLOCK_MONOTONIC);
+}
+
+static inline struct timespec
+ring_timespec_from_ns(int64_t ns)
+{
+  return (struct timespec) { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
 }

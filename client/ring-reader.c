@@ -1,121 +1,115 @@
-/* ring-reader.c: libstereod-client, the read-only side of the shm ring (see
- * <stereod/client.h>; layout and protocol in <stereod/ring.h>). Plain libc. */
-#include <stereod/client.h>
+/* ring-reader.c: libstereod-client, the read-only side of the shm ring: the client
+ * object, opening and reopening, accessors (see <stereod/client.h>; layout and protocol
+ * in <stereod/ring.h>; the inside in ring-reader-impl.h). Plain libc. */
+#include "ring-reader-impl.h"
 
-#include "ring-private.h"
-#include "ring-reader-private.h"
-
-#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 
-struct StereodClient {
-  const StereodRingHeader *header;   /* the whole object, PROT_READ */
-  size_t map_size;
-  dev_t dev;
-  ino_t ino;
-  uint32_t copy_size;                /* slot bytes a read copies: up to the last plane */
-  StereodClientStats stats;
-  StereodClientCopyHook hook;
-  void *hook_data;
-  char path[RING_PATH_MAX];
-};
-
-/* Checks everything a reader relies on before it trusts an offset in the header. */
-static int
-header_validate(const StereodRingHeader *h, uint64_t object_size, uint32_t *copy_size)
+int
+client_map_open(const StereodClient *c, RingMap *m)
 {
-  if (memcmp(h->magic, STEREOD_RING_MAGIC, STEREOD_RING_MAGIC_SIZE) != 0)
-    return -EPROTO;
-  if (h->version != STEREOD_RING_VERSION)
-    return -EPROTO;
-  if (h->header_size < sizeof *h || h->header_size % STEREOD_RING_PAGE != 0)
-    return -EPROTO;
-  if (h->slot_count == 0 || h->slot_count > STEREOD_RING_MAX_SLOTS)
-    return -EPROTO;
-  if (h->slot_size < sizeof(StereodRingSlot) || h->slot_size % STEREOD_RING_PAGE != 0)
-    return -EPROTO;
-  uint64_t total = h->header_size + (uint64_t) h->slot_count * h->slot_size;
-  if (h->total_size != total || total > object_size)
-    return -EPROTO;
-  if (h->width == 0 || h->height == 0 || h->formats == 0
-      || (h->formats & ~STEREOD_RING_FORMAT_ALL) != 0)
-    return -EPROTO;
-  if (!(h->disparity_scale > 0.0))
-    return -EPROTO;
+  char path[RING_PATH_MAX];
+  int r = ring_path_format(path, sizeof path, client_dir(c), c->pair, NULL);
+  if (r < 0)
+    return r;
+  memset(m, 0, sizeof *m);
+  return ring_map_open(m, path, c);
+}
 
-  uint64_t end = sizeof(StereodRingSlot);
-  for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++) {
-    const StereodRingPlane *p = &h->planes[k];
-    if (!(h->formats & STEREOD_RING_FORMAT(k))) {
-      if (p->offset != 0 || p->size != 0)
-        return -EPROTO;
-      continue;
-    }
-    uint64_t row = (uint64_t) h->width * stereod_ring_plane_element_size(k);
-    if (p->offset < sizeof(StereodRingSlot) || p->offset % STEREOD_RING_ALIGN != 0
-        || p->stride < row || p->stride % stereod_ring_plane_element_size(k) != 0
-        || p->size != (uint64_t) p->stride * h->height
-        || (uint64_t) p->offset + p->size > h->slot_size)
-      return -EPROTO;
-    if (p->offset + p->size > end)
-      end = p->offset + p->size;
+/* A client with the parameters but no ring yet. */
+static int
+client_new(const StereodClientOpenParams *p, StereodClient **out)
+{
+  *out = NULL;
+  if (p == NULL || !ring_name_is_valid(p->pair))
+    return -EINVAL;
+  if (p->owner < 0 || p->owner >= STEREOD_CLIENT_OWNER_COUNT)
+    return -EINVAL;
+  StereodClient *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return -ENOMEM;
+  snprintf(c->pair, sizeof c->pair, "%s", p->pair);
+  if (p->dir != NULL && (c->dir = strdup(p->dir)) == NULL) {
+    free(c);
+    return -ENOMEM;
   }
-  *copy_size = (uint32_t) end;
+  c->owner = p->owner;
+  c->owner_uid = p->owner_uid;
+  c->follow = p->follow;
+  c->ring.fd = -1;
+  *out = c;
+  return 0;
+}
+
+static void
+client_free(StereodClient *c)
+{
+  free(c->dir);
+  free(c);
+}
+
+int
+stereod_client_open_with(const StereodClientOpenParams *params, StereodClient **out)
+{
+  if (out == NULL)
+    return -EINVAL;
+  StereodClient *c;
+  int r = client_new(params, &c);
+  if (r < 0) {
+    *out = NULL;
+    return r;
+  }
+  r = client_map_open(c, &c->ring);
+  if (r < 0) {
+    client_free(c);
+    *out = NULL;
+    return r;
+  }
+  c->generation = 1;
+  *out = c;
   return 0;
 }
 
 int
 stereod_client_open(const char *pair, StereodClient **out)
 {
+  return stereod_client_open_with(&(StereodClientOpenParams) { .pair = pair }, out);
+}
+
+int
+stereod_client_open_wait(const StereodClientOpenParams *params, int64_t timeout_ns,
+                         StereodClient **out)
+{
   if (out == NULL)
     return -EINVAL;
-  *out = NULL;
-  if (!ring_name_is_valid(pair))
-    return -EINVAL;
-
-  StereodClient *c = calloc(1, sizeof *c);
-  if (c == NULL)
-    return -ENOMEM;
-  ring_path_format(c->path, sizeof c->path, pair, NULL);
-
-  int r;
-  int fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
-    r = -errno;
-    free(c);
+  StereodClient *c;
+  int r = client_new(params, &c);
+  if (r < 0) {
+    *out = NULL;
     return r;
   }
-  struct stat st;
-  if (fstat(fd, &st) < 0) {
-    r = -errno;
-    goto fail;
+  int64_t deadline = ring_deadline_after(timeout_ns);
+  RingDirWatch w;
+  ring_dir_watch_start(&w, client_dir(c));
+  for (;;) {
+    r = client_map_open(c, &c->ring);
+    if (r != -ENOENT)
+      break;
+    r = ring_dir_watch_wait(&w, deadline);
+    if (r < 0)
+      break;
+    ring_dir_watch_update(&w, client_dir(c));
   }
-  if (!S_ISREG(st.st_mode) || st.st_size < (off_t) sizeof(StereodRingHeader)) {
-    r = -EPROTO;
-    goto fail;
+  ring_dir_watch_stop(&w);
+  if (r < 0) {
+    client_free(c);
+    *out = NULL;
+    return r;
   }
-  c->map_size = (size_t) st.st_size;
-  void *map = mmap(NULL, c->map_size, PROT_READ, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED) {
-    r = -errno;
-    goto fail;
-  }
-  c->header = map;
-  r = header_validate(c->header, (uint64_t) st.st_size, &c->copy_size);
-  if (r < 0)
-    goto fail;
-  c->dev = st.st_dev;
-  c->ino = st.st_ino;
-  close(fd);
+  c->generation = 1;
   *out = c;
   return 0;
-
-fail:
-  close(fd);
-  stereod_client_close(c);
-  return r;
 }
 
 void
@@ -123,225 +117,204 @@ stereod_client_close(StereodClient *c)
 {
   if (c == NULL)
     return;
-  if (c->header != NULL)
-    munmap((void *) c->header, c->map_size);
-  free(c);
-}
-
-/* Whether /dev/shm/stereod.<pair> now names another object than the one we mapped. */
-static bool
-client_is_stale(const StereodClient *c)
-{
-  struct stat st;
-  if (stat(c->path, &st) < 0)
-    return false;   /* gone without a clean close: the writer may come back */
-  return st.st_ino != c->ino || st.st_dev != c->dev;
+  ring_map_close(&c->ring);
+  client_free(c);
 }
 
 int
-stereod_client_wait(StereodClient *c, uint64_t last_counter, int64_t timeout_ns,
-                    uint64_t *counter)
+client_reopen(StereodClient *c)
 {
-  if (c == NULL)
-    return -EINVAL;
-  const StereodRingHeader *h = c->header;
-  struct timespec deadline;
-  if (timeout_ns > 0) {
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    int64_t ns = deadline.tv_nsec + timeout_ns % 1000000000;
-    deadline.tv_sec += timeout_ns / 1000000000 + ns / 1000000000;
-    deadline.tv_nsec = ns % 1000000000;
+  RingMap next;
+  int r = client_map_open(c, &next);
+  if (r < 0)
+    return r;
+  if (next.dev == c->ring.dev && next.ino == c->ring.ino) {
+    bool closed = next.hdr.closed != 0;
+    ring_map_close(&next);
+    return closed || c->ring.broken ? -ENOENT : -EALREADY;
   }
-
-  for (;;) {
-    /* The futex word first: the writer stores the counter (or closed) before it bumps
-     * the word, so a publish after these loads changes the word and FUTEX_WAIT
-     * returns at once instead of sleeping through it. */
-    uint32_t word = ring_load32(&h->futex, memory_order_acquire);
-    uint64_t now = ring_load64(&h->counter, memory_order_acquire);
-    if (now != last_counter) {
-      if (counter != NULL)
-        *counter = now;
-      return 0;
-    }
-    if (ring_load32(&h->closed, memory_order_acquire) != 0)
-      return -EPIPE;
-    int r = timeout_ns == 0 ? -ETIMEDOUT
-            : ring_futex_wait_until(&h->futex, word, timeout_ns < 0 ? NULL : &deadline);
-    if (r == -ETIMEDOUT) {
-      /* One last look, so a frame published right at the deadline is not lost. */
-      now = ring_load64(&h->counter, memory_order_acquire);
-      if (now != last_counter) {
-        if (counter != NULL)
-          *counter = now;
-        return 0;
-      }
-      return client_is_stale(c) ? -ESTALE : -ETIMEDOUT;
-    }
-    if (r < 0)
-      return r;
-  }
-}
-
-static int
-frame_reserve(StereodFrame *f, size_t size)
-{
-  if (f->priv_capacity >= size)
-    return 0;
-  void *buf = NULL;
-  if (posix_memalign(&buf, STEREOD_RING_ALIGN, size) != 0)
-    return -ENOMEM;
-  free(f->priv_buffer);
-  f->priv_buffer = buf;
-  f->priv_capacity = size;
+  ring_map_close(&c->ring);
+  c->ring = next;
+  c->generation++;
+  c->reset_pending = true;
   return 0;
 }
 
-/* Fills the frame's public fields from its buffer (a consistent slot copy). */
-static void
-frame_fill(const StereodClient *c, StereodFrame *f)
+int
+stereod_client_reopen(StereodClient *c)
 {
-  const StereodRingHeader *h = c->header;
-  const StereodRingSlot *s = f->priv_buffer;
-  const uint8_t *base = f->priv_buffer;
-  f->counter = s->counter;
-  f->frame_number = s->frame_number;
-  f->capture_ns = s->capture_ns;
-  f->publish_ns = s->publish_ns;
-  f->flags = s->flags;
-  f->width = h->width;
-  f->height = h->height;
-  f->formats = h->formats;
-  f->disparity_scale = h->disparity_scale;
-  f->calibration = h->calibration;
-  const void *planes[STEREOD_RING_PLANE_COUNT] = { NULL };
-  for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++) {
-    planes[k] = h->planes[k].offset ? base + h->planes[k].offset : NULL;
-    f->strides[k] = h->planes[k].stride;
-  }
-  f->disparity = planes[STEREOD_RING_PLANE_DISPARITY];
-  f->depth = planes[STEREOD_RING_PLANE_DEPTH];
-  f->confidence = planes[STEREOD_RING_PLANE_CONFIDENCE];
-  f->float32 = planes[STEREOD_RING_PLANE_FLOAT32];
+  if (c == NULL)
+    return -EINVAL;
+  return client_reopen(c);
 }
 
 int
-stereod_client_read_latest(StereodClient *c, StereodFrame *f)
+stereod_client_parse_owner(const char *spec, StereodClientOpenParams *p)
 {
-  if (c == NULL || f == NULL)
+  if (p == NULL)
     return -EINVAL;
-  int r = frame_reserve(f, c->copy_size);
-  if (r < 0)
-    return r;
-  const StereodRingHeader *h = c->header;
-  const uint8_t *slots = (const uint8_t *) h + h->header_size;
-  uint8_t *buf = f->priv_buffer;
-  size_t half = c->copy_size / 2;
-
-  for (unsigned attempt = 0; attempt < STEREOD_CLIENT_READ_ATTEMPTS; attempt++) {
-    uint64_t counter = ring_load64(&h->counter, memory_order_acquire);
-    if (counter == 0)
-      return -ENODATA;
-    const uint8_t *slot = slots + ((counter - 1) % h->slot_count) * (uint64_t) h->slot_size;
-    const uint64_t *seq = &((const StereodRingSlot *) slot)->seq;
-    uint64_t s1 = ring_load64(seq, memory_order_acquire);
-    if ((s1 & 1u) != 0) {
-      /* The writer lapped us and is rewriting this slot: take the newer counter. */
-      c->stats.torn++;
-      continue;
-    }
-    memcpy(buf, slot, half);
-    if (c->hook != NULL)
-      c->hook(c, attempt, c->hook_data);
-    memcpy(buf + half, slot + half, c->copy_size - half);
-    /* Keeps the copy's loads before the second look at seq. */
-    atomic_thread_fence(memory_order_acquire);
-    uint64_t s2 = ring_load64(seq, memory_order_relaxed);
-    if (s1 != s2 || ((const StereodRingSlot *) buf)->counter == 0) {
-      c->stats.torn++;
-      continue;
-    }
-    frame_fill(c, f);
-    c->stats.reads++;
+  if (spec == NULL || spec[0] == '\0' || strcmp(spec, "default") == 0) {
+    p->owner = STEREOD_CLIENT_OWNER_DEFAULT;
     return 0;
   }
-  c->stats.failed++;
-  return -EAGAIN;
+  if (strcmp(spec, "any") == 0) {
+    p->owner = STEREOD_CLIENT_OWNER_ANY;
+    return 0;
+  }
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(spec, &end, 10);
+  if (spec[0] >= '0' && spec[0] <= '9' && *end == '\0') {
+    if (errno != 0 || v >= (uid_t) -1)
+      return -EINVAL;
+    p->owner = STEREOD_CLIENT_OWNER_UID;
+    p->owner_uid = (uid_t) v;
+    return 0;
+  }
+  struct passwd pw, *found = NULL;
+  char buf[1024];
+  if (getpwnam_r(spec, &pw, buf, sizeof buf, &found) != 0 || found == NULL)
+    return -EINVAL;
+  p->owner = STEREOD_CLIENT_OWNER_UID;
+  p->owner_uid = found->pw_uid;
+  return 0;
 }
 
-void
-stereod_frame_clear(StereodFrame *f)
+int
+stereod_client_format_path(const char *dir, const char *pair, char *buf, size_t size)
 {
-  if (f == NULL)
-    return;
-  free(f->priv_buffer);
-  memset(f, 0, sizeof *f);
+  if (!ring_name_is_valid(pair) || buf == NULL)
+    return -EINVAL;
+  return ring_path_format(buf, size, dir, pair, NULL);
+}
+
+const char *
+stereod_client_strerror(int error)
+{
+  switch (error) {
+  case 0:
+    return "success";
+  case -ENOENT:
+    return "no such ring (is its writer running?)";
+  case -EPROTO:
+    return "not a valid stereod ring, or its header changed after it was opened";
+  case -EPERM:
+    return "the ring's owner is not a trusted writer (see STEREOD_RING_OWNER)";
+  case -EIO:
+    return "the ring was truncated under the reader";
+  case -EBADMSG:
+    return "the writer never completed the newest slot";
+  case -ETIMEDOUT:
+    return "no new frame within the timeout";
+  case -EPIPE:
+    return "the writer closed the ring";
+  case -ESTALE:
+    return "the name now refers to another ring (the writer restarted)";
+  case -ENODATA:
+    return "nothing published yet";
+  case -EAGAIN:
+    return "every copy was overwritten by the writer (reader too slow)";
+  case -EALREADY:
+    return "the name still refers to the ring being read";
+  default:
+    return strerror(-error);
+  }
 }
 
 const char *
 stereod_client_get_name(const StereodClient *c)
 {
-  return c->header->name;
+  return c->ring.hdr.name;
+}
+
+const char *
+stereod_client_get_path(const StereodClient *c)
+{
+  return c->ring.path;
 }
 
 uint32_t
 stereod_client_get_width(const StereodClient *c)
 {
-  return c->header->width;
+  return c->ring.hdr.width;
 }
 
 uint32_t
 stereod_client_get_height(const StereodClient *c)
 {
-  return c->header->height;
+  return c->ring.hdr.height;
 }
 
 uint32_t
 stereod_client_get_formats(const StereodClient *c)
 {
-  return c->header->formats;
+  return c->ring.hdr.formats;
 }
 
 uint32_t
 stereod_client_get_slot_count(const StereodClient *c)
 {
-  return c->header->slot_count;
+  return c->ring.hdr.slot_count;
 }
 
 double
 stereod_client_get_disparity_scale(const StereodClient *c)
 {
-  return c->header->disparity_scale;
+  return c->ring.hdr.disparity_scale;
 }
 
 void
 stereod_client_get_calibration(const StereodClient *c, StereodRingCalibration *out)
 {
-  *out = c->header->calibration;
+  *out = c->ring.hdr.calibration;
 }
 
 pid_t
 stereod_client_get_writer_pid(const StereodClient *c)
 {
-  return (pid_t) c->header->writer_pid;
+  return (pid_t) c->ring.hdr.writer_pid;
+}
+
+uid_t
+stereod_client_get_owner_uid(const StereodClient *c)
+{
+  return c->ring.uid;
 }
 
 const StereodRingHeader *
 stereod_client_get_header(const StereodClient *c)
 {
-  return c->header;
+  return &c->ring.hdr;
+}
+
+uint64_t
+stereod_client_get_generation(const StereodClient *c)
+{
+  return c->generation;
 }
 
 uint64_t
 stereod_client_get_counter(const StereodClient *c)
 {
-  return ring_load64(&c->header->counter, memory_order_acquire);
+  RingMap *m = (RingMap *) &c->ring;   /* caches the value; logically const */
+  RingLive live;
+  return ring_map_load_live(m, &live) == 0 ? live.counter : m->last_counter;
 }
 
 bool
 stereod_client_is_closed(const StereodClient *c)
 {
-  return ring_load32(&c->header->closed, memory_order_acquire) != 0;
+  RingLive live;
+  return ring_map_load_live((RingMap *) &c->ring, &live) < 0 || live.closed;
+}
+
+bool
+stereod_client_writer_is_alive(const StereodClient *c)
+{
+  pid_t pid = (pid_t) c->ring.hdr.writer_pid;
+  if (pid <= 0)
+    return false;
+  return kill(pid, 0) == 0 || errno != ESRCH;
 }
 
 void

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -13,6 +14,8 @@
 
 struct RingWriter {
   StereodRingHeader *header;     /* the whole object, mapped read-write */
+  StereodRingHeader layout;      /* private copy: the layout is never read back from the
+                                    shared mapping, whatever another process wrote there */
   size_t map_size;
   ino_t ino;                     /* of our object, to unlink only our own name */
   dev_t dev;
@@ -33,7 +36,7 @@ static inline StereodRingSlot *
 writer_slot(RingWriter *w, uint64_t index)
 {
   uint8_t *base = (uint8_t *) w->header;
-  return (StereodRingSlot *) (base + w->header->header_size + index * w->header->slot_size);
+  return (StereodRingSlot *) (base + w->layout.header_size + index * w->layout.slot_size);
 }
 
 /* Fills `h` (zeroed) with the layout for the parameters. */
@@ -42,7 +45,8 @@ layout_compute(const RingWriterParams *p, StereodRingHeader *h)
 {
   if (!ring_name_is_valid(p->name))
     return -EINVAL;
-  if (p->width == 0 || p->height == 0 || p->width > 32768 || p->height > 32768)
+  if (p->width == 0 || p->height == 0 || p->width > STEREOD_RING_MAX_DIM
+      || p->height > STEREOD_RING_MAX_DIM)
     return -EINVAL;
   if (p->formats == 0 || (p->formats & ~STEREOD_RING_FORMAT_ALL) != 0)
     return -EINVAL;
@@ -67,6 +71,9 @@ layout_compute(const RingWriterParams *p, StereodRingHeader *h)
       return -EFBIG;
   }
   uint64_t slot_size = round_up(off, STEREOD_RING_PAGE);
+  if (round_up(sizeof(StereodRingHeader), STEREOD_RING_PAGE) + slots * slot_size
+      > STEREOD_RING_MAX_TOTAL_SIZE)
+    return -EFBIG;   /* readers would refuse it (ring.h, READER LIMITS) */
 
   memcpy(h->magic, STEREOD_RING_MAGIC, STEREOD_RING_MAGIC_SIZE);
   h->version = STEREOD_RING_VERSION;
@@ -112,23 +119,72 @@ pid_maps_object(pid_t pid, ino_t ino)
   return found;
 }
 
-/* Deals with an existing object under the final name: -EBUSY when its writer is alive,
- * otherwise tells its readers it is closed so they can reopen. */
-static int
-retire_existing(const char *path)
+/* Formats an error line into the caller's buffer (if any) and returns `r`. */
+static int __attribute__((format(printf, 4, 5)))
+fail_msg(char *msg, size_t size, int r, const char *fmt, ...)
 {
-  int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0)
-    return errno == ENOENT ? 0 : -errno;
+  if (msg != NULL && size > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, size, fmt, ap);
+    va_end(ap);
+  }
+  return r;
+}
+
+/* "ring P belongs to uid N (user), not to us (uid M): ..." */
+static int
+foreign_owner(const char *path, uid_t owner, char *msg, size_t size)
+{
+  char who[128], me[128];
+  ring_user_name(owner, who, sizeof who);
+  ring_user_name(geteuid(), me, sizeof me);
+  return fail_msg(msg, size, -EPERM,
+                  "ring %s belongs to uid %u (%s), not to us (uid %u, %s): remove it, or "
+                  "choose another pair name", path, (unsigned) owner, who,
+                  (unsigned) geteuid(), me);
+}
+
+/* Deals with an existing object under the final name: nothing there, or a ring of ours
+ * whose writer is gone (told it is closed, so its readers can reopen) is fine;
+ * -EBUSY when its writer is alive; -EPERM for anything not ours or not a regular file,
+ * which is left exactly as it is. */
+static int
+retire_existing(const char *path, char *msg, size_t size)
+{
   struct stat st;
+  if (lstat(path, &st) < 0)
+    return errno == ENOENT ? 0 : fail_msg(msg, size, -errno, "ring %s: %s", path, strerror(errno));
+  if (st.st_uid != geteuid())
+    return foreign_owner(path, st.st_uid, msg, size);
+  if (!S_ISREG(st.st_mode))
+    return fail_msg(msg, size, -EPERM, "ring %s exists and is not a regular file: remove it, "
+                    "or choose another pair name", path);
+  /* O_NOFOLLOW and the second fstat: what we write into is what we checked, even if
+   * the name changed since the lstat. */
+  int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return 0;
+    return fail_msg(msg, size, -errno, "ring %s: %s", path, strerror(errno));
+  }
   int r = 0;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t) sizeof(StereodRingHeader)) {
+  if (fstat(fd, &st) < 0) {
+    r = fail_msg(msg, size, -errno, "ring %s: %s", path, strerror(errno));
+  } else if (st.st_uid != geteuid()) {
+    r = foreign_owner(path, st.st_uid, msg, size);
+  } else if (!S_ISREG(st.st_mode)) {
+    r = fail_msg(msg, size, -EPERM, "ring %s exists and is not a regular file: remove it, "
+                 "or choose another pair name", path);
+  } else if (st.st_size >= (off_t) sizeof(StereodRingHeader)) {
     StereodRingHeader *h = mmap(NULL, sizeof *h, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (h != MAP_FAILED) {
       if (memcmp(h->magic, STEREOD_RING_MAGIC, STEREOD_RING_MAGIC_SIZE) == 0) {
         bool closed = ring_load32(&h->closed, memory_order_acquire) != 0;
-        if (!closed && h->writer_pid != getpid() && pid_maps_object(h->writer_pid, st.st_ino)) {
-          r = -EBUSY;
+        pid_t pid = h->writer_pid;
+        if (!closed && pid != getpid() && pid_maps_object(pid, st.st_ino)) {
+          r = fail_msg(msg, size, -EBUSY, "ring %s is in use by its writer (pid %d): stop it "
+                       "first, or choose another pair name", path, (int) pid);
         } else {
           atomic_store_explicit(RING_A32(&h->closed), 1, memory_order_release);
           atomic_fetch_add_explicit(RING_A32(&h->futex), 1, memory_order_release);
@@ -142,42 +198,70 @@ retire_existing(const char *path)
   return r;
 }
 
-int
-ring_writer_new(const RingWriterParams *params, RingWriter **out)
+/* Creates the temporary object beside the final name: O_EXCL, never through a link.
+ * A leftover of ours (a crashed process that had our pid) is removed; a name someone
+ * else holds is skipped. */
+static int
+create_temporary(const char *dir, const char *name, mode_t mode, char *tmp, size_t tmp_size,
+                 char *msg, size_t size)
 {
+  for (unsigned i = 0; i < 16; i++) {
+    char suffix[48];
+    snprintf(suffix, sizeof suffix, "~%d.%u.tmp", (int) getpid(), i);
+    if (ring_path_format(tmp, tmp_size, dir, name, suffix) < 0)
+      return fail_msg(msg, size, -ENAMETOOLONG, "ring directory %s: path too long", dir);
+    for (int again = 0; again < 2; again++) {
+      int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+      if (fd >= 0)
+        return fd;
+      if (errno != EEXIST)
+        return fail_msg(msg, size, -errno, "cannot create %s: %s", tmp, strerror(errno));
+      struct stat st;
+      if (again || lstat(tmp, &st) < 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode))
+        break;
+      unlink(tmp);
+    }
+  }
+  return fail_msg(msg, size, -EEXIST, "cannot create a temporary ring beside %s/%s%s: "
+                  "every name is taken", dir, STEREOD_RING_PREFIX, name);
+}
+
+int
+ring_writer_new_with_error(const RingWriterParams *params, RingWriter **out, char *msg,
+                           size_t msg_size)
+{
+  if (msg != NULL && msg_size > 0)
+    msg[0] = '\0';
   if (out == NULL || params == NULL)
-    return -EINVAL;
+    return fail_msg(msg, msg_size, -EINVAL, "no parameters");
   *out = NULL;
 
   StereodRingHeader layout = { 0 };
   int r = layout_compute(params, &layout);
   if (r < 0)
-    return r;
+    return fail_msg(msg, msg_size, r, "ring %s: %s", params->name ? params->name : "(null)",
+                    r == -EFBIG ? "larger than readers accept (ring.h, READER LIMITS)"
+                                : "invalid parameters");
 
   RingWriter *w = calloc(1, sizeof *w);
   if (w == NULL)
-    return -ENOMEM;
+    return fail_msg(msg, msg_size, -ENOMEM, "out of memory");
   w->keep_on_close = params->keep_on_close;
-  ring_path_format(w->path, sizeof w->path, params->name, NULL);
+  const char *dir = params->dir != NULL ? params->dir : ring_dir_default();
+  if (ring_path_format(w->path, sizeof w->path, dir, params->name, NULL) < 0) {
+    free(w);
+    return fail_msg(msg, msg_size, -ENAMETOOLONG, "ring directory %s: path too long", dir);
+  }
 
   /* Built under a name no reader opens ('~' is not allowed in pair names), then
    * renamed over the final name: readers never see a half-written header, and an
    * object left by a dead writer is replaced in one step. */
-  char tmp[RING_PATH_MAX + 32];
-  char suffix[32];
-  snprintf(suffix, sizeof suffix, "~%d.tmp", (int) getpid());
-  ring_path_format(tmp, sizeof tmp, params->name, suffix);
-
+  char tmp[RING_PATH_MAX];
   mode_t mode = params->mode ? params->mode : 0640;
-  int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-  if (fd < 0 && errno == EEXIST) {
-    unlink(tmp);   /* left by a crashed process that had our pid */
-    fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-  }
+  int fd = create_temporary(dir, params->name, mode, tmp, sizeof tmp, msg, msg_size);
   if (fd < 0) {
-    r = -errno;
     free(w);
-    return r;
+    return fd;
   }
 
   struct stat st;
@@ -190,10 +274,11 @@ ring_writer_new(const RingWriterParams *params, RingWriter **out)
     goto fail_errno;
   w->header = map;
   memcpy(w->header, &layout, sizeof layout);   /* slots are zero: seq 0, never written */
+  w->layout = layout;
   w->ino = st.st_ino;
   w->dev = st.st_dev;
 
-  r = retire_existing(w->path);
+  r = retire_existing(w->path, msg, msg_size);
   if (r < 0)
     goto fail;
   if (rename(tmp, w->path) < 0)
@@ -203,7 +288,7 @@ ring_writer_new(const RingWriterParams *params, RingWriter **out)
   return 0;
 
 fail_errno:
-  r = -errno;
+  r = fail_msg(msg, msg_size, -errno, "ring %s: %s", w->path, strerror(errno));
 fail:
   if (map != MAP_FAILED)
     munmap(map, w->map_size);
@@ -211,6 +296,12 @@ fail:
   unlink(tmp);
   free(w);
   return r;
+}
+
+int
+ring_writer_new(const RingWriterParams *params, RingWriter **out)
+{
+  return ring_writer_new_with_error(params, out, NULL, 0);
 }
 
 void
@@ -224,7 +315,7 @@ ring_writer_free(RingWriter *w)
     ring_futex_wake_all(&w->header->futex);
     struct stat st;
     /* Only our own name: a newer writer may have taken it over. */
-    if (!w->keep_on_close && stat(w->path, &st) == 0 && st.st_ino == w->ino && st.st_dev == w->dev)
+    if (!w->keep_on_close && lstat(w->path, &st) == 0 && st.st_ino == w->ino && st.st_dev == w->dev)
       unlink(w->path);
     munmap(w->header, w->map_size);
   }
@@ -238,7 +329,7 @@ ring_writer_begin(RingWriter *w, RingWriterSlot *out)
     return -EINVAL;
   if (w->in_progress)
     return -EBUSY;
-  const StereodRingHeader *h = w->header;
+  const StereodRingHeader *h = &w->layout;
   StereodRingSlot *slot = writer_slot(w, w->counter % h->slot_count);
   uint64_t seq = ring_load64(&slot->seq, memory_order_relaxed);
   w->pending_seq = (seq & 1u) ? seq + 2 : seq + 1;   /* odd */
@@ -266,7 +357,7 @@ ring_writer_commit(RingWriter *w, const RingWriterMeta *meta)
   if (w == NULL || meta == NULL || !w->in_progress)
     return -EINVAL;
   StereodRingHeader *h = w->header;
-  StereodRingSlot *slot = writer_slot(w, w->counter % h->slot_count);
+  StereodRingSlot *slot = writer_slot(w, w->counter % w->layout.slot_count);
   uint64_t k = w->counter + 1;
   slot->counter = k;
   slot->frame_number = meta->frame_number;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -26,7 +27,7 @@ typedef struct RingWriter RingWriter;
 
 typedef struct {
   const char *name;              /* pair name, [A-Za-z0-9._-]{1,63}, not starting with '.' */
-  uint32_t width, height;        /* px, 1..32768 */
+  uint32_t width, height;        /* px, 1..STEREOD_RING_MAX_DIM (16384) */
   uint32_t formats;              /* STEREOD_RING_FORMAT_* bits, at least one */
   uint32_t slot_count;           /* 0 = STEREOD_RING_DEFAULT_SLOTS; 2..STEREOD_RING_MAX_SLOTS */
   double disparity_scale;        /* px per unit; 0 = STEREOD_RING_DEFAULT_DISPARITY_SCALE */
@@ -34,6 +35,7 @@ typedef struct {
   double producer[8];            /* copied to the header's producer[] */
   mode_t mode;                   /* 0 = 0640 */
   bool keep_on_close;            /* do not unlink the name in ring_writer_free() */
+  const char *dir;               /* ring directory; NULL = the rule of ring.h (OBJECT) */
 } RingWriterParams;
 
 /* Where a frame goes: the plane pointers of the slot being written (NULL for absent
@@ -52,12 +54,26 @@ typedef struct {
   uint32_t flags;                /* STEREOD_FRAME_FLAG_* */
 } RingWriterMeta;
 
-/* Creates /dev/shm/stereod.<name> (mode 0640 unless params->mode), laid out for the
- * parameters, and makes it visible atomically. An object left by a writer that died
- * is replaced (its readers are told it closed); one whose writer is alive gives
- * -EBUSY. Returns 0 and the new writer in *out, or a negative errno (-EINVAL for bad
- * parameters) with *out NULL. */
+/* Creates DIR/stereod.<name> (DIR: params->dir, else the rule of ring.h; mode 0640
+ * unless params->mode), laid out for the parameters, and makes it visible atomically:
+ * built under a temporary name opened O_CREAT|O_EXCL|O_NOFOLLOW, then renamed over the
+ * final name. What may already be under the final name:
+ *   - nothing: the ring appears;
+ *   - a ring of our uid whose writer died (or closed): replaced, its readers are told it
+ *     closed (closed = 1 and a wake) so they can reopen;
+ *   - a ring of our uid whose writer is alive: -EBUSY;
+ *   - anything owned by another uid, or that is not a regular file (a symlink, a
+ *     directory): -EPERM, never replaced, followed or written into.
+ * Returns 0 and the new writer in *out, or a negative errno (-EINVAL for bad parameters,
+ * -EFBIG for a ring above STEREOD_RING_MAX_TOTAL_SIZE, -ENAMETOOLONG) with *out NULL. */
 int ring_writer_new(const RingWriterParams *params, RingWriter **out);
+
+/* As ring_writer_new(), and on failure writes one line for the operator into `error`
+ * (error_size bytes, NUL-terminated; may be NULL), e.g. "ring /dev/shm/stereod.north-1
+ * belongs to uid 1000 (alice), not to us (uid 995): remove it, or choose another pair
+ * name". */
+int ring_writer_new_with_error(const RingWriterParams *params, RingWriter **out,
+                               char *error, size_t error_size);
 
 /* Marks the ring closed, wakes the readers, unlinks the name (unless keep_on_close)
  * and unmaps. Accepts NULL. Readers still mapping the ring can read its last frames. */
@@ -78,7 +94,7 @@ int ring_writer_publish(RingWriter *writer, const RingWriterMeta *meta,
                         const void *const planes[STEREOD_RING_PLANE_COUNT]);
 
 uint64_t ring_writer_get_counter(const RingWriter *writer);  /* frames published */
-const char *ring_writer_get_path(const RingWriter *writer);  /* /dev/shm/stereod.<name> */
+const char *ring_writer_get_path(const RingWriter *writer);  /* DIR/stereod.<name> */
 
 #ifdef __cplusplus
 }

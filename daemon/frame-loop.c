@@ -10,7 +10,7 @@
 
 #include "client/ring-writer.h"
 #include "daemon/capture.h"
-#include "daemon/notify.h"
+#include "common/notify.h"
 #include "gpu/gpu.h"
 #include "kernels/stereo.h"
 
@@ -110,11 +110,12 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, GError **erro
     calib_rotation_to_quaternion(c->pose_rotation, &rp.producer[1]);
     memcpy(&rp.producer[5], c->pose_centre, sizeof c->pose_centre);
   }
-  int r = ring_writer_new(&rp, &p->ring);
+  char why[512];
+  int r = ring_writer_new_with_error(&rp, &p->ring, why, sizeof why);
   if (r < 0) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r),
-                "pair %s: cannot create the ring /dev/shm/stereod.%s: %s", pc->name, pc->name,
-                g_strerror(-r));
+    /* G_IO_ERROR_PERMISSION_DENIED (a name another user holds) makes stereod exit 78:
+     * restarting cannot fix it, an operator must */
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "pair %s: %s", pc->name, why);
     return false;
   }
   CapturePairParams cp = {

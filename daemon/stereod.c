@@ -9,6 +9,7 @@
  * configuration and says why. Exit status: 0 after a clean stop, 78 (EX_CONFIG) for a
  * bad configuration, 1 when the GPU or a pipeline fails.
  */
+#include <gio/gio.h>
 #include <glib-unix.h>
 #include <gst/gst.h>
 #include <locale.h>
@@ -16,7 +17,7 @@
 
 #include "daemon/config.h"
 #include "daemon/frame-loop.h"
-#include "daemon/notify.h"
+#include "common/notify.h"
 #include "stereod-config.h"
 
 typedef struct {
@@ -144,10 +145,13 @@ main(int argc, char **argv)
 
   d.frame_loop = frame_loop_start(d.config, on_failure, &d, &error);
   if (!d.frame_loop) {
-    g_critical("start-up failed: %s", error->message);
+    /* A ring name held by another user will not go away by restarting: like a bad
+     * configuration, it needs an operator (systemd: RestartPreventExitStatus=78). */
+    bool operator_needed = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+    fprintf(stderr, "stereod: start-up failed: %s\n", error->message);
     stereod_config_free(d.config);
     g_main_loop_unref(d.main_loop);
-    return 1;
+    return operator_needed ? STEREOD_EXIT_CONFIG : 1;
   }
   g_message("stereod %s running %d pair%s", STEREOD_VERSION, d.config->n_pairs,
             d.config->n_pairs == 1 ? "" : "s");

@@ -114,6 +114,12 @@ const char *gpu_image_get_label(GpuImage *img);
  * (see gpu_format_host_pixel_size), rows `stride` bytes apart (stride may be any multiple
  * of the pixel size >= width * pixel size). Slow path, for start-up and tests. */
 bool gpu_image_upload(GpuImage *img, int layer, const void *data, size_t stride, GError **error);
+/* The same from data whose size is known (frames from another process, files): FALSE
+ * with GPU_ERROR_LIMIT, and nothing read, when `size` bytes do not hold the layer's
+ * rows (stride * (height - 1) + width * pixel size) or the stride does not fit the
+ * image. gpu_image_upload trusts the caller for both. */
+bool gpu_image_upload_sized(GpuImage *img, int layer, const void *data, size_t size,
+                            size_t stride, GError **error);
 bool gpu_image_download(GpuImage *img, int layer, void *data, size_t stride, GError **error);
 /* Fills every texel of every layer with `value` (channels beyond the format's are
  * ignored; integer formats take the values rounded to the nearest integer and clamped,

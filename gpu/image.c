@@ -241,6 +241,34 @@ gpu_image_upload(GpuImage *img, int layer, const void *data, size_t stride, GErr
   return gpu_context_check(img->ctx, stage, error);
 }
 
+/* The data-checked upload: a size or stride from outside is an error, not a read past
+ * the caller's buffer. */
+bool
+gpu_image_upload_sized(GpuImage *img, int layer, const void *data, size_t size, size_t stride,
+                       GError **error)
+{
+  g_return_val_if_fail(img && data, false);
+  g_return_val_if_fail(layer >= 0 && layer < img->layers, false);
+  size_t px = gpu_format_host_pixel_size(img->format);
+  if (!stride_ok(img, stride)) {
+    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT,
+                "%s: upload to image \"%s\" (%dx%d %s) with rows %zu bytes apart: a row is "
+                "%zu bytes, the stride a multiple of %zu", img->ctx->label, img->label,
+                img->width, img->height, gpu_format_glsl_layout(img->format), stride,
+                px * (size_t) img->width, px);
+    return false;
+  }
+  if (layer_bytes(img, stride) > size) {
+    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT,
+                "%s: upload to image \"%s\" (%dx%d %s) with rows %zu bytes apart needs %zu "
+                "bytes, the data has %zu", img->ctx->label, img->label, img->width,
+                img->height, gpu_format_glsl_layout(img->format), stride,
+                layer_bytes(img, stride), size);
+    return false;
+  }
+  return gpu_image_upload(img, layer, data, stride, error);
+}
+
 bool
 gpu_image_download(GpuImage *img, int layer, void *data, size_t stride, GError **error)
 {

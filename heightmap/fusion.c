@@ -205,20 +205,68 @@ set_geometry(GpuProgram *prog, const HeightmapPairGeometry *geom)
   gpu_program_set_float_array(prog, "u_pose", pose, 12);
 }
 
+/* Whether a plane of `rows` rows of `row` bytes, `stride` bytes apart (a multiple of
+ * the element), fits in `size` bytes; sets `error` naming the plane when not. */
+static bool
+plane_fits(HeightmapFusion *f, int pair, const char *what, const HeightmapInput *in,
+           size_t elem, size_t stride, size_t size, GError **error)
+{
+  size_t row = (size_t) in->width * elem;
+  if (stride < row || stride % elem != 0) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                "%s: pair %d: %dx%d %s with rows %zu bytes apart: a row is %zu bytes (the "
+                "stride a multiple of %zu)", f->label, pair, in->width, in->height, what,
+                stride, row, elem);
+    return false;
+  }
+  size_t need = stride * (size_t) (in->height - 1) + row;
+  if (need > size) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                "%s: pair %d: %dx%d %s with rows %zu bytes apart needs %zu bytes, %zu are "
+                "there", f->label, pair, in->width, in->height, what, stride, need, size);
+    return false;
+  }
+  return true;
+}
+
+/* Everything the input claims, against itself, before anything is made or uploaded. */
+static bool
+input_check(HeightmapFusion *f, int pair, const HeightmapInput *in, GError **error)
+{
+  if (!in->disparity || in->width < 1 || in->height < 1 || in->width > G_MAXINT / 4 ||
+      in->height > G_MAXINT / 4 || !(in->disparity_scale > 0.0) ||
+      !isfinite(in->disparity_scale)) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                "%s: pair %d: a %dx%d input%s with disparity scale %g cannot be fused",
+                f->label, pair, in->width, in->height, in->disparity ? "" : " without disparity",
+                in->disparity_scale);
+    return false;
+  }
+  return plane_fits(f, pair, "disparity", in, sizeof(int16_t), in->disparity_stride,
+                    in->disparity_size, error) &&
+         (!in->confidence || plane_fits(f, pair, "confidence", in, 1, in->confidence_stride,
+                                        in->confidence_size, error));
+}
+
 bool
 heightmap_fusion_add(HeightmapFusion *f, int pair, const HeightmapPairGeometry *geom,
                      const HeightmapInput *in, GError **error)
 {
-  g_return_val_if_fail(f && geom && in && in->disparity, false);
+  g_return_val_if_fail(f && geom && in, false);
   g_return_val_if_fail(pair >= 0 && pair < HEIGHTMAP_MAX_PAIRS, false);
-  g_return_val_if_fail(in->width >= 1 && in->height >= 1, false);
+  if (!input_check(f, pair, in, error))
+    return false;
   PairImages *pi = pair_images(f, pair, in->width, in->height, error);
   if (!pi)
     return false;
-  if (!gpu_image_upload(pi->disparity, 0, in->disparity, in->disparity_stride, error))
+  /* The images are the input's size (pair_images): the uploads read exactly the rows
+   * checked above, and gpu_image_upload_sized checks them again against the image. */
+  if (!gpu_image_upload_sized(pi->disparity, 0, in->disparity, in->disparity_size,
+                              in->disparity_stride, error))
     return false;
   if (in->confidence &&
-      !gpu_image_upload(pi->confidence, 0, in->confidence, in->confidence_stride, error))
+      !gpu_image_upload_sized(pi->confidence, 0, in->confidence, in->confidence_size,
+                              in->confidence_stride, error))
     return false;
 
   const HeightmapGrid *g = &f->params.grid;

@@ -13,8 +13,10 @@
  *  - HeightmapTracker (tracks.c): blobs associated over time into tracks with stable ids;
  *  - HeightmapServer and the JSON line (output.c): players as JSON lines to the clients
  *    of a Unix socket, never blocking the builder;
- *  - HeightmapSources (sources.c): the rings of the pairs, read by one waiter thread per
- *    ring, and the choice of the frames that are fused together.
+ *  - HeightmapSources (sources.c, reader.c): the rings of the pairs, read and checked by
+ *    one waiter thread per ring, and the choice of the frames that are fused together;
+ *  - HeightmapInstance (instance.c): the locks that keep a second builder off the
+ *    running one's socket and ring.
  *
  * Units: pitch metres (origin at the centre spot, x along the touchline, y across, z
  * up, as kernels/calib.h), heights in metres above the pitch plane z = 0, times in ns
@@ -26,7 +28,10 @@
  * robust height (too few points).
  *
  * Errors: GError (domain HEIGHTMAP_CONFIG_ERROR for the configuration, GPU_ERROR from the
- * GPU, G_IO_ERROR for sockets). Destructors accept NULL. None of the objects is thread
+ * GPU, G_IO_ERROR for sockets, locks and inputs). Every function here that returns FALSE
+ * or NULL with a GError ** sets it, once, on every failure a caller's data can cause;
+ * g_return_val_if_fail is kept for caller bugs (NULL objects, pair indices out of
+ * range). Destructors accept NULL. None of the objects is thread
  * safe; HeightmapFusion must be used on the thread that owns the GPU context.
  */
 #pragma once
@@ -154,14 +159,18 @@ void heightmap_geometry_from_calib(HeightmapPairGeometry *geom, const StereoCali
 bool heightmap_geometry_pixel_to_pitch(const HeightmapPairGeometry *geom, double x, double y,
                                        double d, double pitch[3]);
 
-/* One pair's depth as the rings publish it. */
+/* One pair's depth as the rings publish it. The sizes are what may be read at each
+ * pointer: heightmap_fusion_add refuses a plane whose rows (stride * (height - 1) +
+ * width * element size) do not fit in them. */
 typedef struct {
   int width, height;                 /* px */
   const int16_t *disparity;          /* value * disparity_scale px, INT16_MIN invalid */
   size_t disparity_stride;           /* bytes */
+  size_t disparity_size;             /* bytes readable at `disparity` */
   double disparity_scale;            /* px per unit */
   const uint8_t *confidence;         /* NULL = every valid pixel counts as measured */
   size_t confidence_stride;          /* bytes */
+  size_t confidence_size;            /* bytes readable at `confidence` */
 } HeightmapInput;
 
 typedef struct HeightmapFusion HeightmapFusion;
@@ -190,7 +199,11 @@ bool heightmap_fusion_begin(HeightmapFusion *fusion, GError **error);
 
 /* Uploads one pair's planes and scatters its points. `pair` (0..HEIGHTMAP_MAX_PAIRS-1)
  * picks the bit of the per-cell pair mask and the input images kept for that pair
- * (made at its first frame and remade only when its size changes). */
+ * (made at its first frame and remade only when its size changes). FALSE with an error
+ * and nothing added for an input the pair's images cannot take: a size over the GPU's
+ * limits (GPU_ERROR_LIMIT), a size, stride or plane size that does not hold together
+ * (G_IO_ERROR_INVALID_DATA); the fusion goes on with the other pairs. A GL error makes
+ * the context failed (gpu_context_is_failed): nothing more can be fused. */
 bool heightmap_fusion_add(HeightmapFusion *fusion, int pair, const HeightmapPairGeometry *geom,
                           const HeightmapInput *input, GError **error);
 
@@ -307,15 +320,39 @@ void heightmap_json_append(GString *out, uint64_t time_ns, uint64_t frame,
 
 /* A listening Unix stream socket that sends every line to every client. Never blocks:
  * a client whose socket cannot take a whole line at once is dropped. At most
- * HEIGHTMAP_SERVER_MAX_CLIENTS clients; more are refused (closed at once). */
+ * HEIGHTMAP_SERVER_MAX_CLIENTS clients; more are refused (closed at once). Refusals are
+ * logged once per burst: the first one, then at most one line per
+ * HEIGHTMAP_SERVER_REFUSAL_LOG_S with the number refused since ("refused N more
+ * clients on PATH in the last T s"), and that count once more when the server is
+ * freed. */
 #define HEIGHTMAP_SERVER_MAX_CLIENTS 64
+#define HEIGHTMAP_SERVER_REFUSAL_LOG_S 10
 typedef struct HeightmapServer HeightmapServer;
-/* Binds `path` (a stale socket file there is replaced), mode 0660. */
+/* Binds `path`, mode 0660. Something already there is probed first: a socket that
+ * accepts a connection belongs to a running server, and is left alone
+ * (G_IO_ERROR_ADDRESS_IN_USE, "another stereod-heightmap serves PATH"); only a stale
+ * socket (the connection is refused: nobody listens) is removed and replaced. */
 HeightmapServer *heightmap_server_new(const char *path, GError **error);
-void heightmap_server_free(HeightmapServer *server);   /* closes all, unlinks the path */
+/* Closes all, unlinks the path when it is still the socket bound here. */
+void heightmap_server_free(HeightmapServer *server);
 /* Accepts pending clients, then sends `line` (len bytes) to each. */
 void heightmap_server_send(HeightmapServer *server, const char *line, size_t len);
 int heightmap_server_get_clients(HeightmapServer *server);
+
+/* The resources one running builder owns alone, its socket and its output ring, held
+ * by flock(2) on a lock file next to each (instance.c): PATH.lock beside the socket
+ * and /dev/shm/stereod.RING~lock beside the ring ('~' is never in a ring name). Taken
+ * before the socket or the ring is touched, so that a second builder with the same
+ * socket or ring refuses to start (G_IO_ERROR_BUSY: "another stereod-heightmap serves
+ * PATH" / "publishes the ring RING") instead of replacing the running one's. The kernel
+ * drops the locks with the process, so a builder that died leaves nothing that blocks
+ * the next start; a stale socket or ring is then replaced as before. */
+typedef struct HeightmapInstance HeightmapInstance;
+/* `socket_path` may be NULL (no socket). */
+HeightmapInstance *heightmap_instance_new(const char *socket_path, const char *ring_name,
+                                          GError **error);
+/* Unlinks the lock files (still holding them) and releases them. Accepts NULL. */
+void heightmap_instance_free(HeightmapInstance *instance);
 
 /* Writes the height map as an RGB PNG (view.c: colour = height, black = no data, grey
  * pitch lines, a white cross per track). */
@@ -357,7 +394,16 @@ HeightmapSelectParams heightmap_select_params(const HeightmapConfig *config);
 
 /* The rings of the configured pairs. One waiter thread per pair opens its ring (and
  * reopens it when the writer restarts), blocks in stereod_client_wait and copies every
- * new frame; the caller's thread takes sets of frames to fuse. */
+ * new frame; the caller's thread takes sets of frames to fuse.
+ *
+ * A bad ring costs only its pair (reader.h says what is checked): one warning names the
+ * pair and why ("[pair P] ring R: WHY; left out, tried again ..."), its frames are left
+ * out, and the ring is opened again after a back-off (HEIGHTMAP_SOURCES_BACKOFF_MIN_MS,
+ * doubling to _MAX_MS; nothing is logged per attempt); once a frame of the reopened
+ * ring has been fused, one message says it recovered. The builder leaves a pair out the
+ * same way when the fusion refuses its frames (heightmap_sources_drop). */
+#define HEIGHTMAP_SOURCES_BACKOFF_MIN_MS 1000
+#define HEIGHTMAP_SOURCES_BACKOFF_MAX_MS 16000
 typedef struct {
   int pair;                         /* index in the configuration */
   const char *name;                 /* the pair's name */
@@ -369,7 +415,7 @@ typedef struct {
 typedef struct HeightmapSources HeightmapSources;
 
 /* Starts the waiter threads. Pairs without calibration= take Q and the pose from their
- * ring header; a ring that carries no pose (producer[0] != 1) is skipped with a warning. */
+ * ring header; a ring that carries no pose (producer[0] != 1) is bad (as above). */
 HeightmapSources *heightmap_sources_new(const HeightmapConfig *config, GError **error);
 /* Stops and joins the threads, closes the rings. */
 void heightmap_sources_free(HeightmapSources *sources);
@@ -386,6 +432,10 @@ void heightmap_sources_set_select(HeightmapSources *sources,
                                   const HeightmapSelectParams *params);
 /* Whether pair i's ring is open now (thread safe). */
 bool heightmap_sources_is_open(HeightmapSources *sources, int pair);
+/* Leaves pair i out because its frames cannot be fused (`why`, e.g. the fusion's error
+ * message): as for a bad ring, one warning unless the pair is already left out, its
+ * ring closed and opened again after the back-off. Thread safe. */
+void heightmap_sources_drop(HeightmapSources *sources, int pair, const char *why);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapSources, heightmap_sources_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapConfig, heightmap_config_free)
@@ -393,5 +443,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapFusion, heightmap_fusion_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapBlobFinder, heightmap_blob_finder_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapTracker, heightmap_tracker_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapServer, heightmap_server_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapInstance, heightmap_instance_free)
 
 G_END_DECLS

@@ -1,42 +1,62 @@
 /* sources.c: the rings of the pairs and the choice of the frames fused together.
  *
- * One waiter thread per pair owns its StereodClient: it opens the ring (retrying every
- * RETRY_MS while the writer is not there), blocks in stereod_client_wait (futex, no
- * polling; woken at least every WAIT_SLICE_MS to see a stop request), copies each new
- * frame into its own StereodFrame and swaps it with the pair's `latest` under the lock,
- * then signals the condition the builder waits on. The builder swaps `latest` with the
- * frame it hands out, so nothing is copied twice and the waiter never waits for the
- * builder. When the writer closes or restarts the ring (-EPIPE, -ESTALE) the waiter
- * reopens it.
+ * One waiter thread per pair owns its HeightmapReader (reader.c: libstereod-client and
+ * the checks of every frame): it opens the ring (retrying every RETRY_MS while the
+ * writer is not there), waits for a frame (futex, no polling; woken at least every
+ * WAIT_SLICE_MS to see a stop request), copies each new frame into its own StereodFrame
+ * and swaps it with the pair's `latest` under the lock, then signals the condition the
+ * builder waits on. The builder swaps `latest` with the frame it hands out, so nothing
+ * is copied twice and the waiter never waits for the builder. When the writer closes or
+ * restarts the ring (-EPIPE, -ESTALE) the waiter reopens it.
+ *
+ * A pair whose ring is bad (the reader says why, or the builder through
+ * heightmap_sources_drop) is "left out": one warning, its state cleared so that the
+ * frame choice does not wait for it, its ring closed and opened again after a back-off
+ * that doubles on every failed try; on probation after a reopen, it has recovered once
+ * the builder fused a frame of it (seen at the next heightmap_sources_next). Nothing is
+ * logged per try: a warning when a pair is left out, a message when it recovers.
  */
 #include "heightmap/heightmap.h"
+#include "heightmap/reader.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-#include <stereod/client.h>
-
 #define RETRY_MS 500
 #define WAIT_SLICE_MS 200
+/* A pair that recovered and stayed good this long starts its next back-off afresh. */
+#define BACKOFF_RESET_US (60 * G_USEC_PER_SEC)
+
+/* A frame and the geometry of the ring it came from. */
+typedef struct {
+  StereodFrame frame;
+  HeightmapPairGeometry geometry;
+} Held;
 
 typedef struct {
   HeightmapSources *s;
   int index;
   const HeightmapPairConfig *cfg;
   GThread *thread;
-  StereodFrame work;               /* the waiter's */
+  Held work;                       /* the waiter's */
   /* under s->lock */
-  StereodFrame latest;
+  Held latest;
   HeightmapPairState state;
   bool open;
-  bool has_geometry;
-  HeightmapPairGeometry geometry;
+  int width, height;               /* of the open ring */
+  uint64_t ring_id;                /* the ring object open (reader.h), 0 = none */
+  uint64_t bad_id;                 /* the ring object the last warning was about */
+  bool bad;                        /* left out: from its warning until it recovers */
+  bool refused;                    /* heightmap_sources_drop: the waiter closes the ring */
+  bool probation;                  /* reopened while bad: recovers when a frame is fused */
+  bool handed;                     /* a frame of it went out in the last set */
+  int backoff_ms;                  /* the wait before the next try while bad */
+  gint64 recovered_us;             /* monotonic time it last recovered */
   /* the builder's */
-  StereodFrame taken;
+  Held taken;
   uint64_t late;                   /* frames skipped as too late */
 } Pair;
-
 struct HeightmapSources {
   const HeightmapConfig *cfg;
   HeightmapSelectParams select;    /* under lock (heightmap_sources_set_select) */
@@ -118,29 +138,6 @@ heightmap_select_params(const HeightmapConfig *cfg)
   };
 }
 
-/* Q and the pose of a pair: the calibration file's, else the ring header's. */
-static bool
-geometry_of(const Pair *pair, StereodClient *client, HeightmapPairGeometry *g)
-{
-  if (pair->cfg->has_calibration) {
-    heightmap_geometry_from_calib(g, &pair->cfg->calib);
-    return true;
-  }
-  const StereodRingHeader *h = stereod_client_get_header(client);
-  bool has_q = false;
-  for (int i = 0; i < 16; i++)
-    has_q |= h->calibration.q[i] != 0.0;
-  if (!has_q || h->producer[0] != 1.0) {
-    g_warning("heightmap: ring %s has no %s and [pair %s] no calibration=: its frames are "
-              "not used", pair->cfg->ring, has_q ? "pose" : "calibration", pair->cfg->name);
-    return false;
-  }
-  memcpy(g->q, h->calibration.q, sizeof g->q);
-  calib_rotation_from_quaternion(&h->producer[1], g->rotation);
-  memcpy(g->centre, &h->producer[5], sizeof g->centre);
-  return true;
-}
-
 static bool
 stopping_wait(HeightmapSources *s, int ms)
 {
@@ -153,16 +150,132 @@ stopping_wait(HeightmapSources *s, int ms)
   return stop;
 }
 
+/* Under s->lock: the pair is left out for `why` (taken), about ring object `id` (0 =
+ * unknown). Warns when it was not left out already, or when a new ring under the name
+ * (a writer that restarted) is bad too: a retry of the same ring says nothing, whatever
+ * it finds. A failed try while left out doubles the back-off. */
 static void
-set_open(Pair *pair, bool open, const HeightmapPairGeometry *g)
+pair_bad_locked(Pair *pair, char *why, uint64_t id)
+{
+  g_autofree char *reason = why;
+  if (!pair->bad) {
+    bool fresh = !pair->recovered_us ||
+                 g_get_monotonic_time() - pair->recovered_us >= BACKOFF_RESET_US;
+    if (fresh || !pair->backoff_ms)
+      pair->backoff_ms = HEIGHTMAP_SOURCES_BACKOFF_MIN_MS;
+    else
+      pair->backoff_ms = MIN(2 * pair->backoff_ms, HEIGHTMAP_SOURCES_BACKOFF_MAX_MS);
+    g_warning("heightmap: [pair %s] ring %s: %s; left out, tried again in %d s and then "
+              "less and less often (up to every %d s) until it recovers", pair->cfg->name,
+              pair->cfg->ring, reason, pair->backoff_ms / 1000,
+              HEIGHTMAP_SOURCES_BACKOFF_MAX_MS / 1000);
+    pair->bad = true;
+    pair->bad_id = id;
+  } else {
+    if (pair->probation || !pair->open)
+      pair->backoff_ms = MIN(2 * pair->backoff_ms, HEIGHTMAP_SOURCES_BACKOFF_MAX_MS);
+    if (id && id != pair->bad_id) {
+      g_warning("heightmap: [pair %s] ring %s, a new one: %s; still left out, tried again "
+                "in %d s", pair->cfg->name, pair->cfg->ring, reason, pair->backoff_ms / 1000);
+      pair->bad_id = id;
+    }
+  }
+  pair->probation = false;
+  pair->open = false;
+  pair->ring_id = 0;
+  pair->state = (HeightmapPairState) { 0 };
+}
+
+static void
+pair_bad(Pair *pair, char *why, uint64_t id)
+{
+  g_mutex_lock(&pair->s->lock);
+  pair_bad_locked(pair, why, id);
+  g_mutex_unlock(&pair->s->lock);
+}
+
+static void
+pair_opened(Pair *pair, const HeightmapReader *rd)
 {
   HeightmapSources *s = pair->s;
   g_mutex_lock(&s->lock);
-  pair->open = open;
-  pair->has_geometry = g != NULL;
-  if (g)
-    pair->geometry = *g;
+  pair->open = true;
+  pair->width = heightmap_reader_get_width(rd);
+  pair->height = heightmap_reader_get_height(rd);
+  pair->ring_id = heightmap_reader_get_ring_id(rd);
+  pair->probation = pair->bad;
+  if (!pair->bad)
+    g_message("heightmap: [pair %s] reading ring %s (%dx%d)", pair->cfg->name,
+              pair->cfg->ring, pair->width, pair->height);
   g_mutex_unlock(&s->lock);
+}
+
+static void
+pair_closed(Pair *pair, bool absent)
+{
+  HeightmapSources *s = pair->s;
+  g_mutex_lock(&s->lock);
+  pair->open = false;
+  pair->probation = false;
+  pair->ring_id = 0;
+  if (absent)
+    pair->bad = false;   /* the ring is gone: whatever comes next is a new ring */
+  g_mutex_unlock(&s->lock);
+}
+
+/* Under the lock: the waiter's frame becomes the pair's latest, unless the pair is left
+ * out meanwhile. */
+static void
+pair_publish(Pair *pair)
+{
+  HeightmapSources *s = pair->s;
+  g_mutex_lock(&s->lock);
+  if (pair->open && !pair->refused) {
+    Held t = pair->latest;
+    pair->latest = pair->work;
+    pair->work = t;
+    pair->state = (HeightmapPairState) {
+      .has_frame = true, .capture_ns = pair->latest.frame.capture_ns, .arrived_ns = now_ns(),
+      .fused = false,
+    };
+    g_cond_broadcast(&s->cond);
+  }
+  g_mutex_unlock(&s->lock);
+}
+
+/* Opens the ring when it is not open; FALSE when there is none to read now. */
+static bool
+waiter_open(Pair *pair, HeightmapReader **rd, bool *waiting)
+{
+  HeightmapSources *s = pair->s;
+  g_mutex_lock(&s->lock);
+  bool bad = pair->bad;
+  int backoff = pair->backoff_ms;
+  pair->refused = false;
+  g_mutex_unlock(&s->lock);
+  if (bad && stopping_wait(s, backoff))
+    return false;
+  int err;
+  char *why;
+  uint64_t id;
+  switch (heightmap_reader_open(pair->cfg, rd, &err, &why, &id)) {
+  case HEIGHTMAP_OPEN_OK:
+    *waiting = false;
+    pair_opened(pair, *rd);
+    return true;
+  case HEIGHTMAP_OPEN_BAD:
+    *waiting = false;
+    pair_bad(pair, why, id);
+    return false;
+  default:
+    if (!*waiting)
+      g_message("heightmap: [pair %s] waiting for ring %s (%s)", pair->cfg->name,
+                pair->cfg->ring, g_strerror(-err));
+    *waiting = true;
+    pair_closed(pair, true);
+    stopping_wait(s, RETRY_MS);
+    return false;
+  }
 }
 
 static gpointer
@@ -170,65 +283,47 @@ waiter(gpointer data)
 {
   Pair *pair = data;
   HeightmapSources *s = pair->s;
-  StereodClient *client = NULL;
-  uint64_t last = 0;
-  bool warned = false;
+  HeightmapReader *rd = NULL;
+  bool waiting = false;
   for (;;) {
     g_mutex_lock(&s->lock);
-    bool stop = s->stop;
+    bool stop = s->stop, refused = pair->refused;
     g_mutex_unlock(&s->lock);
     if (stop)
       break;
-    if (!client) {
-      int r = stereod_client_open(pair->cfg->ring, &client);
-      if (r < 0) {
-        if (!warned)
-          g_message("heightmap: [pair %s] waiting for ring %s (%s)", pair->cfg->name,
-                    pair->cfg->ring, g_strerror(-r));
-        warned = true;
-        stopping_wait(s, RETRY_MS);
-        continue;
-      }
-      warned = false;
-      last = 0;
-      HeightmapPairGeometry g;
-      bool ok = geometry_of(pair, client, &g);
-      set_open(pair, true, ok ? &g : NULL);
-      g_message("heightmap: [pair %s] reading ring %s (%ux%u)", pair->cfg->name,
-                pair->cfg->ring, stereod_client_get_width(client),
-                stereod_client_get_height(client));
-    }
-    uint64_t counter;
-    int r = stereod_client_wait(client, last, (int64_t) WAIT_SLICE_MS * 1000000, &counter);
-    if (r == -ETIMEDOUT || r == -EINTR)
+    if (refused)
+      g_clear_pointer(&rd, heightmap_reader_close);   /* the builder left it out */
+    if (!rd && !waiter_open(pair, &rd, &waiting))
       continue;
-    if (r == 0)
-      r = stereod_client_read_latest(client, &pair->work);
-    if (r == -EAGAIN || r == -ENODATA)
-      continue;
-    if (r < 0) {
+    int retry_ms, err;
+    char *why;
+    switch (heightmap_reader_next(rd, (int64_t) WAIT_SLICE_MS * 1000000, &pair->work.frame,
+                                  &retry_ms, &err, &why)) {
+    case HEIGHTMAP_READ_FRAME:
+      pair->work.geometry = *heightmap_reader_get_geometry(rd);
+      pair_publish(pair);
+      break;
+    case HEIGHTMAP_READ_RETRY:
+      stopping_wait(s, retry_ms);
+      break;
+    case HEIGHTMAP_READ_REOPEN:
       g_message("heightmap: [pair %s] ring %s: %s, reopening", pair->cfg->name,
-                pair->cfg->ring, g_strerror(-r));
-      g_clear_pointer(&client, stereod_client_close);
-      set_open(pair, false, NULL);
-      stopping_wait(s, r == -EPIPE || r == -ESTALE ? 10 : RETRY_MS);
-      continue;
+                pair->cfg->ring, g_strerror(-err));
+      g_clear_pointer(&rd, heightmap_reader_close);
+      pair_closed(pair, false);
+      stopping_wait(s, err == -EPIPE || err == -ESTALE ? 10 : RETRY_MS);
+      break;
+    case HEIGHTMAP_READ_BAD: {
+      uint64_t id = heightmap_reader_get_ring_id(rd);
+      g_clear_pointer(&rd, heightmap_reader_close);
+      pair_bad(pair, why, id);
+      break;
     }
-    last = pair->work.counter;
-    if (!pair->work.disparity)
-      continue;   /* a ring without the disparity plane: nothing to triangulate */
-    g_mutex_lock(&s->lock);
-    StereodFrame t = pair->latest;
-    pair->latest = pair->work;
-    pair->work = t;
-    pair->state = (HeightmapPairState) {
-      .has_frame = pair->has_geometry, .capture_ns = pair->latest.capture_ns, .arrived_ns = now_ns(),
-      .fused = false,
-    };
-    g_cond_broadcast(&s->cond);
-    g_mutex_unlock(&s->lock);
+    default:
+      break;
+    }
   }
-  stereod_client_close(client);
+  heightmap_reader_close(rd);
   return NULL;
 }
 
@@ -273,9 +368,9 @@ heightmap_sources_free(HeightmapSources *s)
   for (int i = 0; i < s->n; i++) {
     if (s->pairs[i].thread)
       g_thread_join(s->pairs[i].thread);
-    stereod_frame_clear(&s->pairs[i].work);
-    stereod_frame_clear(&s->pairs[i].latest);
-    stereod_frame_clear(&s->pairs[i].taken);
+    stereod_frame_clear(&s->pairs[i].work.frame);
+    stereod_frame_clear(&s->pairs[i].latest.frame);
+    stereod_frame_clear(&s->pairs[i].taken.frame);
   }
   g_mutex_clear(&s->lock);
   g_cond_clear(&s->cond);
@@ -287,22 +382,34 @@ heightmap_sources_free(HeightmapSources *s)
 static void
 fill_out(Pair *p, HeightmapSourceFrame *o)
 {
-  const StereodFrame *f = &p->taken;
+  const StereodFrame *f = &p->taken.frame;
   *o = (HeightmapSourceFrame) {
     .pair = p->index,
     .name = p->cfg->name,
-    .geometry = p->geometry,
-    .input = {
-      .width = (int) f->width, .height = (int) f->height,
-      .disparity = f->disparity,
-      .disparity_stride = f->strides[STEREOD_RING_PLANE_DISPARITY],
-      .disparity_scale = f->disparity_scale,
-      .confidence = f->confidence,
-      .confidence_stride = f->strides[STEREOD_RING_PLANE_CONFIDENCE],
-    },
+    .geometry = p->taken.geometry,
     .capture_ns = f->capture_ns,
     .frame_number = f->frame_number,
   };
+  heightmap_reader_frame_input(f, &o->input);
+}
+
+/* Under the lock, at the start of heightmap_sources_next: a pair on probation whose
+ * frame went out in the last set, and was not dropped since, has recovered. */
+static void
+note_recoveries(HeightmapSources *s)
+{
+  for (int i = 0; i < s->n; i++) {
+    Pair *p = &s->pairs[i];
+    if (!p->handed)
+      continue;
+    p->handed = false;
+    if (!p->probation)
+      continue;
+    p->probation = p->bad = false;
+    p->recovered_us = g_get_monotonic_time();
+    g_message("heightmap: [pair %s] ring %s recovered (%dx%d): fused again", p->cfg->name,
+              p->cfg->ring, p->width, p->height);
+  }
 }
 
 int
@@ -315,6 +422,7 @@ heightmap_sources_next(HeightmapSources *s, uint64_t timeout_ns,
   uint64_t give_up = now_ns() + timeout_ns;
   int count = 0;
   g_mutex_lock(&s->lock);
+  note_recoveries(s);
   for (;;) {
     uint64_t now = now_ns(), deadline;
     for (int i = 0; i < s->n; i++)
@@ -343,10 +451,11 @@ heightmap_sources_next(HeightmapSources *s, uint64_t timeout_ns,
     if (!chosen[i])
       continue;
     Pair *p = &s->pairs[i];
-    StereodFrame t = p->taken;
+    Held t = p->taken;
     p->taken = p->latest;
     p->latest = t;
     p->state.fused = true;
+    p->handed = true;
     s->last_ns = MAX(s->last_ns, p->state.capture_ns);
     fill_out(p, &s->out[k++]);
   }
@@ -383,4 +492,15 @@ heightmap_sources_is_open(HeightmapSources *s, int pair)
   bool open = s->pairs[pair].open;
   g_mutex_unlock(&s->lock);
   return open;
+}
+
+void
+heightmap_sources_drop(HeightmapSources *s, int pair, const char *why)
+{
+  g_return_if_fail(s && pair >= 0 && pair < s->n && why);
+  g_mutex_lock(&s->lock);
+  Pair *p = &s->pairs[pair];
+  p->refused = true;
+  pair_bad_locked(p, g_strdup(why), p->ring_id);
+  g_mutex_unlock(&s->lock);
 }

@@ -2,15 +2,21 @@
  * the pitch, finds the players and publishes both.
  *
  *   stereod-heightmap [--config FILE] [--check-config] [--json] [--table] [--png DIR]
- *                     [--frames N] [--device DEV]
+ *                     [--frames N] [--device DEV] [--no-publish]
  *
  * Reads the rings its configuration names (heightmap/heightmap.h, config/heightmap.conf),
  * fuses the frames whose capture times agree, and for every fused frame publishes the
- * height map to the ring /dev/shm/stereod.<ring> (plane FLOAT32 metres, or DEPTH u16 mm
+ * height map to the ring DIR/stereod.<ring> (DIR: <stereod/ring.h>) (plane FLOAT32 metres, or DEPTH u16 mm
  * with format=mm; the grid in the header's producer[], <stereod/ring.h>) and the players
  * as one JSON line to the clients of the Unix socket `socket=`, and to stdout with
  * --json. --table shows a live table of the players instead; --png DIR writes a colour
  * PNG of every fused frame. Runs until SIGTERM/SIGINT (or N fused frames with --frames).
+ * One builder owns a socket and a ring: a second one with the same socket or ring
+ * refuses to start (status 1, "another stereod-heightmap serves SOCKET") and touches
+ * neither (HeightmapInstance, heightmap_server_new). --no-publish serves no socket and
+ * publishes no ring, for an operator's --table or --json beside the running service.
+ * A pair whose ring or frames are bad is left out (one warning) and tried again later;
+ * the other pairs go on (sources.c, reader.c).
  * SIGHUP reads the same file again: the thresholds of the fusion, the blobs and the
  * tracks and the timing of the frame choice apply from the next fused frame (the tracks
  * stay); the grid, pool, socket, ring, format and the pairs need a restart (one warning
@@ -29,8 +35,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stereod/client.h>
+
 #include "client/ring-writer.h"
-#include "daemon/notify.h"
+#include "common/notify.h"
 #include "heightmap/heightmap.h"
 
 #define STATUS_INTERVAL_US (5 * G_USEC_PER_SEC)
@@ -39,6 +47,14 @@
 #define LOOP_SLICE_NS (250 * 1000000ull)
 
 static volatile sig_atomic_t stop_requested, reload_requested;
+
+/* Every failing function here sets its error; this only keeps a broken promise from
+ * turning into a NULL dereference on the way out. */
+static const char *
+error_text(const GError *error)
+{
+  return error ? error->message : "failed without an error message";
+}
 
 /* Only flags: the main loop (woken at least every LOOP_SLICE_NS) does the work. */
 static void
@@ -58,13 +74,14 @@ typedef struct {
   HeightmapTracker *tracker;
   HeightmapServer *server;
   HeightmapSources *sources;
+  HeightmapInstance *instance;
   RingWriter *ring;
   float *heights;
   uint32_t *masks;
   uint16_t *mm;
   GString *line;
   /* options */
-  bool json, table;
+  bool json, table, no_publish;
   char *png_dir;
   gint64 max_frames;
   /* stats */
@@ -73,6 +90,9 @@ typedef struct {
   uint64_t ms_count;
   gint64 last_status, last_table, last_ping;
 } Builder;
+
+static bool builder_start_ring(Builder *b, GError **error);
+static bool builder_start_server(Builder *b, GError **error);
 
 static void
 builder_clear(Builder *b)
@@ -84,6 +104,7 @@ builder_clear(Builder *b)
   heightmap_blob_finder_free(b->finder);
   heightmap_fusion_free(b->fusion);
   gpu_context_free(b->gpu);
+  heightmap_instance_free(b->instance);
   heightmap_config_free(b->cfg);
   g_free(b->heights);
   g_free(b->masks);
@@ -98,6 +119,10 @@ builder_start(Builder *b, const char *device, GError **error)
 {
   const HeightmapConfig *c = b->cfg;
   const HeightmapGrid *g = &c->grid;
+  /* First of all, before the GPU and before anything the running builder owns. */
+  if (!b->no_publish && !(b->instance = heightmap_instance_new(c->socket_path, c->ring_name,
+                                                               error)))
+    return false;
   GpuContextParams gp = { .label = "heightmap", .device = device };
   if (!(b->gpu = gpu_context_new(&gp, error)))
     return false;
@@ -114,27 +139,52 @@ builder_start(Builder *b, const char *device, GError **error)
   b->masks = g_new(uint32_t, cells);
   b->mm = g_new(uint16_t, cells);
   b->line = g_string_sized_new(4096);
-  if (c->socket_path && !(b->server = heightmap_server_new(c->socket_path, error)))
+  if (!b->no_publish && !(builder_start_ring(b, error) && builder_start_server(b, error)))
     return false;
+  if (!(b->sources = heightmap_sources_new(c, error)))
+    return false;
+  g_message("grid %dx%d cells of %.2f m over x [%.1f, %.1f], y [%.1f, %.1f]; %d pairs; "
+            "ring %s", g->width, g->height, g->cell, g->x0, g->x1, g->y0, g->y1, c->n_pairs,
+            b->ring ? ring_writer_get_path(b->ring) : "none (--no-publish)");
+  return true;
+}
 
+/* The ring before the socket: ring_writer_new leaves a ring whose writer is alive alone
+ * (-EBUSY), so a clash is refused before the socket is looked at. */
+static bool
+builder_start_ring(Builder *b, GError **error)
+{
+  const HeightmapConfig *c = b->cfg;
+  const HeightmapGrid *g = &c->grid;
   RingWriterParams rp = {
     .name = c->ring_name, .width = (uint32_t) g->width, .height = (uint32_t) g->height,
     .formats = c->format == HEIGHTMAP_FORMAT_FLOAT ? STEREOD_RING_FORMAT_FLOAT32
                                                    : STEREOD_RING_FORMAT_DEPTH,
     .producer = { 2.0, g->x0, g->y0, g->cell, g->width, g->height },
   };
-  int r = ring_writer_new(&rp, &b->ring);
-  if (r < 0) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r),
-                "cannot create the ring /dev/shm/stereod.%s: %s", c->ring_name, g_strerror(-r));
+  char why[512];
+  int r = ring_writer_new_with_error(&rp, &b->ring, why, sizeof why);
+  if (r == -EBUSY) {
+    char path[4096];
+    if (stereod_client_format_path(NULL, c->ring_name, path, sizeof path) < 0)
+      g_strlcpy(path, c->ring_name, sizeof path);
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                "another process publishes the ring %s (its writer is alive): not replacing it",
+                path);
     return false;
   }
-  if (!(b->sources = heightmap_sources_new(c, error)))
+  if (r < 0) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "%s", why);
     return false;
-  g_message("grid %dx%d cells of %.2f m over x [%.1f, %.1f], y [%.1f, %.1f]; %d pairs; "
-            "ring %s", g->width, g->height, g->cell, g->x0, g->x1, g->y0, g->y1, c->n_pairs,
-            ring_writer_get_path(b->ring));
+  }
   return true;
+}
+
+static bool
+builder_start_server(Builder *b, GError **error)
+{
+  const char *path = b->cfg->socket_path;
+  return !path || (b->server = heightmap_server_new(path, error)) != NULL;
 }
 
 /* SIGHUP, on the main loop's thread (the GPU's): loads the file again and hands what can
@@ -149,7 +199,7 @@ builder_reload(Builder *b)
   g_autoptr(GError) error = NULL;
   g_autoptr(HeightmapConfig) next = heightmap_config_load(c->path, &error);
   if (!next) {
-    g_warning("reload: %s; keeping the running configuration", error->message);
+    g_warning("reload: %s; keeping the running configuration", error_text(error));
     stereod_notify("READY=1");
     return;
   }
@@ -177,6 +227,8 @@ builder_reload(Builder *b)
 static void
 publish_ring(Builder *b, uint64_t capture_ns)
 {
+  if (!b->ring)
+    return;
   const HeightmapGrid *g = &b->cfg->grid;
   const void *planes[STEREOD_RING_PLANE_COUNT] = { 0 };
   if (b->cfg->format == HEIGHTMAP_FORMAT_FLOAT) {
@@ -219,22 +271,34 @@ show_table(Builder *b, uint64_t time_ns, const char *const *names, int n_names,
   g_string_free(s, TRUE);
 }
 
-/* One fused frame: GPU fusion, blobs, tracks, outputs. */
+/* One fused frame: GPU fusion, blobs, tracks, outputs. A pair whose frame the fusion
+ * refuses is left out (heightmap_sources_drop) and the others are fused; FALSE only when
+ * the GPU failed, which no pair can be fused without. */
 static bool
 builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
 {
   gint64 t0 = g_get_monotonic_time();
   const char *names[HEIGHTMAP_MAX_PAIRS];
+  int n_names = 0;
   uint64_t time_ns = 0;
   if (!heightmap_fusion_begin(b->fusion, error))
     return false;
   for (int i = 0; i < n; i++) {
-    if (!heightmap_fusion_add(b->fusion, f[i].pair, &f[i].geometry, &f[i].input, error))
-      return false;
+    g_autoptr(GError) local = NULL;
+    if (!heightmap_fusion_add(b->fusion, f[i].pair, &f[i].geometry, &f[i].input, &local)) {
+      if (gpu_context_is_failed(b->gpu)) {
+        g_propagate_error(error, g_steal_pointer(&local));
+        return false;
+      }
+      heightmap_sources_drop(b->sources, f[i].pair, error_text(local));
+      continue;
+    }
     heightmap_blob_finder_set_camera(b->finder, f[i].pair, &f[i].geometry);
-    names[i] = f[i].name;
+    names[n_names++] = f[i].name;
     time_ns = MAX(time_ns, f[i].capture_ns);
   }
+  if (n_names == 0)
+    return true;   /* every frame of the set was refused: nothing to publish */
   if (!heightmap_fusion_finish(b->fusion, b->heights, b->masks, error))
     return false;
   const HeightmapBlob *blobs;
@@ -243,7 +307,7 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   int nt = heightmap_tracker_update(b->tracker, time_ns, blobs, nb, &tracks);
   publish_ring(b, time_ns);
   g_string_truncate(b->line, 0);
-  heightmap_json_append(b->line, time_ns, b->fused, names, n, tracks, nt);
+  heightmap_json_append(b->line, time_ns, b->fused, names, n_names, tracks, nt);
   double ms = (double) (g_get_monotonic_time() - t0) * 1e-3;
   b->ms_sum += ms;
   b->ms_max = MAX(b->ms_max, ms);
@@ -257,7 +321,7 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   gint64 now = g_get_monotonic_time();
   if (b->table && now - b->last_table >= TABLE_INTERVAL_US) {
     b->last_table = now;
-    show_table(b, time_ns, names, n, tracks, nt);
+    show_table(b, time_ns, names, n_names, tracks, nt);
   }
   if (b->png_dir) {
     g_autofree char *name = g_strdup_printf("heightmap-%06" G_GUINT64_FORMAT ".png", b->fused);
@@ -303,7 +367,7 @@ main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
   g_autofree char *config_path = NULL, *device = NULL, *png_dir = NULL;
-  gboolean check = FALSE, json = FALSE, table = FALSE;
+  gboolean check = FALSE, json = FALSE, table = FALSE, no_publish = FALSE;
   gint64 frames = 0;
   GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
@@ -318,23 +382,38 @@ main(int argc, char **argv)
     { "frames", 0, 0, G_OPTION_ARG_INT64, &frames, "Stop after N fused frames", "N" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &device,
       "EGL device: auto, hardware, software, surfaceless or an index", "DEV" },
+    { "no-publish", 0, 0, G_OPTION_ARG_NONE, &no_publish,
+      "No socket and no ring: for --json, --table or --png beside the service", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) oc = g_option_context_new("- height map of the pitch and players");
   g_option_context_add_main_entries(oc, entries, NULL);
+  g_option_context_set_description(oc,
+    "One stereod-heightmap owns the socket= and the ring= of its configuration (a lock\n"
+    "file beside each: SOCKET.lock, DIR/stereod.RING~lock). A second one with the\n"
+    "same socket or ring, --json and --table runs included, refuses to start (status 1,\n"
+    "\"another stereod-heightmap serves SOCKET\") and leaves the running one's socket and\n"
+    "ring alone. To watch the players on a machine where the service runs, add\n"
+    "--no-publish: that run reads the pairs' rings and fuses them itself, and touches\n"
+    "neither the socket nor the ring (or read the service's socket: one JSON line per\n"
+    "fused frame).\n"
+    "\n"
+    "Exit status: 0; 1 when the GPU or an output fails or another builder owns the\n"
+    "socket or ring; 64 for a bad command line; 78 for a bad configuration.");
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(oc, &argc, &argv, &error) || argc > 1 || frames < 0 ||
-      (json && table)) {
+      (json && table) || (no_publish && !json && !table && !png_dir)) {
     fprintf(stderr, "stereod-heightmap: %s\n", error ? error->message :
             argc > 1 ? "unexpected arguments" : frames < 0 ? "--frames must be >= 0" :
-            "--json and --table both write to stdout: pick one");
+            json && table ? "--json and --table both write to stdout: pick one" :
+            "--no-publish without --json, --table or --png has no output");
     return 64;
   }
   if (!config_path)
     config_path = g_strdup(STEREOD_SYSCONFDIR "/stereod/heightmap.conf");
 
-  Builder b = { .json = json, .table = table, .png_dir = g_steal_pointer(&png_dir),
-                .max_frames = frames };
+  Builder b = { .json = json, .table = table, .no_publish = no_publish,
+                .png_dir = g_steal_pointer(&png_dir), .max_frames = frames };
   if (!(b.cfg = heightmap_config_load(config_path, &error))) {
     fprintf(stderr, "stereod-heightmap: %s\n", error->message);
     builder_clear(&b);
@@ -358,7 +437,9 @@ main(int argc, char **argv)
 
   int status = 0;
   if (!builder_start(&b, device, &error)) {
-    g_critical("%s", error->message);
+    /* as the configuration's errors: not g_critical, which G_DEBUG=fatal-criticals
+     * would turn into a crash of a clean refusal */
+    fprintf(stderr, "stereod-heightmap: %s\n", error_text(error));
     builder_clear(&b);
     return 1;
   }
@@ -372,7 +453,7 @@ main(int argc, char **argv)
     const HeightmapSourceFrame *f;
     int n = heightmap_sources_next(b.sources, LOOP_SLICE_NS, &f);
     if (n > 0 && !builder_fuse(&b, f, n, &error)) {
-      g_critical("%s", error->message);
+      fprintf(stderr, "stereod-heightmap: %s\n", error_text(error));
       status = 1;
       break;
     }

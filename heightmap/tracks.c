@@ -227,7 +227,9 @@ heightmap_tracker_update(HeightmapTracker *t, uint64_t time_ns, const HeightmapB
         t->cand[nc++] = (Candidate) { (float) d, i, j };
     }
   }
-  qsort(t->cand, nc, sizeof(Candidate), cmp_candidate);
+  /* t->cand is NULL until the first candidate: qsort(NULL, 0, ...) is undefined */
+  if (nc > 1)
+    qsort(t->cand, nc, sizeof(Candidate), cmp_candidate);
   for (int j = 0; j < n_blobs; j++)
     t->blob_used[j] = false;
   for (int i = 0; i < t->n_tracks; i++)

@@ -1,8 +1,15 @@
 /* stereod-dump: prints the frames of a stereod ring and the measured rates, and
  * optionally writes them to files.
  *
- *   stereod-dump PAIR [--count N] [--timeout S] [--quiet]
+ *   stereod-dump PAIR [--count N] [--timeout S] [--follow] [--dir DIR] [--quiet]
  *                [--pfm DIR] [--png16 DIR] [--color DIR] [--max-disparity PX]
+ *   stereod-dump --version
+ *
+ * The ring is DIR/stereod.PAIR (DIR: --dir, else the rule of <stereod/ring.h>:
+ * $STEREOD_RING_DIR, /run/stereod, /dev/shm). Only rings owned by this user, root or
+ * the user stereod are read, unless STEREOD_RING_OWNER=any|UID|USER says otherwise.
+ * --follow keeps reading when the writer restarts (also after it was killed), waiting
+ * for the ring to come back; its timeout is then infinite unless --timeout is given.
  *
  * One line per frame read (see dump_format_frame), then a summary line with the
  * frames read, the rate they were read at, the writer's publish rate, the frames
@@ -10,29 +17,41 @@
  * PFM float px (NaN = invalid), 16-bit PNG of px x 256 (KITTI), and a colour JPEG
  * scaled to --max-disparity (default: the frame's largest valid disparity). A ring
  * without a disparity plane has its FLOAT32 plane written instead.
- * Exit status: 0 after N frames, at the writer's close or at SIGINT/SIGTERM; 1 on error.
+ * Exit status: 0 after N frames, at the writer's close (without --follow) or at
+ * SIGINT/SIGTERM; 1 on error (no ring, an untrusted owner, no frame within --timeout, a
+ * broken ring: rewritten header, truncated object, a slot never completed), with one
+ * line on stderr saying which.
  */
 #include "dump.h"
 #include "imageio.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "stereod-config.h"
+
 static gint count = 0;
-static gdouble timeout_s = 5.0;
+static gdouble timeout_s = -1.0;     /* not given: 5 s, or forever with --follow */
+static gboolean follow = FALSE;
+static char *ring_dir = NULL;
 static gboolean quiet = FALSE;
 static char *pfm_dir = NULL;
 static char *png16_dir = NULL;
 static char *color_dir = NULL;
 static gdouble max_disparity = 0.0;
+static gboolean version = FALSE;
 
 static const GOptionEntry entries[] = {
   { "count", 'n', 0, G_OPTION_ARG_INT, &count, "Stop after N frames (0: never)", "N" },
-  { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout_s, "Give up after S s without a frame (default 5)", "S" },
+  { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
+  { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout_s, "Give up after S s without a frame (default 5; with --follow: never; 0: never)", "S" },
+  { "follow", 'f', 0, G_OPTION_ARG_NONE, &follow, "Keep reading across writer restarts, waiting for the ring to come back", NULL },
+  { "dir", 0, 0, G_OPTION_ARG_FILENAME, &ring_dir, "Ring directory (default: $STEREOD_RING_DIR, /run/stereod, /dev/shm)", "DIR" },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Only print the summary", NULL },
   { "pfm", 0, 0, G_OPTION_ARG_FILENAME, &pfm_dir, "Write PFM files (float px) into DIR", "DIR" },
   { "png16", 0, 0, G_OPTION_ARG_FILENAME, &png16_dir, "Write 16-bit PNG files (px x 256) into DIR", "DIR" },
@@ -99,51 +118,105 @@ make_dirs(GError **error)
   return TRUE;
 }
 
-static int
-run(const char *pair, GError **error)
+/* Why an open failed, for the operator: the path, and for an untrusted owner whose. */
+static void
+set_open_error(GError **error, const char *pair, int r)
 {
-  StereodClient *client = NULL;
-  int r = stereod_client_open(pair, &client);
-  if (r < 0) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "ring %s: %s%s", pair,
-                g_strerror(-r), r == -ENOENT ? " (is its writer running?)" : "");
-    return 1;
+  char path[4096];
+  if (stereod_client_format_path(ring_dir, pair, path, sizeof path) < 0)
+    g_snprintf(path, sizeof path, "%s", pair);
+  if (r == -EPERM) {
+    GStatBuf st;
+    if (g_lstat(path, &st) == 0) {
+      g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                  "ring %s: owned by uid %u, not by a trusted writer (this user, root or "
+                  "stereod); set STEREOD_RING_OWNER=%u to read it anyway", path,
+                  (unsigned) st.st_uid, (unsigned) st.st_uid);
+      return;
+    }
   }
+  g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "ring %s: %s", path,
+              r == -EPROTO ? "not a valid stereod ring (another layout version, or beyond "
+                             "the limits of <stereod/ring.h>)"
+              : r == -ETIMEDOUT ? "no ring appeared within the timeout (is its writer running?)"
+                           : stereod_client_strerror(r));
+}
+
+static void
+print_ring(const char *pair, StereodClient *client)
+{
   const StereodRingHeader *h = stereod_client_get_header(client);
   printf("ring %s: %ux%u formats=0x%x slots=%u writer=%d disparity_scale=%g "
          "fx=%.3f baseline=%.4f m\n",
          pair, h->width, h->height, h->formats, h->slot_count, h->writer_pid,
          h->disparity_scale, h->calibration.fx, h->calibration.baseline);
+}
 
-  g_autofree float *buf = g_new(float, (gsize) h->width * h->height);
+static int
+run(const char *pair, GError **error)
+{
+  StereodClientOpenParams params = { .pair = pair, .dir = ring_dir, .follow = follow };
+  const char *owner = g_getenv("STEREOD_RING_OWNER");
+  if (stereod_client_parse_owner(owner, &params) < 0) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                "STEREOD_RING_OWNER=%s: not any, a uid or a user name", owner);
+    return 1;
+  }
+  gint64 timeout_ns = timeout_s < 0 ? (follow ? -1 : 5000000000ll)
+                      : timeout_s == 0 ? -1 : (gint64) (timeout_s * 1e9);
+  StereodClient *client = NULL;
+  int r = follow ? stereod_client_open_wait(&params, timeout_ns, &client)
+                 : stereod_client_open_with(&params, &client);
+  if (r < 0) {
+    set_open_error(error, pair, r);
+    return 1;
+  }
+  print_ring(pair, client);
+
   StereodFrame frame = STEREOD_FRAME_INIT;
   DumpMeter meter = { 0 };
-  uint64_t last = 0;
+  uint64_t last = 0, generation = stereod_client_get_generation(client);
+  guint64 frames = 0;
+  gsize buf_pixels = (gsize) stereod_client_get_width(client) * stereod_client_get_height(client);
+  g_autofree float *buf = g_new(float, buf_pixels);
   int status = 0;
-  while (!stop_requested && (count <= 0 || meter.frames < (guint64) count)) {
-    r = stereod_client_wait(client, last, (gint64) (timeout_s * 1e9), NULL);
+  while (!stop_requested && (count <= 0 || frames < (guint64) count)) {
+    r = stereod_client_read_next(client, last, timeout_ns, &frame);
     if (r == -EPIPE) {
       printf("ring %s closed by its writer\n", pair);
       break;
     }
     if (r == -EINTR)
       continue;
-    if (r < 0) {
-      g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "ring %s: waiting: %s%s", pair,
-                  g_strerror(-r), r == -ESTALE ? " (the writer restarted)" : "");
-      status = 1;
-      break;
-    }
-    r = stereod_client_read_latest(client, &frame);
     if (r == -EAGAIN)
       continue;   /* counted in the torn statistic of the summary */
     if (r < 0) {
-      g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "ring %s: reading: %s", pair,
-                  g_strerror(-r));
+      const char *why = r == -EPROTO ? "the ring's header changed after it was opened (a "
+                                       "broken or hostile writer)"
+                                     : stereod_client_strerror(r);
+      g_autofree char *detail = NULL;
+      if (r == -ETIMEDOUT || r == -EBADMSG)
+        detail = g_strdup_printf(" (%.3g s)%s", timeout_ns / 1e9,
+                                 stereod_client_writer_is_alive(client)
+                                 ? "" : ", and its writer is gone");
+      g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "ring %s: %s%s",
+                  stereod_client_get_path(client), why, detail != NULL ? detail : "");
       status = 1;
       break;
     }
+    if (stereod_client_get_generation(client) != generation) {
+      generation = stereod_client_get_generation(client);
+      printf("ring %s: following a new writer (pid %d, %ux%u); counters restart\n", pair,
+             (int) stereod_client_get_writer_pid(client), frame.width, frame.height);
+      meter = (DumpMeter) { 0 };   /* rates per writer: its counter restarted */
+    }
+    if ((gsize) frame.width * frame.height > buf_pixels) {
+      buf_pixels = (gsize) frame.width * frame.height;
+      g_free(buf);
+      buf = g_new(float, buf_pixels);
+    }
     last = frame.counter;
+    frames++;
     guint64 skipped = dump_meter_add(&meter, &frame, g_get_monotonic_time());
     if (!quiet) {
       g_autofree char *line = dump_format_frame(&frame, skipped, (guint64) g_get_real_time() * 1000u);
@@ -159,7 +232,7 @@ run(const char *pair, GError **error)
   stereod_client_get_stats(client, &stats);
   printf("frames=%" G_GUINT64_FORMAT " read_rate=%.2f/s writer_rate=%.2f/s skipped=%"
          G_GUINT64_FORMAT " torn=%" G_GUINT64_FORMAT "\n",
-         meter.frames, dump_meter_get_read_rate(&meter), dump_meter_get_writer_rate(&meter),
+         frames, dump_meter_get_read_rate(&meter), dump_meter_get_writer_rate(&meter),
          meter.skipped, (guint64) stats.torn);
   fflush(stdout);
   stereod_frame_clear(&frame);
@@ -177,6 +250,10 @@ main(int argc, char **argv)
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
     g_printerr("stereod-dump: %s\n", error->message);
     return 1;
+  }
+  if (version) {
+    printf("stereod-dump %s\n", STEREOD_VERSION);
+    return 0;
   }
   if (argc != 2) {
     g_printerr("stereod-dump: exactly one PAIR expected (see --help)\n");

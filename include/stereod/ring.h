@@ -5,11 +5,38 @@
  * It has no dependencies beyond <stdint.h>; libstereod-client (stereod/client.h) is the
  * C reader built on it.
  *
- * OBJECT. One POSIX shared-memory object per camera pair, /dev/shm/stereod.<pair>
- * (shm_open name "/stereod.<pair>"), mode 0640. <pair> is 1-63 characters from
- * [A-Za-z0-9._-] and does not start with '.'. The writer builds the object under a
- * temporary name and renames it into place, so a reader that can open the name always
- * sees a complete header. Readers map it read-only (PROT_READ, MAP_SHARED).
+ * OBJECT. One shared-memory file per camera pair, DIR/stereod.<pair>, mode 0640 (group
+ * stereod reads), where DIR, the ring directory, is found by the same rule by writers
+ * and readers (libstereod-client, the Python reader, stereod-dump):
+ *   1. $STEREOD_RING_DIR when it is set and not empty;
+ *   2. else /run/stereod when it is a directory (systemd-tmpfiles creates it at boot,
+ *      0750 stereod:stereod: only the service can create rings there);
+ *   3. else /dev/shm, where DIR/stereod.<pair> is exactly the POSIX shared-memory object
+ *      of shm_open name "/stereod.<pair>".
+ * <pair> is 1-63 characters from [A-Za-z0-9._-] and does not start with '.'. The writer
+ * builds the object under a temporary name (open with O_CREAT|O_EXCL|O_NOFOLLOW, "~" is
+ * not allowed in pair names) and renames it into place, so a reader that can open the
+ * name always sees a complete header. Readers map it read-only (PROT_READ, MAP_SHARED).
+ *
+ * OWNER. /dev/shm is writable by every local user, so anyone could create a file under a
+ * pair's name first. A writer never replaces, follows or writes into a final name that
+ * belongs to another uid, or that is not a regular file: it fails (EPERM) and says whose
+ * it is. A ring of its own uid whose writer died is replaced (its readers are told it
+ * closed). Readers fstat the object they opened and refuse (EPERM) one whose owner is not
+ * a trusted writer: by default their own uid, root, or the system user `stereod` when it
+ * exists; a reader can be told another uid, or any owner (libstereod-client:
+ * StereodClientOpenParams; the tools: STEREOD_RING_OWNER=any|UID|USER).
+ *
+ * READER LIMITS. A reader copies the header once at open, checks it against these limits
+ * and the object's size, and never reads the layout fields again; every later access is
+ * bounded by that copy. It refuses (EPROTO) a header with width or height above
+ * STEREOD_RING_MAX_DIM, a plane stride above its row (width * element size) rounded up to
+ * STEREOD_RING_PAGE, a slot_size above the end of its last plane rounded up to a page plus
+ * one page, a header_size above STEREOD_RING_MAX_HEADER_SIZE, a total_size above
+ * STEREOD_RING_MAX_TOTAL_SIZE or above the object's size. A header field that never
+ * changes but changed after the open, and an object that shrank below total_size, are
+ * errors of the read (not signals); a newest slot that never becomes complete (seq stays
+ * odd, or its counter does not match) is an error at the reader's timeout.
  *
  * ENCODING. Little-endian, IEEE-754 doubles and floats, no implicit padding: every
  * offset below is checked by a static assertion. All sizes are in bytes.
@@ -55,7 +82,8 @@
  *
  * PLANE DESCRIPTOR (StereodRingPlane, 16 bytes). For an absent kind all fields are 0.
  *     0    4 u32  offset   from the start of the slot, multiple of 64, >= 64
- *     4    4 u32  stride   bytes from one row to the next (>= width * element size)
+ *     4    4 u32  stride   bytes from one row to the next: >= width * element size,
+ *                          <= that rounded up to STEREOD_RING_PAGE
  *     8    4 u32  size     stride * height
  *    12    4 u32  reserved 0
  *
@@ -70,7 +98,9 @@
  * CALIBRATION (StereodRingCalibration, 176 bytes, all f64): fx, fy (px), cx, cy (px,
  * rectified left camera), baseline (m), doffs = cx_left - cx_right (px), then Q, the
  * 4x4 reprojection matrix row-major: [X Y Z W]^T = Q [x y d 1]^T with d in px.
- * depth_m = fx * baseline / (d + doffs).
+ * depth_m = fx * baseline / (d - doffs), d in px (as kernels/calib.h computes it; with
+ * Middlebury's doffs = cx_right - cx_left the same depth reads f B / (d + doffs_mb));
+ * no depth where d <= doffs. The DEPTH plane holds round(1000 * depth_m).
  *
  * PRODUCER. stereod, when the pair has a calibration: producer[0] = 1 (pose present),
  * producer[1..4] = the unit quaternion (w, x, y, z) of the rotation from the left
@@ -102,9 +132,17 @@
  *   2. slot = (c - 1) % slot_count; s1 = slot.seq (acquire); retry if s1 is odd;
  *   3. copy the slot metadata and planes;
  *   4. acquire fence; s2 = slot.seq; if s2 != s1 the copy is torn: retry from 1.
- *   The copy holds frame slot.counter (>= c when the writer lapped the reader).
+ *   The copy holds frame slot.counter, which is c, or c plus a multiple of slot_count
+ *   when the writer lapped the reader; any other value (0 included) is not a frame.
+ *   A writer never leaves the slot of the published counter odd (it writes the next
+ *   frame into the next slot), so a slot that stays odd, or invalid, while the counter
+ *   does not move is a dead or broken writer: readers give up at their timeout instead
+ *   of retrying forever, and back off (FUTEX_WAIT with a short timeout) between tries.
  * Waiting: f = header.futex; if header.counter still equals the last counter seen and
  * closed == 0, FUTEX_WAIT(futex, f, timeout); then re-check (wakeups may be spurious).
+ * A writer killed without closing leaves its ring unclosed: its readers see no new
+ * frame until a new writer of the pair replaces the name, which closes the old ring
+ * (closed = 1 and a wake), so waiting readers learn it and can open the new one.
  */
 #pragma once
 
@@ -125,7 +163,9 @@ extern "C" {
 #define STEREOD_RING_MAGIC "STEREOD1"       /* 8 bytes, no NUL in the object */
 #define STEREOD_RING_MAGIC_SIZE 8
 #define STEREOD_RING_VERSION 1u
-#define STEREOD_RING_SHM_DIR "/dev/shm"
+#define STEREOD_RING_SHM_DIR "/dev/shm"          /* last choice of the ring directory */
+#define STEREOD_RING_RUN_DIR "/run/stereod"      /* used when it is a directory */
+#define STEREOD_RING_DIR_ENV "STEREOD_RING_DIR"  /* overrides both when set, not empty */
 #define STEREOD_RING_PREFIX "stereod."       /* object name = prefix + pair */
 #define STEREOD_RING_NAME_MAX 63             /* longest pair name */
 #define STEREOD_RING_MAX_SLOTS 64u
@@ -133,6 +173,9 @@ extern "C" {
 #define STEREOD_RING_DEFAULT_DISPARITY_SCALE (1.0 / 32.0)
 #define STEREOD_RING_PAGE 4096u              /* header_size and slot_size granularity */
 #define STEREOD_RING_ALIGN 64u               /* plane offset granularity */
+#define STEREOD_RING_MAX_DIM 16384u          /* largest width and height, px */
+#define STEREOD_RING_MAX_HEADER_SIZE 65536u  /* largest header_size readers accept */
+#define STEREOD_RING_MAX_TOTAL_SIZE (1ull << 36)  /* largest total_size (64 GiB) */
 #define STEREOD_RING_DISPARITY_INVALID INT16_MIN
 #define STEREOD_RING_DEPTH_INVALID 0u
 #define STEREOD_RING_CONFIDENCE_INVALID 0u

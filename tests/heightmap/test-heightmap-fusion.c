@@ -11,6 +11,7 @@
  *    against the numbers worked out below;
  *  - the pose's quaternion round trip (how stereod puts the pose in the ring header).
  */
+#include <gio/gio.h>
 #include <math.h>
 #include <string.h>
 
@@ -224,8 +225,9 @@ test_fusion_hand(void)
   conf[8 * W + 8] = 100;
   d[8 * W + 9] = INT16_MIN;
   HeightmapInput in = { .width = W, .height = W, .disparity = d, .disparity_stride = W * 2,
-                        .disparity_scale = 1.0 / 32, .confidence = conf,
-                        .confidence_stride = W };
+                        .disparity_size = sizeof d, .disparity_scale = 1.0 / 32,
+                        .confidence = conf, .confidence_stride = W,
+                        .confidence_size = sizeof conf };
   float h[400];
   uint32_t m[400];
   for (int run = 0; run < 2; run++) {   /* twice: begin clears the previous frame */
@@ -276,6 +278,109 @@ test_fusion_hand(void)
   g_assert_true(isnan(h[0]));
 }
 
+/* Inputs that claim more than they hold, as a hostile ring's frame would: each one is
+ * refused with an error before anything is uploaded (the buffers are heap blocks of
+ * exactly their size, so that a read past one is an ASan error in that build), the
+ * context is not failed, and the next good input is fused as if nothing had happened.
+ * The same for gpu_image_upload_sized, the upload entry point the fusion goes through. */
+static void
+test_fusion_bounds(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  HeightmapFusionParams fp = { .label = "bounds", .min_points = 2, .top_fraction = 0.1 };
+  g_assert_true(heightmap_grid_init(&fp.grid, -1, 1, -1, 1, 0.1));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
+  g_assert_no_error(error);
+  HeightmapPairGeometry g = {
+    .q = { 1, 0, 0, -7.5, 0, 1, 0, -7.5, 0, 0, 0, 200, 0, 0, 1, 0 },
+    .rotation = { 1, 0, 0, 0, -1, 0, 0, 0, -1 },
+    .centre = { 0, 0, 10 },
+  };
+  enum { W = 16 };
+  g_autofree int16_t *d = g_new(int16_t, W * W);
+  g_autofree uint8_t *conf = g_new(uint8_t, W * W);
+  for (int i = 0; i < W * W; i++) {
+    d[i] = 20 * 32;
+    conf[i] = 200;
+  }
+  const HeightmapInput good = { .width = W, .height = W, .disparity = d,
+                                .disparity_stride = W * 2, .disparity_size = W * W * 2,
+                                .disparity_scale = 1.0 / 32, .confidence = conf,
+                                .confidence_stride = W, .confidence_size = W * W };
+  /* 40000 px is over GL_MAX_TEXTURE_SIZE everywhere (32768 on the largest GPUs) */
+  g_autofree int16_t *wide = g_new0(int16_t, 40000);
+  HeightmapInput bad[8];
+  for (int k = 0; k < 8; k++)
+    bad[k] = good;
+  bad[0].disparity_stride = W * 4;            /* rows twice as far apart as the data */
+  bad[1].width = W + 1;                       /* wider than the rows */
+  bad[1].disparity_stride = (W + 1) * 2;
+  bad[2].height = W * 2;                      /* more rows than there are */
+  bad[3].confidence_stride = W * 3;           /* the confidence's rows */
+  bad[4].disparity_stride = W * 2 - 2;        /* rows overlapping */
+  bad[5].width = 0;
+  bad[6].disparity_scale = NAN;
+  bad[7] = (HeightmapInput) { .width = 40000, .height = 1, .disparity = wide,
+                              .disparity_stride = 80000, .disparity_size = 80000,
+                              .disparity_scale = 1.0 / 32 };
+  float h[400];
+  for (int k = 0; k < 8; k++) {
+    g_assert_true(heightmap_fusion_begin(f, &error));
+    g_assert_false(heightmap_fusion_add(f, 2, &g, &bad[k], &error));
+    g_assert_nonnull(error);
+    g_assert_true(g_error_matches(error, k == 7 ? GPU_ERROR : G_IO_ERROR,
+                                  k == 7 ? GPU_ERROR_LIMIT : G_IO_ERROR_INVALID_DATA));
+    g_test_message("input %d refused: %s", k, error->message);
+    g_clear_error(&error);
+    g_assert_false(gpu_context_is_failed(ctx));
+    /* nothing of the refused input was scattered, and a good one still is */
+    g_assert_true(heightmap_fusion_finish(f, h, NULL, &error));
+    g_assert_no_error(error);
+    for (int i = 0; i < 400; i++)
+      g_assert_true(isnan(h[i]));
+    g_assert_true(heightmap_fusion_begin(f, &error));
+    g_assert_true(heightmap_fusion_add(f, 2, &g, &good, &error));
+    g_assert_true(heightmap_fusion_finish(f, h, NULL, &error));
+    g_assert_no_error(error);
+    /* 4 ground points, need 2: (1 - 1.5 / 4) * 0.2 (test_fusion_hand) */
+    g_assert_cmpfloat_with_epsilon(h[10 * 20 + 10], 0.125, 1e-5);
+  }
+
+  /* the upload entry point on its own */
+  GpuImageParams ip = { .label = "bounds", .width = W, .height = W, .format = GPU_FORMAT_R16I };
+  g_autoptr(GpuImage) img = gpu_image_new(ctx, &ip, &error);
+  g_assert_no_error(error);
+  const size_t sizes[] = { W * W * 2 - 1, 0 }, strides[] = { W * 2 + 2, W * 2 - 2, W * 2 + 1 };
+  for (unsigned k = 0; k < G_N_ELEMENTS(sizes); k++) {
+    g_assert_false(gpu_image_upload_sized(img, 0, d, sizes[k], W * 2, &error));
+    g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+    g_clear_error(&error);
+  }
+  for (unsigned k = 0; k < G_N_ELEMENTS(strides); k++) {
+    g_assert_false(gpu_image_upload_sized(img, 0, d, W * W * 2, strides[k], &error));
+    g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+    g_clear_error(&error);
+  }
+  /* a padded stride: exactly stride * (H - 1) + row bytes are enough, and are what is read */
+  const size_t stride = W * 2 + 6, size = stride * (W - 1) + W * 2;
+  g_autofree uint8_t *padded = g_malloc(size);
+  for (int y = 0; y < W; y++)
+    memcpy(padded + y * stride, d + y * W, W * 2);
+  g_assert_true(gpu_image_upload_sized(img, 0, padded, size, stride, &error));
+  g_assert_no_error(error);
+  g_assert_false(gpu_image_upload_sized(img, 0, padded, size - 1, stride, &error));
+  g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+  g_clear_error(&error);
+  g_autofree int16_t *back = g_new(int16_t, W * W);
+  g_assert_true(gpu_image_download(img, 0, back, W * 2, &error));
+  g_assert_no_error(error);
+  g_assert_cmpmem(back, W * W * 2, d, W * W * 2);
+  g_assert_false(gpu_context_is_failed(ctx));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -285,6 +390,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/formula", test_formula);
   g_test_add_func("/heightmap/triangulate-gpu", test_triangulate_gpu);
   g_test_add_func("/heightmap/fusion-hand", test_fusion_hand);
+  g_test_add_func("/heightmap/fusion-bounds", test_fusion_bounds);
   int r = g_test_run();
   g_rand_free(rng);
   return r;

@@ -392,6 +392,7 @@ test_ground_truth(void)
       d[p] = gt_disparity(p, f, &w, &h);
       in[p] = (HeightmapInput) { .width = w, .height = h, .disparity = d[p],
                                  .disparity_stride = (size_t) w * 2,
+                                 .disparity_size = (size_t) w * h * 2,
                                  .disparity_scale = 1.0 / 32 };
       inp[p] = &in[p];
     }
@@ -500,9 +501,11 @@ test_engine(void)
       body_depth(&bd, p, f, d[p], conf[p]);
       in[p] = (HeightmapInput) { .width = out.width, .height = out.height, .disparity = d[p],
                                  .disparity_stride = (size_t) out.width * 2,
+                                 .disparity_size = n * sizeof(int16_t),
                                  .disparity_scale = 1.0 / STEREO_DISPARITY_SCALE,
                                  .confidence = conf[p],
-                                 .confidence_stride = (size_t) out.width };
+                                 .confidence_stride = (size_t) out.width,
+                                 .confidence_size = n };
       inp[p] = &in[p];
       stereo_engine_release(engine, &out);
     }
@@ -539,7 +542,8 @@ test_pair_lost(void)
     int w, h;
     g_autofree int16_t *d = gt_disparity(0, f, &w, &h);
     HeightmapInput in = { .width = w, .height = h, .disparity = d,
-                          .disparity_stride = (size_t) w * 2, .disparity_scale = 1.0 / 32 };
+                          .disparity_stride = (size_t) w * 2,
+                          .disparity_size = (size_t) w * h * 2, .disparity_scale = 1.0 / 32 };
     const HeightmapInput *inp[MAX_PAIRS] = { &in, NULL };
     n = core_fuse(&c, frame_time(f), inp, &t);
   }

@@ -1,13 +1,18 @@
 /* test-heightmap-unit: the CPU parts of stereod-heightmap around the players:
  * configuration (defaults, every kind of error, what a reload changes), the choice of
  * frames to fuse, the JSON line and the socket server (a client that does not read is
- * dropped, the sender never blocks). Blobs and tracks: test-heightmap-players.c. */
+ * dropped, the sender never blocks; clients over the limit are refused with a line per
+ * burst whose counts add up; a live socket is never replaced, a stale one is), and the
+ * instance locks. Blobs and tracks: test-heightmap-players.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <gio/gio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -84,16 +89,16 @@ test_config_errors(void)
   } cases[] = {
     { "[heightmap]\ncel=0.1\n[pair a]\n", "hm.conf: [heightmap] cel: unknown key",
       HEIGHTMAP_CONFIG_ERROR_UNKNOWN },
-    { "[heightmap]\ncell=0.1m\n[pair a]\n", "hm.conf: [heightmap] cell: \"0.1m\" is not a number",
+    { "[heightmap]\ncell=0.1m\n[pair a]\n", "hm.conf: [heightmap] cell: '0.1m' is not a number",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
-    { "[heightmap]\ncell=0\n[pair a]\n", "hm.conf: [heightmap] cell: 0 is out of range [0.01, 10]",
+    { "[heightmap]\ncell=0\n[pair a]\n", "hm.conf: [heightmap] cell: 0 is outside 0.01..10",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nx0=5\nx1=4\n[pair a]\n", "hm.conf: [heightmap] x1: must be greater than x0",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nformat=png\n[pair a]\n",
-      "hm.conf: [heightmap] format: \"png\" is neither float nor mm", HEIGHTMAP_CONFIG_ERROR_INVALID },
+      "hm.conf: [heightmap] format: 'png' is not float or mm", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nmin_points=1.5\n[pair a]\n",
-      "hm.conf: [heightmap] min_points: \"1.5\" is not an integer in [1, 1000]",
+      "hm.conf: [heightmap] min_points: '1.5' is not an integer",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nsocket=rel.sock\n[pair a]\n",
       "hm.conf: [heightmap] socket: \"rel.sock\" is not an absolute path shorter than 108 bytes",
@@ -102,11 +107,11 @@ test_config_errors(void)
       "hm.conf: [heightmap] blob_max_area: must not be less than blob_min_area",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nacceleration=-1\n[pair a]\n",
-      "hm.conf: [heightmap] acceleration: -1 is out of range [0, 100]", HEIGHTMAP_CONFIG_ERROR_INVALID },
+      "hm.conf: [heightmap] acceleration: -1 is outside 0..100", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ndisparity_noise=fast\n[pair a]\n",
-      "hm.conf: [heightmap] disparity_noise: \"fast\" is not a number", HEIGHTMAP_CONFIG_ERROR_INVALID },
+      "hm.conf: [heightmap] disparity_noise: 'fast' is not a number", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ncell=0.001\n[pair a]\n",
-      "hm.conf: [heightmap] cell: 0.001 is out of range [0.01, 10]", HEIGHTMAP_CONFIG_ERROR_INVALID },
+      "hm.conf: [heightmap] cell: 0.001 is outside 0.01..10", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nx0=-10000\nx1=10000\ny0=-10000\ny1=10000\ncell=0.01\n[pair a]\n",
       "hm.conf: [heightmap] cell: the extent makes more than 67108864 cells",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
@@ -119,7 +124,24 @@ test_config_errors(void)
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[pair a]\ncalibration=/nonexistent/calib.conf\n", "hm.conf: [pair a] calibration: ",
       HEIGHTMAP_CONFIG_ERROR_CALIBRATION },
-    { "not a key file\n", "hm.conf: ", HEIGHTMAP_CONFIG_ERROR_SYNTAX },
+    { "not a key file\n", "hm.conf: not a key file: ", HEIGHTMAP_CONFIG_ERROR_SYNTAX },
+    /* Issue 12: a group twice was merged, a key twice took the last value. */
+    { "[pair a]\nring=x\n[pair b]\n[pair a]\n",
+      "hm.conf: [pair a]: appears twice in this file (lines 1 and 4)", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ncell=0.1\ncell=0.2\n[pair a]\n",
+      "hm.conf: [heightmap] cell: set twice in this group (lines 2 and 3)",
+      HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nmin_points=0x10\n[pair a]\n",
+      "hm.conf: [heightmap] min_points: '0x10' is not an integer", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ngate=0x1\n[pair a]\n",
+      "hm.conf: [heightmap] gate: '0x1' is not a number", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ngate=nan\n[pair a]\n",
+      "hm.conf: [heightmap] gate: 'nan' is not a finite number", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ngate=\n[pair a]\n",
+      "hm.conf: [heightmap] gate: empty (expected a number)", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[pair a]\ncalibration=/dev/zero\n",
+      "hm.conf: [pair a] calibration: /dev/zero: not a regular file (a character device)",
+      HEIGHTMAP_CONFIG_ERROR_CALIBRATION },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(GError) error = NULL;
@@ -132,6 +154,60 @@ test_config_errors(void)
   g_autoptr(GError) error = NULL;
   g_assert_null(heightmap_config_load("/nonexistent/heightmap.conf", &error));
   g_assert_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_IO);
+
+  /* A NUL byte would cut the value in GKeyFile. */
+  static const char nul[] = "[pair a]\nring=x\0y\n";
+  g_clear_error(&error);
+  g_assert_null(heightmap_config_load_data(nul, sizeof nul - 1, "hm.conf", &error));
+  g_assert_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_SYNTAX);
+  g_assert_cmpstr(error->message, ==,
+                  "hm.conf: [pair a] ring: line 2 contains a NUL byte (not a text file?)");
+
+  /* A UTF-8 byte order mark is skipped. */
+  g_clear_error(&error);
+  g_autoptr(HeightmapConfig) bom = load("\xef\xbb\xbf[heightmap]\ngate=2\n[pair a]\n", &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(bom->gate, ==, 2);
+}
+
+/* A FIFO, /dev/zero or an over-size file as the configuration or as a calibration fails
+ * at once (SIGALRM ends the test if an open or a read blocks). */
+static void
+test_config_files(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("hm-files-XXXXXX", NULL);
+  g_autofree char *fifo = g_build_filename(dir, "fifo", NULL);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  alarm(30);
+  g_autoptr(GError) error = NULL;
+  g_assert_null(heightmap_config_load(fifo, &error));
+  g_assert_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_IO);
+  g_autofree char *want = g_strdup_printf("%s: not a regular file (a FIFO)", fifo);
+  g_assert_cmpstr(error->message, ==, want);
+  g_clear_error(&error);
+  g_assert_null(heightmap_config_load("/dev/zero", &error));
+  g_assert_cmpstr(error->message, ==, "/dev/zero: not a regular file (a character device)");
+  g_clear_error(&error);
+
+  g_autofree char *path = g_build_filename(dir, "hm.conf", NULL);
+  g_assert_true(g_file_set_contents(path, "[pair a]\ncalibration=fifo\n", -1, NULL));
+  g_assert_null(heightmap_config_load(path, &error));
+  g_assert_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_CALIBRATION);
+  g_autofree char *want_cal = g_strdup_printf("%s: [pair a] calibration: %s: not a regular "
+                                              "file (a FIFO)", path, fifo);
+  g_assert_cmpstr(error->message, ==, want_cal);
+  g_clear_error(&error);
+
+  g_autofree char *big = g_strnfill((1 << 20) + 1, '#');
+  g_assert_true(g_file_set_contents(path, big, -1, NULL));
+  g_assert_null(heightmap_config_load(path, &error));
+  g_assert_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_IO);
+  g_autofree char *want_big = g_strdup_printf("%s: larger than 1048576 bytes", path);
+  g_assert_cmpstr(error->message, ==, want_big);
+  alarm(0);
+  g_unlink(path);
+  g_unlink(fifo);
+  g_rmdir(dir);
 }
 
 static void
@@ -349,11 +425,11 @@ test_server(void)
   g_assert_cmpint(r, ==, (ssize_t) strlen(line));
   g_assert_cmpmem(buf, r, line, strlen(line));
   /* the sleeper never reads: once its buffer is full it is dropped, and sending never
-   * blocks meanwhile; the reader, drained as it goes, stays */
+   * blocks meanwhile (a send that blocked would hang here for good, never pass); the
+   * reader, drained as it goes, stays */
   char big[4096];
   memset(big, 'x', sizeof big - 1);
   big[sizeof big - 1] = '\n';
-  gint64 t0 = g_get_monotonic_time();
   int sent = 0;
   while (heightmap_server_get_clients(s) == 2 && sent < 100000) {
     heightmap_server_send(s, big, sizeof big);
@@ -362,7 +438,7 @@ test_server(void)
       ;
   }
   g_assert_cmpint(heightmap_server_get_clients(s), ==, 1);
-  g_assert_cmpint(g_get_monotonic_time() - t0, <, 5 * G_USEC_PER_SEC);
+  g_assert_cmpint(sent, <, 100000);
   g_test_message("slow client dropped after %d lines of 4 KiB", sent);
   /* the dropped client sees the end of the stream */
   ssize_t total = 0;
@@ -381,6 +457,199 @@ test_server(void)
   g_rmdir(dir);
 }
 
+/* Warnings of the server, counted rather than fatal (GTest makes warnings fatal). */
+static GMutex warn_lock;
+static GPtrArray *warnings;
+
+static void
+on_warning(const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+{
+  g_mutex_lock(&warn_lock);
+  g_ptr_array_add(warnings, g_strdup(message));
+  g_mutex_unlock(&warn_lock);
+  g_test_message("warning: %s", message);
+}
+
+static gboolean
+warnings_not_fatal(const char *domain, GLogLevelFlags level, const char *message,
+                   gpointer data)
+{
+  return !(level & G_LOG_LEVEL_WARNING) || g_strcmp0(domain, "stereod-heightmap") != 0;
+}
+
+/* Connects to the server at `path`, letting it accept (one line sent) whenever its
+ * backlog is full; returns the connected socket. */
+static int
+connect_queued(const char *path, HeightmapServer *s, const char *line)
+{
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  g_assert_cmpint(fd, >=, 0);
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  g_strlcpy(sa.sun_path, path, sizeof sa.sun_path);
+  for (int tries = 0; connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0; tries++) {
+    g_assert_cmpint(errno, ==, EAGAIN);
+    g_assert_cmpint(tries, <, 1000);
+    heightmap_server_send(s, line, strlen(line));
+  }
+  return fd;
+}
+
+/* 64 clients held, 200 more: each of those is closed at once, and the log has the
+ * first refusal, then counts that add up to the other 199 (the last one when the
+ * server is freed); at most one count per HEIGHTMAP_SERVER_REFUSAL_LOG_S of the run. */
+static void
+test_server_refusals(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("hm-sock-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "players.sock", NULL);
+  g_autoptr(GError) error = NULL;
+  HeightmapServer *s = heightmap_server_new(path, &error);
+  g_assert_no_error(error);
+  const char line[] = "{}\n";
+  int held[HEIGHTMAP_SERVER_MAX_CLIENTS];
+  for (int i = 0; i < HEIGHTMAP_SERVER_MAX_CLIENTS; i++)
+    held[i] = connect_queued(path, s, line);
+  heightmap_server_send(s, line, strlen(line));
+  g_assert_cmpint(heightmap_server_get_clients(s), ==, HEIGHTMAP_SERVER_MAX_CLIENTS);
+
+  warnings = g_ptr_array_new_with_free_func(g_free);
+  guint handler = g_log_set_handler("stereod-heightmap",
+                                    G_LOG_LEVEL_WARNING | G_LOG_FLAG_FATAL, on_warning, NULL);
+  g_test_log_set_fatal_handler(warnings_not_fatal, NULL);
+  gint64 t0 = g_get_monotonic_time();
+  enum { MORE = 200 };
+  for (int i = 0; i < MORE; i++) {
+    int fd = connect_queued(path, s, line);
+    heightmap_server_send(s, line, strlen(line));
+    char c;
+    struct timeval tv = { .tv_sec = 60 };
+    g_assert_cmpint(fcntl(fd, F_SETFL, 0), ==, 0);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    g_assert_cmpint(read(fd, &c, 1), ==, 0);   /* refused: closed before any line */
+    close(fd);
+  }
+  g_assert_cmpint(heightmap_server_get_clients(s), ==, HEIGHTMAP_SERVER_MAX_CLIENTS);
+  heightmap_server_free(s);
+  double secs = (double) (g_get_monotonic_time() - t0) * 1e-6;
+  g_log_remove_handler("stereod-heightmap", handler);
+  g_test_log_set_fatal_handler(NULL, NULL);
+
+  g_assert_cmpuint(warnings->len, >=, 2);
+  g_assert_true(strstr(warnings->pdata[0], "64 clients on ") &&
+                strstr(warnings->pdata[0], "already, refusing new ones"));
+  guint64 counted = 1;
+  for (guint i = 1; i < warnings->len; i++) {
+    const char *w = strstr(warnings->pdata[i], "refused ");
+    g_assert_nonnull(w);
+    counted += g_ascii_strtoull(w + strlen("refused "), NULL, 10);
+  }
+  g_assert_cmpuint(counted, ==, MORE);
+  g_assert_cmpuint(warnings->len, <=, 2 + secs / HEIGHTMAP_SERVER_REFUSAL_LOG_S);
+  g_test_message("%d refusals in %.1f s: %u log lines", MORE, secs, warnings->len);
+  g_clear_pointer(&warnings, g_ptr_array_unref);
+  for (int i = 0; i < HEIGHTMAP_SERVER_MAX_CLIENTS; i++)
+    close(held[i]);
+  g_rmdir(dir);
+}
+
+/* A socket file whose server answers is left alone; one nobody listens on is replaced;
+ * a file that is no socket is not removed. */
+static void
+test_server_existing(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("hm-sock-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "players.sock", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapServer) a = heightmap_server_new(path, &error);
+  g_assert_no_error(error);
+  struct stat before, after;
+  g_assert_cmpint(lstat(path, &before), ==, 0);
+  HeightmapServer *b = heightmap_server_new(path, &error);
+  g_assert_null(b);
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE);
+  g_assert_nonnull(strstr(error->message, "another stereod-heightmap serves"));
+  g_clear_error(&error);
+  g_assert_cmpint(lstat(path, &after), ==, 0);
+  g_assert_cmpuint(after.st_ino, ==, before.st_ino);
+  /* a still serves */
+  int c = connect_to(path);
+  const char line[] = "{\"frame\":1}\n";
+  heightmap_server_send(a, line, strlen(line));
+  char buf[64];
+  g_assert_cmpint(read(c, buf, sizeof buf), ==, (ssize_t) strlen(line));
+  close(c);
+  g_clear_pointer(&a, heightmap_server_free);
+  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+
+  /* a socket file left by a server that died (bound, never unlinked) */
+  int dead = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  g_strlcpy(sa.sun_path, path, sizeof sa.sun_path);
+  g_assert_cmpint(bind(dead, (struct sockaddr *) &sa, sizeof sa), ==, 0);
+  close(dead);
+  g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
+  a = heightmap_server_new(path, &error);
+  g_assert_no_error(error);
+  c = connect_to(path);
+  heightmap_server_send(a, line, strlen(line));
+  g_assert_cmpint(read(c, buf, sizeof buf), ==, (ssize_t) strlen(line));
+  close(c);
+  g_clear_pointer(&a, heightmap_server_free);
+
+  /* not a socket */
+  g_assert_true(g_file_set_contents(path, "data", -1, NULL));
+  g_assert_null(heightmap_server_new(path, &error));
+  g_assert_nonnull(error);
+  g_clear_error(&error);
+  g_autofree char *data = NULL;
+  g_assert_true(g_file_get_contents(path, &data, NULL, NULL));
+  g_assert_cmpstr(data, ==, "data");
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
+/* One holder per socket and per ring; the lock files go with a clean release. */
+static void
+test_instance(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("hm-lock-XXXXXX", NULL);
+  g_autofree char *sock = g_build_filename(dir, "players.sock", NULL);
+  g_autofree char *sock2 = g_build_filename(dir, "other.sock", NULL);
+  g_autofree char *ring = g_strdup_printf("hm-unit-%d", (int) getpid());
+  g_autofree char *ring2 = g_strdup_printf("hm-unit-%d-2", (int) getpid());
+  g_autofree char *sock_lock = g_strconcat(sock, ".lock", NULL);
+  g_autofree char *ring_lock = g_strdup_printf("/dev/shm/stereod.%s~lock", ring);
+  g_autoptr(GError) error = NULL;
+  HeightmapInstance *a = heightmap_instance_new(sock, ring, &error);
+  g_assert_no_error(error);
+  g_assert_true(g_file_test(sock_lock, G_FILE_TEST_EXISTS));
+  g_assert_true(g_file_test(ring_lock, G_FILE_TEST_EXISTS));
+  /* the same socket, another ring */
+  g_assert_null(heightmap_instance_new(sock, ring2, &error));
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  g_assert_nonnull(strstr(error->message, "another stereod-heightmap serves"));
+  g_assert_nonnull(strstr(error->message, sock));
+  g_clear_error(&error);
+  /* the same ring, another socket (whose lock is let go again) */
+  g_autofree char *sock2_lock = g_strconcat(sock2, ".lock", NULL);
+  g_assert_null(heightmap_instance_new(sock2, ring, &error));
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  g_assert_nonnull(strstr(error->message, "publishes the ring /dev/shm/stereod."));
+  g_clear_error(&error);
+  g_assert_false(g_file_test(sock2_lock, G_FILE_TEST_EXISTS));
+  /* no socket at all, the same ring */
+  g_assert_null(heightmap_instance_new(NULL, ring, &error));
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  g_clear_error(&error);
+  heightmap_instance_free(a);
+  g_assert_false(g_file_test(sock_lock, G_FILE_TEST_EXISTS));
+  g_assert_false(g_file_test(ring_lock, G_FILE_TEST_EXISTS));
+  a = heightmap_instance_new(sock, ring, &error);
+  g_assert_no_error(error);
+  heightmap_instance_free(a);
+  g_rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -388,10 +657,14 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/config/defaults", test_config_defaults);
   g_test_add_func("/heightmap/config/values", test_config_values);
   g_test_add_func("/heightmap/config/errors", test_config_errors);
+  g_test_add_func("/heightmap/config/files", test_config_files);
   g_test_add_func("/heightmap/config/calibration", test_config_calibration);
   g_test_add_func("/heightmap/config/update", test_config_update);
   g_test_add_func("/heightmap/select", test_select);
   g_test_add_func("/heightmap/json", test_json);
   g_test_add_func("/heightmap/server", test_server);
+  g_test_add_func("/heightmap/server/refusals", test_server_refusals);
+  g_test_add_func("/heightmap/server/existing", test_server_existing);
+  g_test_add_func("/heightmap/instance", test_instance);
   return g_test_run();
 }

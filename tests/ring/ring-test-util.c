@@ -1,5 +1,6 @@
 /* ring-test-util.c: see ring-test-util.h. */
 #include "ring-test-util.h"
+#include "ring-private.h"
 
 #include <errno.h>
 #include <glib-unix.h>
@@ -10,10 +11,22 @@
 #include <time.h>
 #include <unistd.h>
 
+const char *
+ring_test_dir(void)
+{
+  return ring_dir_default();
+}
+
+char *
+ring_test_path(const char *name)
+{
+  return g_strdup_printf("%s/" STEREOD_RING_PREFIX "%s", ring_test_dir(), name);
+}
+
 void
 ring_test_remove_stale(void)
 {
-  g_autoptr(GDir) dir = g_dir_open(STEREOD_RING_SHM_DIR, 0, NULL);
+  g_autoptr(GDir) dir = g_dir_open(ring_test_dir(), 0, NULL);
   if (dir == NULL)
     return;
   const char *entry;
@@ -26,7 +39,7 @@ ring_test_remove_stale(void)
     if (pid == 0 || *end != '-')
       continue;
     if (kill((pid_t) pid, 0) < 0 && errno == ESRCH) {
-      g_autofree char *path = g_build_filename(STEREOD_RING_SHM_DIR, entry, NULL);
+      g_autofree char *path = g_build_filename(ring_test_dir(), entry, NULL);
       unlink(path);
     }
   }
@@ -156,19 +169,61 @@ ring_test_writer_rate(RingWriter *w, int windows, double seconds)
   return rate;
 }
 
-void
-ring_test_peer_spawn_full(RingTestPeer *peer, const char *const *argv, const char *const *envp)
+static void
+peer_spawn(RingTestPeer *peer, const char *const *argv, const char *const *envp,
+           gboolean with_stdin)
 {
   g_autoptr(GError) error = NULL;
   memset(peer, 0, sizeof *peer);
+  peer->stdin_fd = -1;
   gboolean ok = g_spawn_async_with_pipes(NULL, (char **) argv, (char **) envp,
                                          G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH,
-                                         NULL, NULL, &peer->pid, NULL, &peer->stdout_fd,
-                                         NULL, &error);
+                                         NULL, NULL, &peer->pid,
+                                         with_stdin ? &peer->stdin_fd : NULL,
+                                         &peer->stdout_fd, &peer->stderr_fd, &error);
   g_assert_no_error(error);
   g_assert_true(ok);
   g_unix_set_fd_nonblocking(peer->stdout_fd, TRUE, NULL);
+  g_unix_set_fd_nonblocking(peer->stderr_fd, TRUE, NULL);
   peer->output = g_string_new(NULL);
+}
+
+RingTestRate
+ring_test_writer_run(RingWriter *w, guint64 frames)
+{
+  RingTestRate rate = { 0 };
+  long waits0 = thread_voluntary_switches();
+  double cpu0 = thread_cpu_seconds();
+  gint64 start = g_get_monotonic_time();
+  for (guint64 i = 0; i < frames; i++)
+    ring_test_publish(w);
+  gint64 elapsed = MAX(g_get_monotonic_time() - start, 1);
+  double cpu = thread_cpu_seconds() - cpu0;
+  rate.waits = thread_voluntary_switches() - waits0;
+  rate.frames = frames;
+  rate.wall_fps = frames / (elapsed / (double) G_USEC_PER_SEC);
+  rate.cpu_fps = cpu > 0 ? frames / cpu : 0;
+  return rate;
+}
+
+void
+ring_test_peer_spawn_full(RingTestPeer *peer, const char *const *argv, const char *const *envp)
+{
+  peer_spawn(peer, argv, envp, FALSE);
+}
+
+void
+ring_test_peer_spawn_stdin(RingTestPeer *peer, const char *const *argv, const char *const *envp)
+{
+  peer_spawn(peer, argv, envp, TRUE);
+}
+
+void
+ring_test_peer_send(RingTestPeer *peer, const char *text)
+{
+  g_assert_cmpint(peer->stdin_fd, >=, 0);
+  gsize n = strlen(text);
+  g_assert_cmpint(write(peer->stdin_fd, text, n), ==, (gssize) n);
 }
 
 void
@@ -189,6 +244,23 @@ peer_drain(RingTestPeer *peer)
   ssize_t n;
   while ((n = read(peer->stdout_fd, buf, sizeof buf)) > 0)
     g_string_append_len(peer->output, buf, n);
+  while ((n = read(peer->stderr_fd, buf, sizeof buf)) > 0)
+    g_string_append_len(peer->output, buf, n);
+}
+
+gboolean
+ring_test_peer_wait_exit(RingTestPeer *peer, double seconds)
+{
+  gint64 end = g_get_monotonic_time() + (gint64) (seconds * G_USEC_PER_SEC);
+  while (!ring_test_peer_poll(peer) && g_get_monotonic_time() < end)
+    g_usleep(1000);
+  return peer->exited;
+}
+
+gboolean
+ring_test_peer_exited_with(const RingTestPeer *peer, int status)
+{
+  return peer->exited && WIFEXITED(peer->wait_status) && WEXITSTATUS(peer->wait_status) == status;
 }
 
 gboolean
@@ -291,6 +363,10 @@ ring_test_peer_clear(RingTestPeer *peer)
   }
   if (peer->stdout_fd > 0)
     close(peer->stdout_fd);
+  if (peer->stderr_fd > 0)
+    close(peer->stderr_fd);
+  if (peer->stdin_fd > 0)
+    close(peer->stdin_fd);
   if (peer->output != NULL)
     g_string_free(peer->output, TRUE);
   memset(peer, 0, sizeof *peer);

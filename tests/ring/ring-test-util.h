@@ -50,8 +50,14 @@ ring_pattern_capture_ns(uint64_t f)
   return RING_TEST_CAPTURE_BASE + f * 1000u;
 }
 
-/* Removes rings left in /dev/shm by test processes that died before cleaning up
- * (names test-PID-*, PID no longer running). Call at the start of a test program. */
+/* The ring directory the tests use: the rule of ring.h (ring_dir_default()). */
+const char *ring_test_dir(void);
+
+/* DIR/stereod.<name> in ring_test_dir() (free with g_free). */
+char *ring_test_path(const char *name);
+
+/* Removes rings left in the ring directory by test processes that died before cleaning
+ * up (names test-PID-*, PID no longer running). Call at the start of a test program. */
 void ring_test_remove_stale(void);
 
 /* A unique pair name for this process and `tag` (free with g_free). */
@@ -91,10 +97,16 @@ typedef struct {
 
 RingTestRate ring_test_writer_rate(RingWriter *w, int windows, double seconds);
 
-/* A reader process (ring-test-peer) and its output. */
+/* Publishes exactly `frames` frames as fast as it can and measures the same as
+ * ring_test_writer_rate over that one window (wall_fps, cpu_fps, waits, frames). */
+RingTestRate ring_test_writer_run(RingWriter *w, guint64 frames);
+
+/* A reader process (ring-test-peer) and its output (stdout and stderr, as they come). */
 typedef struct {
   GPid pid;
   int stdout_fd;
+  int stderr_fd;
+  int stdin_fd;               /* -1 unless spawned with ring_test_peer_spawn_stdin() */
   gboolean exited;
   int wait_status;
   GString *output;
@@ -105,6 +117,15 @@ void ring_test_peer_spawn(RingTestPeer *peer, const char *const *argv);
 /* Spawns any program (argv[0] searched in PATH) with `envp` (NULL = ours). */
 void ring_test_peer_spawn_full(RingTestPeer *peer, const char *const *argv,
                                const char *const *envp);
+/* As ring_test_peer_spawn_full(), with a pipe to the peer's stdin (peer->stdin_fd). */
+void ring_test_peer_spawn_stdin(RingTestPeer *peer, const char *const *argv,
+                                const char *const *envp);
+/* Writes `text` to the peer's stdin. */
+void ring_test_peer_send(RingTestPeer *peer, const char *text);
+/* Waits (no publishing) until the peer exited, at most `seconds`; TRUE if it did. */
+gboolean ring_test_peer_wait_exit(RingTestPeer *peer, double seconds);
+/* The peer exited normally with `status`. */
+gboolean ring_test_peer_exited_with(const RingTestPeer *peer, int status);
 /* Publishes frames from `w` (unless NULL) until the peer's output contains `text`;
  * FALSE if it did not within `seconds` or the peer exited first. */
 gboolean ring_test_peer_wait_output(RingTestPeer *peer, RingWriter *w, const char *text,

@@ -14,6 +14,7 @@
  * The daemon's path comes from STEREOD (set by meson).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -497,6 +498,49 @@ test_bad_config(void)
   g_assert_cmpint(g_subprocess_get_exit_status(q), ==, 0);
 }
 
+/* A ring name that another user holds: stereod refuses it with one line naming the
+ * owner and exits 78 (no restart loop under systemd); the squatter's object is left as
+ * it was. Needs root, to create the object as another user. */
+static void
+test_squatted_ring(void)
+{
+  if (geteuid() != 0) {
+    g_test_skip("needs root to create a ring as another user");
+    return;
+  }
+  const char *path = "/dev/shm/stereod.svc-squat";
+  unlink(path);
+  pid_t pid = fork();
+  g_assert_cmpint(pid, >=, 0);
+  if (pid == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0)
+      _exit(2);
+    int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+    _exit(fd >= 0 && write(fd, "squat", 5) == 5 ? 0 : 3);
+  }
+  int status = 0;
+  g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+  g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  g_autofree char *sl = still_source("left.png", -1), *sr = still_source("right.png", -1);
+  g_autofree char *g = pair_group("svc-squat", sl, sr, "");
+  g_autofree char *conf = tmp_path("squat.conf");
+  g_assert_true(g_file_set_contents(conf, g, -1, NULL));
+  GError *error = NULL;
+  g_autoptr(GSubprocess) p = g_subprocess_new(G_SUBPROCESS_FLAGS_STDERR_PIPE, &error,
+                                              g_getenv("STEREOD"), "--config", conf, NULL);
+  g_assert_no_error(error);
+  g_autofree char *err = NULL;
+  g_assert_true(g_subprocess_communicate_utf8(p, NULL, NULL, NULL, &err, &error));
+  g_test_message("%s", err);
+  g_assert_cmpint(g_subprocess_get_exit_status(p), ==, 78);
+  g_assert_nonnull(strstr(err, "belongs to uid 65534"));
+  g_autofree char *left = NULL;
+  g_assert_true(g_file_get_contents(path, &left, NULL, NULL));
+  g_assert_cmpstr(left, ==, "squat");
+  unlink(path);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -506,6 +550,7 @@ main(int argc, char **argv)
   tmp_dir = g_dir_make_tmp("stereod-service-XXXXXX", NULL);
   make_images();
   g_test_add_func("/service/bad-config", test_bad_config);
+  g_test_add_func("/service/squatted-ring", test_squatted_ring);
   g_test_add_func("/service/two-pairs", test_two_pairs);
   g_test_add_func("/service/depth-from-header", test_depth_from_header);
   g_test_add_func("/service/corrupt-jpeg", test_corrupt_jpeg);
