@@ -132,9 +132,12 @@ bench_one(GpuContext *gpu, const Options *o, Size sz, int scales, int batch, int
     StereoWorkCounts c;
     stereo_engine_get_last_counts(e, &c);
     printf("%5dx%-5d %6d %5d: %d dispatches, %d barriers per batch (dry run, search on "
-           "level %d)\n", sz.w, sz.h, stereo_params_get_levels(stereo_engine_get_params(e)),
+           "level %d%s)\n", sz.w, sz.h, stereo_params_get_levels(stereo_engine_get_params(e)),
            batch, c.dispatches, c.barriers,
-           stereo_params_get_search_level(stereo_engine_get_params(e)));
+           stereo_params_get_search_level(stereo_engine_get_params(e)),
+           gpu_context_is_software(gpu) && g_strcmp0(g_getenv("STEREOD_PHASE_SPLIT"), "0")
+             ? ", phase rounds split as on software renderers; STEREOD_PHASE_SPLIT=0 for the "
+               "GPU schedule" : "");
     return true;
 fail_dry:
     gpu_context_set_dry_run(gpu, false);

@@ -38,6 +38,7 @@ struct CapturePair {
 
   GMutex lock;
   uint8_t *pool_mem;
+  bool pool_external;             /* pool_mem is the caller's (params.pool_memory) */
   CaptureBuf *pool;          /* all buffers, both sides */
   int pool_size;
   CaptureBuf *free_list[CAPTURE_SIDE_COUNT];

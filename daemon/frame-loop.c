@@ -8,86 +8,34 @@
 #include <string.h>
 #include <time.h>
 
-#include "client/ring-writer.h"
-#include "daemon/capture.h"
 #include "common/notify.h"
-#include "gpu/gpu.h"
-#include "kernels/stereo.h"
+#include "daemon/frame-loop-private.h"
 
-#define MAX_LATENCIES 4096     /* latency samples kept per pair and stats interval */
-#define MAX_IN_FLIGHT 8
-
-typedef struct {
-  const StereodPairConfig *cfg;
-  StereoEngine *engine;
-  RingWriter *ring;
-  CapturePair *capture;
-  /* submitted pairs, oldest first (the engine returns them in order) */
-  uint64_t seq[MAX_IN_FLIGHT], capture_ns[MAX_IN_FLIGHT];
-  int64_t submit_us[MAX_IN_FLIGHT];
-  int head, count;
-  uint64_t last_seq;
-  /* since the last stats line */
-  uint64_t in, out;
-  double gpu_ms;
-  double latency_ms[MAX_LATENCIES];
-  int n_latency;
-  CaptureStats last_capture;
-  double out_fps;            /* of the last interval, for STATUS= */
-} LoopPair;
-
-struct FrameLoop {
-  GThread *thread;
-  GMutex lock;
-  GCond cond;
-  bool started;              /* start-up finished (successfully or not) */
-  GError *start_error;
-  gint stop;                 /* atomic */
-
-  const StereodConfig *config;
-  StereodConfig *owned_config;       /* a reloaded config the loop owns */
-  StereodConfig *pending_config;     /* handed over by frame_loop_reload, under lock */
-  guint32 pending_engines;
-
-  GpuContext *gpu;
-  CaptureNotifier *notifier;
-  LoopPair *pairs;
-  int n_pairs;
-  int in_flight;
-  char *status;              /* under lock */
-  GMainContext *main_context;
-  GSourceFunc on_failure;
-  gpointer on_failure_data;
-};
-
-static uint64_t
-realtime_ns(void)
+/* The capture parameters of pair pc (its pool is placed by the caller). */
+static void
+capture_params(FrameLoop *fl, const StereodPairConfig *pc, CapturePairParams *cp)
 {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static StereoEngine *
-engine_new(FrameLoop *fl, const StereodPairConfig *pc, GError **error)
-{
-  StereoEngineParams ep = {
-    .label = pc->name,
-    .params = pc->params,
-    .output = STEREO_OUTPUT_S16,
-    .in_flight = fl->in_flight,
-    .calib = pc->has_calibration ? &pc->calib : NULL,
-    .depth = (pc->outputs & STEREOD_OUTPUT_DEPTH) != 0,
+  *cp = (CapturePairParams){
+    .name = pc->name,
+    .left = pc->left,
+    .right = pc->right,
+    .width = pc->width,
+    .height = pc->height,
+    .tolerance_ns = (uint64_t)pc->tolerance_ns,
+    /* the pairs in batches whose uploads are not done yet, and the one being taken */
+    .held_pairs = MIN(fl->in_flight + 1, MAX_HELD),
+    .backoff_min_ms = (unsigned)pc->reconnect_min_ms,
+    .backoff_max_ms = (unsigned)pc->reconnect_max_ms,
+    .notifier = fl->notifier,
   };
-  return stereo_engine_new(fl->gpu, &ep, error);
 }
 
+/* The ring and the capture of pair p; its capture pool lies in the arena at pool. */
 static bool
-pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, GError **error)
+pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, uint8_t *pool,
+          GError **error)
 {
   p->cfg = pc;
-  if (!(p->engine = engine_new(fl, pc, error)))
-    return false;
   RingWriterParams rp = {
     .name = pc->name,
     .width = (uint32_t)pc->width,
@@ -118,18 +66,9 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, GError **erro
     g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "pair %s: %s", pc->name, why);
     return false;
   }
-  CapturePairParams cp = {
-    .name = pc->name,
-    .left = pc->left,
-    .right = pc->right,
-    .width = pc->width,
-    .height = pc->height,
-    .tolerance_ns = (uint64_t)pc->tolerance_ns,
-    .held_pairs = 1,
-    .backoff_min_ms = (unsigned)pc->reconnect_min_ms,
-    .backoff_max_ms = (unsigned)pc->reconnect_max_ms,
-    .notifier = fl->notifier,
-  };
+  CapturePairParams cp;
+  capture_params(fl, pc, &cp);
+  cp.pool_memory = pool;
   if (!(p->capture = capture_pair_new(&cp, error)))
     return false;
   return true;
@@ -140,74 +79,8 @@ pair_close(LoopPair *p)
 {
   capture_pair_free(p->capture);
   p->capture = NULL;
-  stereo_engine_free(p->engine);
-  p->engine = NULL;
   ring_writer_free(p->ring);   /* marks the ring closed: readers see the end */
   p->ring = NULL;
-}
-
-/* Takes the oldest finished pair of `p` (waiting for it if asked) and publishes it. */
-static bool
-pair_collect(LoopPair *p, bool wait, GError **error)
-{
-  StereoFrame f;
-  if (p->count == 0 || !stereo_engine_collect(p->engine, wait, &f, error))
-    return false;
-  int h = p->head;
-  p->head = (p->head + 1) % MAX_IN_FLIGHT;
-  p->count--;
-  const void *planes[STEREOD_RING_PLANE_COUNT] = { 0 };
-  if (p->cfg->outputs & STEREOD_OUTPUT_DISPARITY)
-    planes[STEREOD_RING_PLANE_DISPARITY] = f.disparity;
-  if (p->cfg->outputs & STEREOD_OUTPUT_CONFIDENCE)
-    planes[STEREOD_RING_PLANE_CONFIDENCE] = f.confidence;
-  if (p->cfg->outputs & STEREOD_OUTPUT_DEPTH)
-    planes[STEREOD_RING_PLANE_DEPTH] = f.depth;
-  RingWriterMeta meta = {
-    .frame_number = p->seq[h],
-    .capture_ns = p->capture_ns[h],
-    .flags = p->seq[h] != p->last_seq + 1 ? STEREOD_FRAME_FLAG_DISCONT : 0,
-  };
-  p->last_seq = p->seq[h];
-  int r = ring_writer_publish(p->ring, &meta, planes);
-  stereo_engine_release(p->engine, &f);
-  if (r < 0) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "pair %s: publish failed: %s",
-                p->cfg->name, g_strerror(-r));
-    return false;
-  }
-  p->out++;
-  for (int s = 0; s < STEREO_STAGE_COUNT; s++)
-    p->gpu_ms += f.stage_ms[s];
-  uint64_t now = realtime_ns();
-  if (p->n_latency < MAX_LATENCIES && now > p->capture_ns[h])
-    p->latency_ms[p->n_latency++] = (double)(now - p->capture_ns[h]) * 1e-6;
-  return true;
-}
-
-/* Submits the newest captured pair of `p` if its engine has room. */
-static bool
-pair_submit(FrameLoop *fl, LoopPair *p, GError **error)
-{
-  if (p->count >= fl->in_flight)
-    return false;
-  const CaptureFrame *l, *r;
-  uint64_t cns, seq;
-  if (!capture_pair_take(p->capture, &l, &r, &cns, &seq))
-    return false;
-  /* submit copies the planes into the engine's upload buffer: the capture buffers go
-   * back to the pool at once */
-  bool ok = stereo_engine_submit(p->engine, l->data, l->stride, r->data, r->stride, seq, error);
-  capture_pair_release(p->capture, l, r);
-  if (!ok)
-    return false;
-  int t = (p->head + p->count) % MAX_IN_FLIGHT;
-  p->seq[t] = seq;
-  p->capture_ns[t] = cns;
-  p->submit_us[t] = g_get_monotonic_time();
-  p->count++;
-  p->in++;
-  return true;
 }
 
 static int
@@ -242,6 +115,7 @@ log_stats(FrameLoop *fl, double seconds)
     uint64_t overwritten = cs.overwritten - o->overwritten;
     uint64_t reconnects = cs.reconnects - o->reconnects;
     double cam_fps = (double)(cs.frames[0] - o->frames[0]) / seconds;
+    g_mutex_lock(&fl->stats_lock);
     qsort(p->latency_ms, p->n_latency, sizeof(double), cmp_double);
     p->out_fps = p->out / seconds;
     g_message("pair %s: camera %.1f fps, in %.1f fps, out %.1f fps, dropped %" G_GUINT64_FORMAT
@@ -259,6 +133,7 @@ log_stats(FrameLoop *fl, double seconds)
     p->in = p->out = 0;
     p->gpu_ms = 0.0;
     p->n_latency = 0;
+    g_mutex_unlock(&fl->stats_lock);
   }
   g_mutex_lock(&fl->lock);
   g_free(fl->status);
@@ -266,32 +141,20 @@ log_stats(FrameLoop *fl, double seconds)
   g_mutex_unlock(&fl->lock);
 }
 
-/* A reload handed over by the main thread: recreate the engines whose filter changed. */
+/* Installs a config whose pairs group as the current ones do: new parameter pointers
+ * and noise floors, no new engine. */
 static bool
-apply_reload(FrameLoop *fl, GError **error)
+adopt_config(FrameLoop *fl, StereodConfig *cfg, GError **error)
 {
-  g_mutex_lock(&fl->lock);
-  StereodConfig *cfg = g_steal_pointer(&fl->pending_config);
-  guint32 engines = fl->pending_engines;
-  g_mutex_unlock(&fl->lock);
-  if (!cfg)
-    return true;
   for (int i = 0; i < fl->n_pairs; i++) {
     LoopPair *p = &fl->pairs[i];
     const StereodPairConfig *pc = stereod_config_find_pair(cfg, p->cfg->name);
     g_assert(pc != NULL);   /* a reload that changes the pair set needs a restart */
-    int idx = (int)(pc - cfg->pairs);
-    if (engines & (1u << idx)) {
-      /* finish what is in flight with the old engine, then swap */
-      while (p->count > 0)
-        if (!pair_collect(p, true, error))
-          return false;
-      StereoEngine *e = engine_new(fl, pc, error);
-      if (!e)
+    if (pc->params.min_magnitude != p->cfg->params.min_magnitude) {
+      StereoPairParams pp = { .min_magnitude = pc->params.min_magnitude };
+      if (!stereo_engine_set_pair(fl->groups[p->group].engine, p->pos, &pp, error))
         return false;
-      stereo_engine_free(p->engine);
-      p->engine = e;
-      g_message("pair %s: filter parameters reloaded", pc->name);
+      g_message("pair %s: noise floor reloaded", pc->name);
     }
     p->cfg = pc;
   }
@@ -301,6 +164,99 @@ apply_reload(FrameLoop *fl, GError **error)
   return true;
 }
 
+/* The engines of a reload are built: wait for what runs on the old ones, move every
+ * pair's calibration map to its new engine on the GPU, and swap. */
+static bool
+swap_groups(FrameLoop *fl, GError **error)
+{
+  StereodConfig *cfg = g_steal_pointer(&fl->next_config);
+  if (!frame_groups_drain(fl, error))
+    return false;
+  int group_of[STEREOD_CONFIG_MAX_PAIRS], pos_of[STEREOD_CONFIG_MAX_PAIRS];
+  for (int k = 0; k < fl->n_next_groups; k++)
+    for (int q = 0; q < fl->next_groups[k].n; q++) {
+      group_of[fl->next_groups[k].pairs[q]] = k;
+      pos_of[fl->next_groups[k].pairs[q]] = q;
+    }
+  for (int i = 0; i < fl->n_pairs; i++) {
+    LoopPair *p = &fl->pairs[i];
+    const StereodPairConfig *pc = &cfg->pairs[i];
+    g_assert(strcmp(pc->name, p->cfg->name) == 0);   /* the pair set is unchanged */
+    if (!stereo_engine_copy_pair(fl->next_groups[group_of[i]].engine, pos_of[i],
+                                 fl->groups[p->group].engine, p->pos, pc->params.min_magnitude,
+                                 error))
+      return false;
+    if (!frame_groups_same_filter(pc, p->cfg))
+      g_message("pair %s: filter parameters reloaded", pc->name);
+    p->group = group_of[i];
+    p->pos = pos_of[i];
+    p->cfg = pc;
+  }
+  frame_groups_free(fl->groups, fl->n_groups);
+  fl->groups = g_steal_pointer(&fl->next_groups);
+  fl->n_groups = fl->n_next_groups;
+  fl->rr = 0;
+  stereod_config_free(fl->owned_config);
+  fl->owned_config = cfg;
+  fl->config = cfg;
+  g_debug("reload: %d pairs in %d engine groups", fl->n_pairs, fl->n_groups);
+  return true;
+}
+
+/* A reload handed over by the main thread. When the pairs group as before, only the
+ * noise floors change; otherwise the new engines are made with their programs built in
+ * the background, the old ones keep running meanwhile, and the swap happens once every
+ * new program is ready (so no compile runs on this thread while pairs wait). A reload that
+ * fails to build keeps the running engines. */
+static bool
+apply_reload(FrameLoop *fl, GError **error)
+{
+  g_mutex_lock(&fl->lock);
+  StereodConfig *cfg = g_steal_pointer(&fl->pending_config);
+  g_mutex_unlock(&fl->lock);
+  if (cfg) {
+    /* a newer reload replaces one still building */
+    frame_groups_free(g_steal_pointer(&fl->next_groups), fl->n_next_groups);
+    stereod_config_free(g_steal_pointer(&fl->next_config));
+    if (frame_groups_same(fl->config, cfg))
+      return adopt_config(fl, cfg, error);
+    g_autoptr(GError) local = NULL;
+    if (!frame_groups_build(fl, cfg, true, &fl->next_groups, &fl->n_next_groups, &local)) {
+      g_warning("reload: the new engines cannot be made (%s), keeping the running ones",
+                local->message);
+      stereod_config_free(cfg);
+      return true;
+    }
+    fl->next_config = cfg;
+  }
+  if (!fl->next_groups)
+    return true;
+  for (int k = 0; k < fl->n_next_groups; k++) {
+    g_autoptr(GError) local = NULL;
+    if (!stereo_engine_poll_ready(fl->next_groups[k].engine, &local)) {
+      if (!local)
+        return true;   /* still building */
+      g_warning("reload: %s, keeping the running engines", local->message);
+      frame_groups_free(g_steal_pointer(&fl->next_groups), fl->n_next_groups);
+      stereod_config_free(g_steal_pointer(&fl->next_config));
+      return true;
+    }
+  }
+  return swap_groups(fl, error);
+}
+
+static bool
+publish_failed(FrameLoop *fl, GError **error)
+{
+  g_mutex_lock(&fl->stats_lock);
+  int r = fl->publish_error;
+  g_mutex_unlock(&fl->stats_lock);
+  if (r < 0)
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "publish failed: %s",
+                g_strerror(-r));
+  return r < 0;
+}
+
 static bool
 loop_run(FrameLoop *fl, GError **error)
 {
@@ -308,24 +264,18 @@ loop_run(FrameLoop *fl, GError **error)
   int64_t now = g_get_monotonic_time();
   int64_t next_wd = wd_us > 0 ? now + wd_us / 2 : G_MAXINT64;
   int64_t last_stats = now;
-  int rr = 0;
   while (!g_atomic_int_get(&fl->stop)) {
-    if (!apply_reload(fl, error))
+    if (!apply_reload(fl, error) || publish_failed(fl, error))
       return false;
     uint64_t seen = capture_notifier_get(fl->notifier);
-    bool work = false;
-    for (int i = 0; i < fl->n_pairs; i++)
-      while (pair_collect(&fl->pairs[i], false, error))
-        work = true;
+    frame_groups_release_uploaded(fl);
+    bool work = frame_groups_collect(fl, false, error);
     if (*error)
       return false;
-    for (int k = 0; k < fl->n_pairs; k++) {
-      if (pair_submit(fl, &fl->pairs[(rr + k) % fl->n_pairs], error))
-        work = true;
-      else if (*error)
-        return false;
-    }
-    rr = (rr + 1) % fl->n_pairs;
+    if (frame_groups_submit(fl, error))
+      work = true;
+    else if (*error)
+      return false;
 
     now = g_get_monotonic_time();
     if (now >= next_wd) {
@@ -342,22 +292,74 @@ loop_run(FrameLoop *fl, GError **error)
     }
     if (work)
       continue;
-    /* Nothing new: wait for the oldest result on the GPU, or for the next captured pair. */
-    LoopPair *oldest = NULL;
-    for (int i = 0; i < fl->n_pairs; i++) {
-      LoopPair *p = &fl->pairs[i];
-      if (p->count && (!oldest || p->submit_us[p->head] < oldest->submit_us[oldest->head]))
-        oldest = p;
-    }
-    if (oldest) {
-      if (!pair_collect(oldest, true, error))
+    /* Nothing to do now. With every batch slot busy only the oldest batch can free one:
+     * wait for its fence. With batches on the GPU and slots free, new frames could be
+     * submitted at once: wait for the capture until that oldest batch is expected done
+     * (its group's last GPU time after its submit; GL fences cannot wake a condition
+     * variable), then look at the fences again. With nothing on the GPU, wait for frames. */
+    int64_t deadline = MIN(next_wd, last_stats + interval_us);
+    if (fl->queued >= fl->in_flight) {
+      if (!frame_groups_collect(fl, true, error))
         return false;
+    } else if (fl->queued > 0) {
+      int64_t expect = frame_groups_expected_done(fl);
+      now = g_get_monotonic_time();
+      /* at least a tenth of a millisecond, so an estimate in the past does not spin */
+      capture_notifier_wait(fl->notifier, seen, MIN(deadline, MAX(expect, now + 100)));
+    } else if (fl->next_groups) {
+      /* a reload is building: look again soon */
+      capture_notifier_wait(fl->notifier, seen, MIN(deadline, g_get_monotonic_time() + 10000));
     } else {
-      int64_t deadline = MIN(next_wd, last_stats + interval_us);
       capture_notifier_wait(fl->notifier, seen, deadline);
     }
   }
   return true;
+}
+
+/* Every pair's rectification map, computed on a thread per pair (a 1920x1080 map is
+ * 4 million calibration evaluations). */
+typedef struct {
+  const StereoCalib *calib;
+  float *map;
+} MapJob;
+
+static gpointer
+map_job_run(gpointer data)
+{
+  MapJob *j = data;
+  stereo_rectify_map_compute(j->calib, j->map);
+  return NULL;
+}
+
+static bool
+setup_engines(FrameLoop *fl, GError **error)
+{
+  if (!frame_groups_build(fl, fl->config, false, &fl->groups, &fl->n_groups, error))
+    return false;
+  MapJob jobs[STEREOD_CONFIG_MAX_PAIRS] = { 0 };
+  GThread *threads[STEREOD_CONFIG_MAX_PAIRS] = { 0 };
+  for (int i = 0; i < fl->n_pairs; i++) {
+    const StereodPairConfig *pc = &fl->config->pairs[i];
+    if (!pc->has_calibration)
+      continue;
+    jobs[i] = (MapJob){ &pc->calib, g_new(float, 4 * (size_t)pc->width * pc->height) };
+    threads[i] = g_thread_new("stereod-map", map_job_run, &jobs[i]);
+  }
+  bool ok = true;
+  for (int k = 0; k < fl->n_groups; k++)
+    for (int q = 0; q < fl->groups[k].n; q++) {
+      int i = fl->groups[k].pairs[q];
+      const StereodPairConfig *pc = &fl->config->pairs[i];
+      fl->pairs[i].group = k;
+      fl->pairs[i].pos = q;
+      if (threads[i])
+        g_thread_join(g_steal_pointer(&threads[i]));
+      StereoPairParams pp = { .calib = pc->has_calibration ? &pc->calib : NULL,
+                              .map = jobs[i].map, .min_magnitude = pc->params.min_magnitude };
+      ok = ok && stereo_engine_set_pair(fl->groups[k].engine, q, &pp, error);
+      g_free(jobs[i].map);
+    }
+  return ok;
 }
 
 static bool
@@ -370,8 +372,30 @@ loop_setup(FrameLoop *fl, GError **error)
             gpu_context_get_renderer(fl->gpu), gpu_context_get_version(fl->gpu));
   fl->n_pairs = fl->config->n_pairs;
   fl->pairs = g_new0(LoopPair, fl->n_pairs);
+  /* One upload buffer holds every pair's capture pool: a frame is copied once, from the
+   * GstBuffer into the memory the GPU uploads it from. */
+  size_t pool_at[STEREOD_CONFIG_MAX_PAIRS], total = 0;
+  for (int i = 0; i < fl->n_pairs; i++) {
+    CapturePairParams cp;
+    capture_params(fl, &fl->config->pairs[i], &cp);
+    pool_at[i] = total;
+    total += (capture_pair_pool_bytes(&cp) + 63) & ~(size_t)63;
+  }
+  GpuBufferParams bp = { .label = "capture pools", .size = total, .usage = GPU_BUFFER_UPLOAD };
+  if (!(fl->arena = gpu_buffer_new(fl->gpu, &bp, error)))
+    return false;
+  uint8_t *base = gpu_buffer_get_map(fl->arena);
+  if (((uintptr_t)base & 63) != 0) {
+    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT, "the upload buffer's map is not 64-byte "
+                "aligned");
+    return false;
+  }
+  if (!setup_engines(fl, error))
+    return false;
+  int cores = (int)g_get_num_processors();
+  fl->publisher = frame_publisher_new(CLAMP(MIN(fl->n_pairs, cores / 2), 1, 16));
   for (int i = 0; i < fl->n_pairs; i++)
-    if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], error))
+    if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], base + pool_at[i], error))
       return false;
   for (int i = 0; i < fl->n_pairs; i++) {
     capture_pair_start(fl->pairs[i].capture);
@@ -379,6 +403,8 @@ loop_setup(FrameLoop *fl, GError **error)
               fl->pairs[i].cfg->width, fl->pairs[i].cfg->height,
               ring_writer_get_path(fl->pairs[i].ring));
   }
+  g_message("%d pairs in %d engine groups, at most %d batches on the GPU", fl->n_pairs,
+            fl->n_groups, fl->in_flight);
   return true;
 }
 
@@ -401,8 +427,23 @@ loop_thread(gpointer data)
     if (fl->on_failure)
       g_main_context_invoke(fl->main_context, fl->on_failure, fl->on_failure_data);
   }
-  for (int i = 0; fl->pairs && i < fl->n_pairs; i++)
-    pair_close(&fl->pairs[i]);
+  /* what is on the GPU is collected and published, the held pairs go back */
+  if (fl->groups && fl->publisher && !gpu_context_is_failed(fl->gpu) &&
+      !frame_groups_drain(fl, &error)) {
+    g_warning("GPU loop: %s while stopping, ignoring", error->message);
+    g_clear_error(&error);
+  }
+  frame_publisher_free(g_steal_pointer(&fl->publisher));
+  for (int i = 0; fl->pairs && i < fl->n_pairs; i++) {
+    LoopPair *p = &fl->pairs[i];
+    for (int k = 0; k < p->n_held; k++)   /* a failed GPU: never uploaded */
+      capture_pair_release(p->capture, p->held[k].left, p->held[k].right);
+    p->n_held = 0;
+    pair_close(p);
+  }
+  frame_groups_free(g_steal_pointer(&fl->next_groups), fl->n_next_groups);
+  frame_groups_free(g_steal_pointer(&fl->groups), fl->n_groups);
+  gpu_buffer_free(g_steal_pointer(&fl->arena));
   gpu_context_free(fl->gpu);
   fl->gpu = NULL;
   return NULL;
@@ -417,9 +458,10 @@ frame_loop_start(const StereodConfig *config, GSourceFunc on_failure, gpointer d
   fl->on_failure = on_failure;
   fl->on_failure_data = data;
   g_mutex_init(&fl->lock);
+  g_mutex_init(&fl->stats_lock);
   g_cond_init(&fl->cond);
   fl->config = config;
-  fl->in_flight = CLAMP(config->in_flight, 1, MAX_IN_FLIGHT);
+  fl->in_flight = CLAMP(config->in_flight, 1, STEREO_MAX_IN_FLIGHT);
   fl->notifier = capture_notifier_new();
   fl->thread = g_thread_new("stereod-gpu", loop_thread, fl);
   g_mutex_lock(&fl->lock);
@@ -453,7 +495,9 @@ frame_loop_free(FrameLoop *fl)
   capture_notifier_unref(fl->notifier);
   stereod_config_free(fl->owned_config);
   stereod_config_free(fl->pending_config);
+  stereod_config_free(fl->next_config);
   g_free(fl->status);
+  g_mutex_clear(&fl->stats_lock);
   g_main_context_unref(fl->main_context);
   g_mutex_clear(&fl->lock);
   g_cond_clear(&fl->cond);

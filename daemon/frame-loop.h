@@ -1,15 +1,26 @@
 /* frame-loop.h: the GPU thread of stereod.
  *
- * One thread owns the EGL context and serves every camera pair: it takes the newest
- * frame pair from each pair's capture mailbox (fair round-robin), submits it to that
- * pair's stereo engine (several pairs in flight, so uploads, compute and readbacks of
- * different pairs overlap), collects finished results in order and publishes them to the
- * pair's shared-memory ring. When the GPU falls behind, the capture mailbox keeps only
- * the newest pair (the drop is counted there). The loop never sleep-polls: it waits on
- * the capture notifier or on the oldest GPU fence. It sends WATCHDOG=1 itself, so a hung
- * loop is noticed by systemd, and writes one stats line per pair every interval.
+ * One thread owns the EGL context and serves every camera pair. The pairs of equal size
+ * and filter parameters (everything but the noise floor; a calibration or none; the depth
+ * plane) share one stereo engine and are processed in batches: a batch is the newest
+ * captured frame pair of every member that has one, and the engine runs each pass of the
+ * filter once for the whole batch. At most [daemon] in_flight batches are on the GPU at
+ * a time for the whole daemon (K, default 2): the loop submits a batch whenever there is
+ * room and a member has a new pair, so under load the batches fill up and the latency
+ * stays about two batch times; when the GPU falls behind, the capture mailboxes keep only
+ * the newest pair (the older one is dropped and counted there, as "gpu behind"), nothing
+ * queues. Frames are copied once: the capture converts each GstBuffer straight into its
+ * pool, which lies in one persistently mapped GPU upload buffer, and the GPU uploads from
+ * there; a pair is given back to the capture when its upload is done. Finished frames are
+ * published to the pairs' shared-memory rings by publisher threads (frame-publish.h), in
+ * order per pair, and released to their engine after the copy. The loop never blocks on
+ * the GPU while it could submit: it waits on the capture notifier until the oldest batch
+ * is expected to finish, on that batch's fence only when every batch slot is busy. It
+ * sends WATCHDOG=1 itself, so a hung loop is noticed by systemd, and writes one stats line
+ * per pair every interval (gpu ms: the pair's share of its batches' GPU time).
  *
- * Start-up: frame_loop_start() creates the GPU context, every engine, ring and capture
+ * Start-up: frame_loop_start() creates the GPU context, the upload buffer, every engine
+ * (the calibrations' rectification maps computed on a thread per pair), ring and capture
  * pipeline on the new thread and returns once they are all up (or one failed).
  * Everything the hot path needs is allocated there.
  */
@@ -37,10 +48,14 @@ bool frame_loop_failed(FrameLoop *loop);
 void frame_loop_free(FrameLoop *loop);
 
 /* Hands a reloaded configuration to the GPU thread (SIGHUP), which applies what can
- * change live (stats interval, the filter parameters of the pairs in `engine_pairs`,
- * whose engines it recreates between two frames). `config` must be compatible (no
- * restart needed: see stereod_config_diff()); the loop takes ownership of it and frees
- * the old one once it no longer uses it. */
+ * change live: the stats interval, the noise floors (at once), and other filter
+ * parameters: the pairs are grouped again, the new engines are made with their programs
+ * built in the background (by the driver's compiler threads) while the old ones keep
+ * running, and the swap waits for what is on the GPU and moves every pair's
+ * rectification map on the GPU; a new engine that fails keeps the old ones (a warning).
+ * `config` must be compatible (no restart needed: see stereod_config_diff());
+ * `engine_pairs` is informative (the loop compares the groupings itself). The loop takes
+ * ownership of `config` and frees the old one once it no longer uses it. */
 void frame_loop_reload(FrameLoop *loop, StereodConfig *config, guint32 engine_pairs);
 
 /* A one-line summary for systemd's STATUS= ("west 25.0 fps, east 25.0 fps"), newly

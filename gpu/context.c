@@ -455,6 +455,21 @@ gpu_context_new(const GpuContextParams *params, GError **error)
                                     strstr(ctx->renderer, "Software Rasterizer"));
   setup_debug_output(ctx);
   query_limits(ctx);
+  GLint n_ext = 0;
+  glGetIntegerv(GL_NUM_EXTENSIONS, &n_ext);
+  for (GLint i = 0; i < n_ext; i++)
+    if (!strcmp((const char *) glGetStringi(GL_EXTENSIONS, (GLuint) i),
+                "GL_KHR_parallel_shader_compile"))
+      ctx->parallel_compile = true;
+  if (ctx->parallel_compile) {
+    /* an extension entry point: from EGL, not from the loader library */
+    PFNGLMAXSHADERCOMPILERTHREADSKHRPROC max_threads =
+      (PFNGLMAXSHADERCOMPILERTHREADSKHRPROC) eglGetProcAddress("glMaxShaderCompilerThreadsKHR");
+    if (max_threads)
+      max_threads(0xffffffffu);   /* as many as the driver likes */
+    else
+      ctx->parallel_compile = false;
+  }
   create_samplers(ctx);
   if (!gpu_context_check(ctx, "context creation", error))
     return NULL;

@@ -87,6 +87,7 @@ struct GpuContext {
   uint64_t barrier_serial[GPU_SYNC_COUNT];
   GpuStats stats;
   bool dry_run;
+  bool parallel_compile;   /* GL_KHR_parallel_shader_compile */
   GHashTable *programs;    /* shared programs of passes: text key -> ProgramEntry */
 };
 

@@ -125,6 +125,10 @@ bool gpu_image_download(GpuImage *img, int layer, void *data, size_t stride, GEr
  * ignored; integer formats take the values rounded to the nearest integer and clamped,
  * NaN as 0). Tests use it to poison outputs. */
 bool gpu_image_fill(GpuImage *img, const float value[4], GError **error);
+/* Queues a GPU-side copy of one whole layer between images of the same size and format
+ * (glCopyImageSubData); no host wait. FALSE (GPU_ERROR_LIMIT) when they do not match. */
+bool gpu_image_copy_layer(GpuImage *dst, int dst_layer, GpuImage *src, int src_layer,
+                          GError **error);
 
 /* Asynchronous transfers through a buffer (a pixel-unpack / pixel-pack source):
  * the host pixels live in `buf` at `offset`, rows `stride` bytes apart. These only
@@ -195,12 +199,23 @@ typedef struct {
   const char *source;
   /* Extra lines inserted right after the #version line, e.g. "#define RADIUS 5\n". */
   const char *defines;
+  /* Build in the background (GL_KHR_parallel_shader_compile, where the driver has it):
+   * gpu_program_new returns at once; gpu_program_poll() says when it is built. Without
+   * the extension the build is synchronous. A compile error is then reported by
+   * gpu_program_poll() (or gpu_program_wait()) instead of gpu_program_new(). */
+  bool async;
 } GpuProgramParams;
 
 /* Compiles and links a compute program. On failure the GError message holds the
  * driver's log and the source with line numbers (also logged at warning level). */
 GpuProgram *gpu_program_new(GpuContext *ctx, const GpuProgramParams *params, GError **error);
 void gpu_program_free(GpuProgram *prog);
+/* TRUE once the program is built; FALSE without an error while an asynchronous build is
+ * still running; FALSE with an error (once: GPU_ERROR_COMPILE, log and source as for
+ * gpu_program_new) when it failed. Never blocks. */
+bool gpu_program_poll(GpuProgram *prog, GError **error);
+/* The same, waiting for the build to end. */
+bool gpu_program_wait(GpuProgram *prog, GError **error);
 unsigned gpu_program_get_id(GpuProgram *prog);
 void gpu_program_get_local_size(GpuProgram *prog, int size[3]);
 /* glUseProgram. Uniform setters act on the program (glProgramUniform*), so `use` is
@@ -268,9 +283,16 @@ typedef struct {
   /* Uniform names; the index in this array is the handle for gpu_pass_set_*. A NULL
    * entry ends the list. A name the compiler dropped is accepted (setting it is a no-op). */
   const char *uniforms[GPU_PASS_MAX_UNIFORMS];
+  /* Build the program in the background (GpuProgramParams.async): the pass can be set up
+   * at once; gpu_pass_poll() says when it is ready (a dispatch before that waits). */
+  bool async;
 } GpuPassParams;
 
 GpuPass *gpu_pass_new(GpuContext *ctx, const GpuPassParams *params, GError **error);
+/* TRUE once the pass's program is built (always for a pass made without async); FALSE
+ * without an error while it is building; FALSE with an error when it failed. Never
+ * blocks. */
+bool gpu_pass_poll(GpuPass *pass, GError **error);
 void gpu_pass_free(GpuPass *pass);
 const char *gpu_pass_get_label(GpuPass *pass);
 void gpu_pass_get_local_size(GpuPass *pass, int size[3]);

@@ -329,6 +329,26 @@ gpu_image_fill(GpuImage *img, const float value[4], GError **error)
   return gpu_context_check(img->ctx, stage, error);
 }
 
+bool
+gpu_image_copy_layer(GpuImage *dst, int dst_layer, GpuImage *src, int src_layer,
+                     GError **error)
+{
+  g_return_val_if_fail(dst && src, false);
+  g_return_val_if_fail(dst_layer >= 0 && dst_layer < dst->layers && src_layer >= 0 &&
+                       src_layer < src->layers, false);
+  if (dst->width != src->width || dst->height != src->height || dst->format != src->format) {
+    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT,
+                "%s: cannot copy image \"%s\" into \"%s\" (size or format differ)",
+                dst->ctx->label, src->label, dst->label);
+    return false;
+  }
+  gpu_track_command(src->ctx, &src->track, GPU_SYNC_TEXTURE_UPDATE, false);
+  gpu_track_command(dst->ctx, &dst->track, GPU_SYNC_TEXTURE_UPDATE, true);
+  glCopyImageSubData(src->tex, GL_TEXTURE_2D_ARRAY, 0, 0, 0, src_layer, dst->tex,
+                     GL_TEXTURE_2D_ARRAY, 0, 0, 0, dst_layer, dst->width, dst->height, 1);
+  return true;
+}
+
 /* ------------------------------------------------------------ bindings */
 
 void

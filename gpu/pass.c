@@ -124,9 +124,38 @@ struct GpuPass {
   char *key;
   ProgramEntry *entry;
   Uniform uniforms[GPU_PASS_MAX_UNIFORMS];
+  char *names[GPU_PASS_MAX_UNIFORMS];   /* kept until the locations are resolved */
   int n_uniforms;
+  bool resolved;             /* the program is built and the locations are known */
   guint32 dirty;             /* uniforms changed since this pass last applied them */
 };
+
+/* Once the program is built: the uniform locations. */
+static void
+resolve_uniforms(GpuPass *pass)
+{
+  GLuint id = gpu_program_get_id(pass->entry->prog);
+  for (int i = 0; i < pass->n_uniforms; i++) {
+    pass->uniforms[i].location = glGetUniformLocation(id, pass->names[i]);
+    if (pass->uniforms[i].location < 0)
+      g_debug("%s: pass \"%s\" has no active uniform \"%s\", ignoring", pass->ctx->label,
+              pass->label, pass->names[i]);
+    g_clear_pointer(&pass->names[i], g_free);
+  }
+  pass->resolved = true;
+}
+
+bool
+gpu_pass_poll(GpuPass *pass, GError **error)
+{
+  g_return_val_if_fail(pass, false);
+  if (pass->resolved)
+    return true;
+  if (!gpu_program_poll(pass->entry->prog, error))
+    return false;
+  resolve_uniforms(pass);
+  return true;
+}
 
 static char *
 program_key(const GpuPassParams *params)
@@ -157,7 +186,8 @@ gpu_pass_new(GpuContext *ctx, const GpuPassParams *params, GError **error)
     ctx->stats.programs_shared++;
   } else {
     GpuProgramParams pp = { .label = pass->label, .resource = params->resource,
-                            .source = params->source, .defines = params->defines };
+                            .source = params->source, .defines = params->defines,
+                            .async = params->async };
     GpuProgram *prog = gpu_program_new(ctx, &pp, error);
     if (!prog)
       return NULL;
@@ -169,14 +199,13 @@ gpu_pass_new(GpuContext *ctx, const GpuPassParams *params, GError **error)
   e->refs++;
   pass->entry = e;
 
-  GLuint id = gpu_program_get_id(e->prog);
   for (int i = 0; i < GPU_PASS_MAX_UNIFORMS && params->uniforms[i]; i++) {
-    pass->uniforms[i].location = glGetUniformLocation(id, params->uniforms[i]);
-    if (pass->uniforms[i].location < 0)
-      g_debug("%s: pass \"%s\" has no active uniform \"%s\", ignoring", ctx->label, pass->label,
-              params->uniforms[i]);
+    pass->names[i] = g_strdup(params->uniforms[i]);
+    pass->uniforms[i].location = -1;
     pass->n_uniforms = i + 1;
   }
+  if (!params->async && !gpu_pass_poll(pass, error))
+    return NULL;   /* a program shared with an asynchronous pass that failed */
   return g_steal_pointer(&pass);
 }
 
@@ -192,6 +221,8 @@ gpu_pass_free(GpuPass *pass)
     if (--e->refs == 0)
       g_hash_table_remove(pass->ctx->programs, pass->key);
   }
+  for (int i = 0; i < GPU_PASS_MAX_UNIFORMS; i++)
+    g_free(pass->names[i]);
   g_free(pass->key);
   g_free(pass->label);
   g_free(pass);
@@ -314,6 +345,16 @@ gpu_pass_dispatch(GpuPass *pass, const GpuPassRun *run)
 {
   g_return_if_fail(pass && run);
   GpuContext *ctx = pass->ctx;
+  if (!pass->resolved) {
+    /* dispatched before its background build was seen to end: wait for it */
+    g_autoptr(GError) error = NULL;
+    if (!gpu_program_wait(pass->entry->prog, &error)) {
+      g_warning("%s: pass \"%s\" cannot run: %s", ctx->label, pass->label, error->message);
+      gpu_context_mark_failed(ctx);
+      return;
+    }
+    resolve_uniforms(pass);
+  }
   GLuint groups[3];
   int ls[3];
   gpu_program_get_local_size(pass->entry->prog, ls);

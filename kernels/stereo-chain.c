@@ -48,7 +48,7 @@ stereo_chain_run(StereoEngine *e, StereoSlot *sl)
     }
     for (int it = 0; it < e->p.iterations; it++) {
       stereo_pass_phase(ps, e->quad[s], prior, upsample, e->state[s][1 - cur], e->means,
-                        sl->layers, s, guard);
+                        sl->layers, s, guard, e->terms);
       cur = 1 - cur;
       prior = e->state[s][cur];
       upsample = false;

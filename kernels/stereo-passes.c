@@ -34,6 +34,8 @@ typedef enum {
   PASS_REFINE,         /* search.comp with SEARCH_REFINE (§5b), made when params->refine */
   PASS_REFINE_TILED,
   PASS_PHASE,
+  PASS_PHASE_TERMS,    /* the split phase round (software renderers): terms ... */
+  PASS_PHASE_SPLIT,    /* ... then the rest from them */
   PASS_FILL,
   PASS_FILL_REST,      /* the last dispatch of fill rounds when they do not divide evenly */
   PASS_POST,
@@ -67,6 +69,12 @@ static const PassInfo pass_info[PASS_COUNT] = {
                           D_SEARCH | D_DIRS, { "size", "t_min", "t_max", "prior_size" } },
   [PASS_PHASE] = { "phase.comp", NULL, D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
                    { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+  [PASS_PHASE_TERMS] = { "phase.comp", "#define TERMS_ONLY 1\n",
+                         D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
+                         { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+  [PASS_PHASE_SPLIT] = { "phase.comp", "#define FROM_TERMS 1\n",
+                         D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
+                         { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
   [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
   [PASS_FILL_REST] = { "fill.comp", NULL, D_FILL | D_FILL_REST, { "size" } },
   [PASS_POST] = { "post.comp", NULL, D_POST | D_DIRS, { "size" } },
@@ -79,6 +87,7 @@ struct StereoPasses {
   StereoParams params;
   int layers;                /* pairs of the current batch (0: the images' layers) */
   int phase_tile[2];         /* outputs per workgroup of the phase pass (its TILE_W, TILE_H) */
+  bool phase_split;          /* the phase round as two passes (terms, then the rest) */
   GpuPass *pass[PASS_COUNT];
   bool search_tiled;
 };
@@ -209,8 +218,14 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
                            "#define FILL_RS_SIZE %d\n", MAX(k, 1), fl.s_total, fl.rs_size);
   }
   if (groups & D_POST) {
-    g_string_append_printf(s, "#define LR_CHECK %d\n#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0,
-                           (p->width + 255) / 256);
+    /* post.comp: a workgroup per row, about 8 pixels per invocation (fewer invocations
+     * and barriers for narrow images), 32..256 invocations */
+    int threads = 32;
+    while (threads < 256 && threads * 8 < p->width)
+      threads *= 2;
+    g_string_append_printf(s, "#define LR_CHECK %d\n#define ROW_THREADS %d\n"
+                           "#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0, threads,
+                           (p->width + threads - 1) / threads);
     if (p->median)
       g_string_append(s, "#define MEDIAN 1\n");
     if (p->densify)
@@ -251,6 +266,38 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
 StereoPasses *
 stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
 {
+  return stereo_passes_new_async(gpu, params, false, error);
+}
+
+bool
+stereo_passes_poll(StereoPasses *ps, GError **error)
+{
+  for (int i = 0; i < PASS_COUNT; i++)
+    if (ps->pass[i] && !gpu_pass_poll(ps->pass[i], error))
+      return false;
+  return true;
+}
+
+/* On a software renderer the fused phase round computes the terms of the tiles' halos
+ * again (1.9 times the terms), which costs more there than the pass it saves;
+ * STEREOD_PHASE_SPLIT=0/1 overrides. */
+static bool
+phase_split(GpuContext *gpu)
+{
+  const char *env = g_getenv("STEREOD_PHASE_SPLIT");
+  return env ? g_strcmp0(env, "0") != 0 : gpu_context_is_software(gpu);
+}
+
+bool
+stereo_passes_phase_split(StereoPasses *ps)
+{
+  return ps->phase_split;
+}
+
+StereoPasses *
+stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
+                        GError **error)
+{
   g_return_val_if_fail(gpu != NULL && params != NULL, NULL);
   if (!stereo_params_validate(params, error))
     return NULL;
@@ -259,9 +306,13 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
   g_autoptr(StereoPasses) ps = g_new0(StereoPasses, 1);
   ps->gpu = gpu;
   ps->params = *params;
+  ps->phase_split = phase_split(gpu);
   for (int i = 0; i < PASS_COUNT; i++) {
     const PassInfo *pi = &pass_info[i];
     if ((i == PASS_REFINE || i == PASS_REFINE_TILED) && !params->refine)
+      continue;
+    bool split_pass = i == PASS_PHASE_TERMS || i == PASS_PHASE_SPLIT;
+    if ((split_pass && !ps->phase_split) || (i == PASS_PHASE && ps->phase_split))
       continue;
     if (i == PASS_FILL_REST &&
         params->fill_iterations % fill_rounds_per_pass(params,
@@ -274,7 +325,8 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
                                                ? " (refine)" : "",
                                              i == PASS_SEARCH_TILED || i == PASS_REFINE_TILED
                                                ? " (tiled)" : "");
-    GpuPassParams pp = { .label = label, .resource = pi->file, .defines = defines };
+    GpuPassParams pp = { .label = label, .resource = pi->file, .defines = defines,
+                         .async = async };
     memcpy(pp.uniforms, pi->uniforms, sizeof pp.uniforms);
     if (!(ps->pass[i] = gpu_pass_new(gpu, &pp, error)))
       return NULL;
@@ -459,9 +511,19 @@ stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage
 
 void
 stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
-                  GpuImage *out, GpuBuffer *means, GpuBuffer *layers, int level, float guard)
+                  GpuImage *out, GpuBuffer *means, GpuBuffer *layers, int level, float guard,
+                  GpuImage *scratch)
 {
-  GpuPass *p = ps->pass[PASS_PHASE];
+  int w = gpu_image_get_width(out), h = gpu_image_get_height(out);
+  int passes[2] = { PASS_PHASE, -1 };
+  if (ps->phase_split) {
+    g_return_if_fail(scratch && gpu_image_get_width(scratch) >= w &&
+                     gpu_image_get_height(scratch) >= h);
+    passes[0] = PASS_PHASE_TERMS;
+    passes[1] = PASS_PHASE_SPLIT;
+  }
+  for (int k = 0; k < 2 && passes[k] >= 0; k++) {
+  GpuPass *p = ps->pass[passes[k]];
   double scale = ldexp(1.0, -level);
   set_size(p, 0, out);
   set_size(p, 1, prior);
@@ -470,14 +532,21 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
   gpu_pass_set_vec2(p, 4, (float)(ps->params.min_disparity * scale - 2.0),
                     (float)(ps->params.max_disparity * scale + 2.0));
   gpu_pass_set_float(p, 5, guard);
-  int w = gpu_image_get_width(out), h = gpu_image_get_height(out);
+  bool terms_only = passes[k] == PASS_PHASE_TERMS;
+  int tw = terms_only ? 16 : ps->phase_tile[0], th = terms_only ? 16 : ps->phase_tile[1];
   GpuPassRun run = {
     .images = { IMG(quad, READ), IMG(prior, READ), IMG(out, WRITE) },
     .buffers = { BUF(means, READ), BUF(layers, READ) },
-    .groups = { (w + ps->phase_tile[0] - 1) / ps->phase_tile[0],
-                (h + ps->phase_tile[1] - 1) / ps->phase_tile[1], state_layers(ps, out) },
+    .groups = { (w + tw - 1) / tw, (h + th - 1) / th, state_layers(ps, out) },
   };
+  if (terms_only) {
+    run.images[2].image = NULL;
+    run.images[3] = (GpuPassImage)IMG(scratch, WRITE);
+  } else if (ps->phase_split) {
+    run.images[3] = (GpuPassImage)IMG(scratch, READ);
+  }
   gpu_pass_dispatch(p, &run);
+  }
 }
 
 int

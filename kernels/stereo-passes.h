@@ -24,6 +24,11 @@ typedef struct StereoPasses StereoPasses;
 /* Compiles every program for `params` (filter radius and search window are compile-time
  * constants; taps are uniforms computed here in double). */
 StereoPasses *stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error);
+/* The same with the programs built in the background when `async` (GpuPassParams.async):
+ * stereo_passes_poll() is TRUE once all are built (FALSE with an error if one failed). */
+StereoPasses *stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
+                                      GError **error);
+bool stereo_passes_poll(StereoPasses *passes, GError **error);
 void stereo_passes_free(StereoPasses *passes);
 /* The pairs of the batch the next dispatches run on (0: all layers of their images). A
  * pair's state images have DIRS layers (2 with the L-R check, else 1). */
@@ -82,7 +87,12 @@ void stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img,
  * keeps d0 (certainty C-bar, sigma 0). `prior` and `out` are different images. */
 void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
                        GpuImage *out, GpuBuffer *means, GpuBuffer *layers, int level,
-                       float guard);
+                       float guard, GpuImage *scratch);
+/* Whether the phase round runs as two passes here (software renderers; env
+ * STEREOD_PHASE_SPLIT=0/1): the terms into `scratch` (RGBA32F, at least the level's size,
+ * as many layers as the state), then the rest. Otherwise `scratch` is not used and may
+ * be NULL. The results are the same. */
+bool stereo_passes_phase_split(StereoPasses *passes);
 /* fill_iterations rounds of the hole fill (§9), each one dispatch reading one of the two
  * state images and writing the other, starting from state[cur]; returns the index of
  * the image holding the result. */

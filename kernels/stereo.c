@@ -50,6 +50,7 @@ stereo_engine_free(StereoEngine *e)
   gpu_image_free(e->in8);
   gpu_image_free(e->map);
   gpu_image_free(e->post);
+  gpu_image_free(e->terms);
   gpu_buffer_free(e->partials);
   gpu_buffer_free(e->means);
   gpu_buffer_free(e->counters);
@@ -114,7 +115,7 @@ upload_map(StereoEngine *e, int pair, const StereoCalib *calib, const float *giv
 }
 
 static bool
-engine_alloc(StereoEngine *e, GError **error)
+engine_alloc(StereoEngine *e, const float *map, bool defer_maps, GError **error)
 {
   int w0 = e->width, h0 = e->height, B = e->batch;
   if (!(e->in8 = make_image(e, "in", 0, w0, h0, GPU_FORMAT_R8, 2 * B, error)))
@@ -135,6 +136,9 @@ engine_alloc(StereoEngine *e, GError **error)
   }
   if (!(e->post = make_image(e, "post", 0, w0, h0, GPU_FORMAT_RGBA32F, B, error)))
     return false;
+  if (stereo_passes_phase_split(e->passes) &&
+      !(e->terms = make_image(e, "terms", 0, w0, h0, GPU_FORMAT_RGBA32F, e->n_dirs * B, error)))
+    return false;
   size_t levels = (size_t)B * STEREO_MAX_LEVELS;
   if (!(e->partials = make_buffer(e, "partials", 0, (size_t)partials * 8, GPU_BUFFER_STORAGE,
                                   error)) ||
@@ -146,11 +150,17 @@ engine_alloc(StereoEngine *e, GError **error)
     if (!(e->map = make_image(e, "rectify-map", 0, w0, h0, GPU_FORMAT_RG32F, 2 * B, error)))
       return false;
     /* every pair starts with the engine's calibration: one map, uploaded B times */
-    g_autofree float *uv = g_new(float, 4 * (size_t)w0 * h0);
-    stereo_rectify_map_compute(&e->pairs[0].calib, uv);
-    for (int k = 0; k < B; k++)
-      if (!upload_map(e, k, &e->pairs[0].calib, uv, error))
-        return false;
+    if (!defer_maps) {
+      g_autofree float *uv = NULL;
+      if (!map) {
+        uv = g_new(float, 4 * (size_t)w0 * h0);
+        stereo_rectify_map_compute(&e->pairs[0].calib, uv);
+        map = uv;
+      }
+      for (int k = 0; k < B; k++)
+        if (!upload_map(e, k, &e->pairs[0].calib, map, error))
+          return false;
+    }
   }
   stereo_pack_layout(w0, h0, e->format == STEREO_OUTPUT_S16, e->depth, &e->layout);
   if (!(e->packed = make_buffer(e, "packed", 0, B * e->layout.layer_bytes, GPU_BUFFER_STORAGE,
@@ -224,8 +234,8 @@ stereo_engine_new(GpuContext *gpu, const StereoEngineParams *params, GError **er
     e->pairs[k].min_magnitude = e->p.min_magnitude;
   }
 
-  e->passes = stereo_passes_new(gpu, &e->p, error);
-  if (!e->passes || !engine_alloc(e, error))
+  e->passes = stereo_passes_new_async(gpu, &e->p, params->async_programs, error);
+  if (!e->passes || !engine_alloc(e, params->map, params->defer_maps, error))
     return NULL;
   g_debug("%s: %dx%d, %d levels, phase from level %d, search %s (t %d..%d), batches of %d, "
           "%d in flight", e->label, e->width, e->height, stereo_params_get_levels(&e->p),
@@ -238,6 +248,13 @@ const StereoParams *
 stereo_engine_get_params(StereoEngine *e)
 {
   return &e->p;
+}
+
+bool
+stereo_engine_poll_ready(StereoEngine *e, GError **error)
+{
+  g_return_val_if_fail(e, false);
+  return stereo_passes_poll(e->passes, error);
 }
 
 int
@@ -272,6 +289,28 @@ stereo_engine_set_pair(StereoEngine *e, int pair, const StereoPairParams *pp, GE
     e->pairs[pair].calib = *pp->calib;
   }
   e->pairs[pair].min_magnitude = pp->min_magnitude;
+  return true;
+}
+
+bool
+stereo_engine_copy_pair(StereoEngine *e, int pair, StereoEngine *src, int src_pair,
+                        double min_magnitude, GError **error)
+{
+  g_return_val_if_fail(e && src && pair >= 0 && pair < e->batch && src_pair >= 0 &&
+                       src_pair < src->batch, false);
+  if (e->rectify != src->rectify || e->width != src->width || e->height != src->height) {
+    g_set_error(error, STEREO_PARAMS_ERROR, 0,
+                "%s: pair %d cannot take over pair %d of %s (another size or calibration)",
+                e->label, pair, src_pair, src->label);
+    return false;
+  }
+  if (e->rectify)
+    for (int side = 0; side < 2; side++)
+      if (!gpu_image_copy_layer(e->map, 2 * pair + side, src->map, 2 * src_pair + side, error))
+        return false;
+  e->pairs[pair] = src->pairs[src_pair];
+  if (min_magnitude >= 0.0)
+    e->pairs[pair].min_magnitude = min_magnitude;
   return true;
 }
 

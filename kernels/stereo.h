@@ -74,12 +74,26 @@ typedef struct {
    * rectified left view. */
   const StereoCalib *calib;
   bool depth;                      /* also output depth u16 mm (needs calib) */
+  /* Build the programs in the background (the driver's compiler threads): the engine is
+   * made at once and stereo_engine_poll_ready() tells when it can run without waiting
+   * for a compile (a submit before that waits). Programs an earlier engine with the same
+   * parameters built are shared and ready. */
+  bool async_programs;
+  /* With calib: the rectification map of calib as stereo_rectify_map_compute() makes it
+   * (NULL: computed here), or with defer_maps none at all: every pair's map is then set
+   * (stereo_engine_set_pair with a map, stereo_engine_copy_pair) before it is submitted. */
+  const float *map;
+  bool defer_maps;
 } StereoEngineParams;
 
 StereoEngine *stereo_engine_new(GpuContext *gpu, const StereoEngineParams *params,
                                 GError **error);
 void stereo_engine_free(StereoEngine *engine);
 const StereoParams *stereo_engine_get_params(StereoEngine *engine);
+/* TRUE once every program of the engine is built; FALSE without an error while some are
+ * building, FALSE with an error when one failed (the engine is then unusable). Never
+ * blocks. */
+bool stereo_engine_poll_ready(StereoEngine *engine, GError **error);
 int stereo_engine_get_batch(StereoEngine *engine);
 
 /* What differs between the pairs of one engine. */
@@ -99,6 +113,12 @@ typedef struct {
  * without calibration, or an out-of-range noise floor. */
 bool stereo_engine_set_pair(StereoEngine *engine, int pair, const StereoPairParams *params,
                             GError **error);
+/* Pair `pair` takes over what pair `src_pair` of `src` (an engine of the same size, also
+ * with calibration or also without) has: calibration, rectification map (copied on the
+ * GPU) and noise floor; `min_magnitude` >= 0 replaces the noise floor. For a reload that
+ * moves pairs between engines without computing their maps again. */
+bool stereo_engine_copy_pair(StereoEngine *engine, int pair, StereoEngine *src, int src_pair,
+                             double min_magnitude, GError **error);
 /* The rectification map of a calibration: for every rectified pixel its raw (u, v),
  * left side then right side, 2 x 2 x width x height floats into `map`. Pure CPU, thread
  * safe. */

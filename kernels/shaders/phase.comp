@@ -10,6 +10,9 @@
 // same order as separate row and column passes that skip the outside.
 // The prior d0 is the same level's state (.x of `prior`), or with `upsample` the coarser
 // level's, 2 x bilinear (§8: the mean of up to four coarse values, fractions 0 or 0.5).
+// Split variant (software renderers, where computing the halo's terms again costs more
+// than a pass): TERMS_ONLY writes every pixel's terms into `terms_img`, FROM_TERMS is the
+// pass above with the terms read from there; the same numbers either way.
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(QUAD_FORMAT, binding = 0) readonly uniform image2DArray quad;   // (qL, qR), layer = pair
@@ -17,6 +20,9 @@ layout(rgba32f, binding = 1) readonly uniform image2DArray prior;      // d0 in 
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;       // (d, C, sigma_d, v)
 layout(std430, binding = 0) readonly buffer Means { vec2 mean_mag[]; };  // [pair * MAX_LEVELS + level]
 layout(std430, binding = 1) readonly buffer Layers { LayerParams layer_params[]; };
+#if defined(TERMS_ONLY) || defined(FROM_TERMS)
+layout(rgba32f, binding = 3) uniform image2DArray terms_img;   // P per pixel, layer z
+#endif
 uniform ivec2 size;
 uniform ivec2 prior_size;   // the prior's size (the coarser level's with upsample)
 uniform int level;
@@ -129,6 +135,20 @@ void solve(ivec2 tile, int o, int z)
   imageStore(dst, ivec3(g, z), o4);
 }
 
+#ifdef TERMS_ONLY
+void main()
+{
+  int z = int(gl_WorkGroupID.z);
+  pair_ = z / DIRS;
+  eta_ = z % DIRS == 0 ? 1 : -1;
+  vec2 mm = mean_mag[pair_ * MAX_LEVELS + level];
+  float tmag = max(KAPPA * (eta_ > 0 ? mm.x : mm.y), layer_params[pair_].min_magnitude);
+  int li = int(gl_LocalInvocationID.x);
+  ivec2 p = ivec2(gl_WorkGroupID.xy) * ivec2(16, 16) + ivec2(li % 16, li / 16);
+  if (all(lessThan(p, size)))
+    imageStore(terms_img, ivec3(p, z), terms(p, d_prior(p), tmag));
+}
+#else
 void main()
 {
   int z = int(gl_WorkGroupID.z);
@@ -142,8 +162,13 @@ void main()
   for (int i = li; i < RW * RH; i += NT) {
     ivec2 p = origin + ivec2(i % RW, i / RW);
     vec4 P = vec4(0.0);
+#ifdef FROM_TERMS
+    if (all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, size)))
+      P = imageLoad(terms_img, ivec3(p, z));
+#else
     if (all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, size)))
       P = terms(p, d_prior(p), tmag);
+#endif
     T[i / RW][i % RW] = P;
   }
   barrier();
@@ -167,3 +192,4 @@ void main()
   for (int j = 0; j < OUT_PER_THREAD; j++)
     solve(tile, li + j * NT, z);
 }
+#endif

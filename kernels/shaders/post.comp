@@ -9,16 +9,16 @@
 //     step towards the larger one is weaker by more than EDGE_MARGIN than the strongest
 //     step towards the smaller one.
 // Step 3 needs, per pixel, the nearest valid neighbour on each side and the largest
-// step on the way: segmented scans over the row. Each of the 256 invocations owns
-// ROW_CHUNK consecutive pixels; it summarises its chunk in each direction, the
-// workgroup scans the 256 summaries in shared memory (log2(256) steps), and each
+// step on the way: segmented scans over the row. Each of the ROW_THREADS invocations
+// (a power of two) owns ROW_CHUNK consecutive pixels; it summarises its chunk in each
+// direction, the workgroup scans the summaries in shared memory (log2 steps), and each
 // invocation walks its chunk again with the carry it receives. The cost per pixel is
 // the same whatever the image holds (the scans of the former shader stopped at the
 // first valid pixel, so a row with long gaps cost more).
 // Output (d, state, k, 0): state 2 measured, 1 filled, 0 invalid;
 // k = clamp(C/0.5, 0, 1) exp(-(sigma_d/0.5)^2) of the left view's state at the pixel.
 #include "sortnet.glsl"
-layout(local_size_x = 256) in;
+layout(local_size_x = ROW_THREADS) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray disp;      // layers pair * DIRS (+ 1)
 layout(rg32f, binding = 1) readonly uniform image2DArray intensity;   // level 0, L in .r
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;
@@ -68,16 +68,17 @@ struct Sum { bool has; float d, e; };
 // `a` followed by `b` (in the direction of the scan).
 Sum combine(Sum a, Sum b) { return b.has ? b : Sum(a.has, a.d, max(a.e, b.e)); }
 
-shared bool s_has[2][256];
-shared float s_d[2][256], s_e[2][256];
+shared bool s_has[2][ROW_THREADS];
+shared float s_d[2][ROW_THREADS], s_e[2][ROW_THREADS];
 
 // Inclusive scan of the summaries of direction `dir` over the invocations in the order
-// of the scan (dir 0: 0..255, dir 1: 255..0), Hillis-Steele; every invocation takes part.
+// of the scan (dir 0: 0 .. ROW_THREADS - 1, dir 1: backwards), Hillis-Steele; every
+// invocation takes part.
 Sum scan(int dir, Sum mine)
 {
   int t = int(gl_LocalInvocationID.x);
-  int r = dir == 0 ? t : 255 - t;   // position in the scan order
-  for (int off = 1; off < 256; off <<= 1) {
+  int r = dir == 0 ? t : ROW_THREADS - 1 - t;   // position in the scan order
+  for (int off = 1; off < ROW_THREADS; off <<= 1) {
     s_has[dir][t] = mine.has;
     s_d[dir][t] = mine.d;
     s_e[dir][t] = mine.e;
@@ -162,7 +163,8 @@ void main()
   s_e[1][t] = bi.e;
   barrier();
   Sum f = t > 0 ? Sum(s_has[0][t - 1], s_d[0][t - 1], s_e[0][t - 1]) : Sum(false, 0.0, 0.0);
-  Sum b = t < 255 ? Sum(s_has[1][t + 1], s_d[1][t + 1], s_e[1][t + 1]) : Sum(false, 0.0, 0.0);
+  Sum b = t < ROW_THREADS - 1 ? Sum(s_has[1][t + 1], s_d[1][t + 1], s_e[1][t + 1])
+                              : Sum(false, 0.0, 0.0);
   // Forward walk: the nearest valid pixel to the left of each pixel and the step maximum.
   bool lh[C];
   float ld[C], le[C];

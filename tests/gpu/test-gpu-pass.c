@@ -228,9 +228,64 @@ test_pass_barriers(void)
   assert_gl_ok(ctx, "barrier test");
 }
 
+/* A pass built in the background: set up at once, ready after polling (within a
+ * minute on a busy machine), then as a synchronous one; a shader with an error is
+ * reported by the poll, once, with the compiler's log. */
+static void
+test_pass_async(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  GError *error = NULL;
+  /* a variant of the text, so that the program is not already built by another test */
+  GpuPassParams pp = { .label = "async", .source = axpy_src, .defines = "#define ASYNC_TEST 1",
+                       .uniforms = { "size", "scale", "add" }, .async = true };
+  g_autoptr(GpuPass) p = gpu_pass_new(ctx, &pp, &error);
+  g_assert_no_error(error);
+  gpu_pass_set_ivec2(p, U_SIZE, 8, 8);   /* uniforms can be set before it is built */
+  gpu_pass_set_float(p, U_SCALE, 3.0f);
+  gpu_pass_set_vec2(p, U_ADD, 0.5f, 0.0f);
+  int64_t deadline = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+  int polls = 0;
+  while (!gpu_pass_poll(p, &error)) {
+    g_assert_no_error(error);
+    g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+    g_usleep(1000);
+    polls++;
+  }
+  g_test_message("async pass ready after %d polls", polls);
+  g_autoptr(GpuImage) x = new_image(ctx, "x", 8, 8, 1, GPU_FORMAT_R32F);
+  g_autoptr(GpuImage) y = new_image(ctx, "y", 8, 8, 1, GPU_FORMAT_R32F);
+  const float two[4] = { 2, 2, 2, 2 };
+  g_assert_true(gpu_image_fill(x, two, NULL));
+  run_axpy(p, x, y, 8, 8, 1);
+  g_autofree float *oy = read_layer(y, 0);
+  for (int i = 0; i < 64; i++)
+    g_assert_cmpfloat(oy[i], ==, 6.5f);
+
+  GpuPassParams bad = { .label = "broken", .async = true,
+                        .source = "#version 450\nlayout(local_size_x = 1) in;\n"
+                                  "void main() { undeclared_name = 1; }\n" };
+  g_test_expect_message(LOG_DOMAIN, G_LOG_LEVEL_WARNING, "*\"broken\" failed to compile*");
+  g_autoptr(GpuPass) b = gpu_pass_new(ctx, &bad, &error);
+  if (b) {   /* asynchronous: the poll reports it */
+    while (!gpu_pass_poll(b, &error) && !error) {
+      g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+      g_usleep(1000);
+    }
+  }
+  g_test_assert_expected_messages();
+  g_assert_error(error, GPU_ERROR, GPU_ERROR_COMPILE);
+  g_assert_nonnull(strstr(error->message, "undeclared_name"));
+  g_clear_error(&error);
+  assert_gl_ok(ctx, "async passes");
+}
+
 void
 test_gpu_add_pass_tests(void)
 {
+  g_test_add_func("/gpu/pass/async", test_pass_async);
   g_test_add_func("/gpu/pass/shared-program", test_pass_shared_program);
   g_test_add_func("/gpu/pass/barriers", test_pass_barriers);
 }

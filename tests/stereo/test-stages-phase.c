@@ -104,8 +104,9 @@ phase_case(bool upsample, double guard)
   }
   poison(out_img);
   g_autoptr(GpuBuffer) layers = layer_params(f.ctx, 1, NULL, f.p.min_magnitude);
+  g_autoptr(GpuImage) scratch = layered_image(f.ctx, w, h, 2, GPU_FORMAT_RGBA32F);
   stereo_pass_phase(f.ps, quad, prior_img, upsample, out_img, means, layers, level,
-                    (float)guard);
+                    (float)guard, scratch);
   double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
   int sr = stereo_gauss_taps(f.p.smooth_sigma, taps);
   for (int dir = 0; dir < 2; dir++) {
@@ -175,12 +176,24 @@ phase_case(bool upsample, double guard)
   fixture_teardown(&f);
 }
 
+/* Both schedules of the round: fused (GPUs) and split in two passes (software
+ * renderers), whatever this device would pick. */
 static void
 test_phase_round(void)
 {
-  phase_case(false, 0.0);
-  phase_case(true, 0.0);
-  phase_case(false, STEREO_REFINE_GUARD);
+  const char *was = g_getenv("STEREOD_PHASE_SPLIT");
+  g_autofree char *saved = g_strdup(was);
+  for (int split = 0; split < 2; split++) {
+    g_setenv("STEREOD_PHASE_SPLIT", split ? "1" : "0", TRUE);
+    g_test_message("phase round %s", split ? "split in two passes" : "fused");
+    phase_case(false, 0.0);
+    phase_case(true, 0.0);
+    phase_case(false, STEREO_REFINE_GUARD);
+  }
+  if (saved)
+    g_setenv("STEREOD_PHASE_SPLIT", saved, TRUE);
+  else
+    g_unsetenv("STEREOD_PHASE_SPLIT");
 }
 
 /* Hole fill, all rounds in as few dispatches as the shared memory allows (three rounds
