@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "bench/pairs.h"
+#include "bench/service.h"
 #include "kernels/stereo.h"
 
 #define N_INPUTS BENCH_N_INPUTS
@@ -225,7 +226,9 @@ int
 main(int argc, char **argv)
 {
   g_autofree char *sizes_s = NULL, *scales_s = NULL, *flight_s = NULL, *csv_path = NULL;
-  g_autofree char *batch_s = NULL;
+  g_autofree char *batch_s = NULL, *size_s = NULL, *source_s = NULL;
+  gboolean service = FALSE;
+  BenchServiceOptions so = { .pairs = 16, .fps = 60, .seconds = 10, .warmup_seconds = 3 };
   g_autofree char *device = NULL, *format_s = NULL, *save_dir = NULL;
   Options o = { .frames = 200, .warmup = 20, .max_disparity = 128 };
   GOptionEntry entries[] = {
@@ -236,6 +239,17 @@ main(int argc, char **argv)
     { "frames", 0, 0, G_OPTION_ARG_INT, &o.frames, "timed pairs per case", "N" },
     { "warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup, "pairs before timing", "N" },
     { "max-disparity", 0, 0, G_OPTION_ARG_DOUBLE, &o.max_disparity, "search range", "D" },
+    { "service", 0, 0, G_OPTION_ARG_NONE, &service,
+      "run the service's frame loop and capture on live synthetic pairs (bench/service.c)",
+      NULL },
+    { "pairs", 0, 0, G_OPTION_ARG_INT, &so.pairs, "--service: camera pairs [16]", "N" },
+    { "size", 0, 0, G_OPTION_ARG_STRING, &size_s, "--service: pair size [1920x1080]", "WxH" },
+    { "fps", 0, 0, G_OPTION_ARG_INT, &so.fps, "--service: camera rate [60]", "R" },
+    { "seconds", 0, 0, G_OPTION_ARG_INT, &so.seconds, "--service: measured seconds [10]", "S" },
+    { "warmup-seconds", 0, 0, G_OPTION_ARG_INT, &so.warmup_seconds,
+      "--service: seconds before measuring [3]", "S" },
+    { "source", 0, 0, G_OPTION_ARG_STRING, &source_s,
+      "--service: still (textured pairs, imagefreeze) or videotestsrc [still]", "S" },
     { "count", 0, 0, G_OPTION_ARG_NONE, &o.count,
       "only count the dispatches and barriers of one batch (dry run, nothing computed)", NULL },
     { "refine", 0, 0, G_OPTION_ARG_NONE, &o.refine,
@@ -265,6 +279,37 @@ main(int argc, char **argv)
     return 2;
   }
   o.format = g_strcmp0(format_s, "float") == 0 ? STEREO_OUTPUT_FLOAT : STEREO_OUTPUT_S16;
+  if (service) {
+    Size sz = { 1920, 1080 };
+    int n = 0;
+    if (size_s && !parse_sizes(size_s, &sz, 1, &n)) {
+      fprintf(stderr, "stereod-bench: bad --size\n");
+      return 2;
+    }
+    /* the device's name for the summary line, from a context of its own */
+    GpuContextParams gp = { .label = "bench", .device = device };
+    g_autoptr(GpuContext) probe = gpu_context_new(&gp, &error);
+    if (!probe) {
+      fprintf(stderr, "stereod-bench: %s\n", error->message);
+      return 1;
+    }
+    const char *renderer = gpu_context_get_renderer(probe);
+    g_autofree char *name = g_strdup(strstr(renderer, "H200") ? "H200"
+                                     : gpu_context_is_software(probe) ? "llvmpipe" : renderer);
+    printf("# device: %s | %s | %s\n", gpu_context_get_device(probe), renderer,
+           gpu_context_get_version(probe));
+    g_clear_pointer(&probe, gpu_context_free);
+    so.width = sz.w;
+    so.height = sz.h;
+    so.in_flight = flight_s ? flights[0] : 2;   /* the daemon's default */
+    so.scales = scales_s ? scales[0] : 0;   /* 0: automatic, as the daemon */
+    so.max_disparity = o.max_disparity;
+    so.refine = o.refine;
+    so.source = source_s ? source_s : "still";
+    so.device = device;
+    so.device_name = name;
+    return bench_service_run(&so);
+  }
   if (csv_path && !(o.csv = fopen(csv_path, "we"))) {
     fprintf(stderr, "stereod-bench: %s: %s\n", csv_path, g_strerror(errno));
     return 1;

@@ -3,6 +3,7 @@
  * publishers, and the capture pairs held until the GPU has uploaded them. */
 #include "daemon/frame-loop-private.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Pairs share an engine when it would be the same: size, every filter parameter but the
@@ -154,8 +155,15 @@ published(gpointer data, int result, uint64_t publish_ns)
   } else {
     p->out++;
     p->gpu_ms += b->gpu_ms / b->n;
-    if (p->n_latency < MAX_LATENCIES && publish_ns > b->capture_ns[j->k])
-      p->latency_ms[p->n_latency++] = (double)(publish_ns - b->capture_ns[j->k]) * 1e-6;
+    fl->total_published++;
+    if (publish_ns > b->capture_ns[j->k]) {
+      double ms = (double)(publish_ns - b->capture_ns[j->k]) * 1e-6;
+      if (p->n_latency < MAX_LATENCIES)
+        p->latency_ms[p->n_latency++] = ms;
+      int bin = ms > LATENCY_BIN0_MS ? (int)(log(ms / LATENCY_BIN0_MS) / log(1.01)) : 0;
+      fl->latency_hist[CLAMP(bin, 0, LATENCY_BINS - 1)]++;
+      fl->total_latency_max_ms = MAX(fl->total_latency_max_ms, ms);
+    }
   }
   g_mutex_unlock(&fl->stats_lock);
   g_atomic_int_add(&b->unpublished, -1);
@@ -209,6 +217,10 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f)
     g->queued--;
     fl->queued--;
     g->last_gpu_ms = b->gpu_ms;
+    g_mutex_lock(&fl->stats_lock);
+    fl->total_batches++;
+    fl->total_gpu_ms += b->gpu_ms;
+    g_mutex_unlock(&fl->stats_lock);
   }
 }
 
@@ -333,6 +345,7 @@ submit_group(FrameLoop *fl, LoopGroup *g, GError **error)
       h->submission = id;
       g_mutex_lock(&fl->stats_lock);
       p->in++;
+      fl->total_submitted++;
       g_mutex_unlock(&fl->stats_lock);
     } else {
       capture_pair_release(p->capture, h->left, h->right);

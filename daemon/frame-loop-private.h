@@ -14,6 +14,9 @@
 
 #define MAX_LATENCIES 4096     /* latency samples kept per pair and stats interval */
 #define MAX_HELD 8             /* capture pairs a pair may hold (the capture's limit) */
+/* latency histogram: bin i covers [0.01 ms * 1.01^i, 0.01 ms * 1.01^(i+1)), up to 116 s */
+#define LATENCY_BINS 1640
+#define LATENCY_BIN0_MS 0.01
 
 /* A pair taken from its capture: held until the GPU has uploaded it. */
 typedef struct {
@@ -100,6 +103,12 @@ struct FrameLoop {
   int rr;                    /* the group that submits first next time */
   GMutex stats_lock;
   int publish_error;         /* the first failed ring_writer_publish (negative errno) */
+  /* totals for frame_loop_get_stats, under stats_lock */
+  int64_t totals_since_us;
+  uint64_t total_submitted, total_published, total_batches;
+  double total_gpu_ms, total_latency_max_ms;
+  uint32_t latency_hist[LATENCY_BINS];
+  CaptureStats capture_base[STEREOD_CONFIG_MAX_PAIRS];   /* capture counters at the reset */
   char *status;              /* under lock */
   GMainContext *main_context;
   GSourceFunc on_failure;

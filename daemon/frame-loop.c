@@ -405,6 +405,7 @@ loop_setup(FrameLoop *fl, GError **error)
   }
   g_message("%d pairs in %d engine groups, at most %d batches on the GPU", fl->n_pairs,
             fl->n_groups, fl->in_flight);
+  fl->totals_since_us = g_get_monotonic_time();
   return true;
 }
 
@@ -513,6 +514,63 @@ frame_loop_reload(FrameLoop *fl, StereodConfig *config, guint32 engine_pairs)
   fl->pending_engines = engine_pairs;
   g_mutex_unlock(&fl->lock);
   capture_notifier_signal(fl->notifier);
+}
+
+void
+frame_loop_reset_stats(FrameLoop *fl)
+{
+  g_return_if_fail(fl);
+  g_mutex_lock(&fl->stats_lock);
+  fl->totals_since_us = g_get_monotonic_time();
+  fl->total_submitted = fl->total_published = fl->total_batches = 0;
+  fl->total_gpu_ms = fl->total_latency_max_ms = 0.0;
+  memset(fl->latency_hist, 0, sizeof fl->latency_hist);
+  for (int i = 0; i < fl->n_pairs; i++)
+    capture_pair_get_stats(fl->pairs[i].capture, &fl->capture_base[i]);
+  g_mutex_unlock(&fl->stats_lock);
+}
+
+static double
+hist_quantile(const uint32_t *hist, uint64_t n, double q)
+{
+  if (n == 0)
+    return NAN;
+  uint64_t want = (uint64_t)ceil(q * (double)n), seen = 0;
+  for (int i = 0; i < LATENCY_BINS; i++) {
+    seen += hist[i];
+    if (seen >= want)
+      return LATENCY_BIN0_MS * pow(1.01, i + 1);   /* the bin's upper end */
+  }
+  return LATENCY_BIN0_MS * pow(1.01, LATENCY_BINS);
+}
+
+void
+frame_loop_get_stats(FrameLoop *fl, FrameLoopStats *st)
+{
+  g_return_if_fail(fl && st);
+  *st = (FrameLoopStats){ 0 };
+  g_mutex_lock(&fl->stats_lock);
+  st->seconds = (g_get_monotonic_time() - fl->totals_since_us) * 1e-6;
+  for (int i = 0; i < fl->n_pairs; i++) {
+    CaptureStats cs;
+    capture_pair_get_stats(fl->pairs[i].capture, &cs);
+    const CaptureStats *o = &fl->capture_base[i];
+    st->captured += cs.pairs - o->pairs;
+    st->dropped += cs.overwritten - o->overwritten + cs.starved[0] - o->starved[0] +
+                   cs.starved[1] - o->starved[1] + cs.unpaired[0] - o->unpaired[0] +
+                   cs.unpaired[1] - o->unpaired[1];
+  }
+  st->submitted = fl->total_submitted;
+  st->published = fl->total_published;
+  st->batches = fl->total_batches;
+  st->gpu_ms = fl->total_gpu_ms;
+  /* a quantile is its bin's upper end, at most the largest sample */
+  st->latency_p50_ms = MIN(hist_quantile(fl->latency_hist, fl->total_published, 0.5),
+                           fl->total_latency_max_ms);
+  st->latency_p99_ms = MIN(hist_quantile(fl->latency_hist, fl->total_published, 0.99),
+                           fl->total_latency_max_ms);
+  st->latency_max_ms = fl->total_latency_max_ms;
+  g_mutex_unlock(&fl->stats_lock);
 }
 
 char *

@@ -58,6 +58,23 @@ void frame_loop_free(FrameLoop *loop);
  * ownership of `config` and frees the old one once it no longer uses it. */
 void frame_loop_reload(FrameLoop *loop, StereodConfig *config, guint32 engine_pairs);
 
+/* Totals of the whole daemon since the start or the last frame_loop_reset_stats() (for
+ * stereod-bench --service). */
+typedef struct {
+  double seconds;              /* since the start or the reset */
+  uint64_t captured;           /* pairs the captures delivered (offered) */
+  uint64_t dropped;            /* pairs dropped at capture: overwritten, starved, unpaired */
+  uint64_t submitted;          /* pairs submitted to the GPU */
+  uint64_t published;          /* pairs published to the rings */
+  uint64_t batches;            /* batches finished */
+  double gpu_ms;               /* GPU time of those batches, summed */
+  double latency_p50_ms, latency_p99_ms, latency_max_ms;  /* capture to publish, all pairs */
+} FrameLoopStats;
+
+/* Thread safe. The latency quantiles come from a histogram of 1 % wide bins. */
+void frame_loop_get_stats(FrameLoop *loop, FrameLoopStats *stats);
+void frame_loop_reset_stats(FrameLoop *loop);
+
 /* A one-line summary for systemd's STATUS= ("west 25.0 fps, east 25.0 fps"), newly
  * allocated. Thread safe. */
 char *frame_loop_status(FrameLoop *loop);
