@@ -116,13 +116,14 @@ stereod_case() { # NAME PAIRS SOURCE(still|videotestsrc) SECONDS
   printf '[daemon]\nstats_interval=5\nin_flight=2\nring_slots=4\n' > "$conf"
   for ((k = 0; k < n; k++)); do
     if [ "$kind" = videotestsrc ]; then
-      l="videotestsrc is-live=true pattern=smpte ! video/x-raw,format=GRAY8,width=1920,height=1080,framerate=60/1"
+      l="videotestsrc is-live=true pattern=smpte ! video/x-raw,format=GRAY8,width=$w,height=$h,framerate=$fps/1"
       r=$l
     else
       l="filesrc location=/tmp/live/left.pgm ! pnmdec ! videoconvert ! video/x-raw,format=GRAY8 ! imagefreeze is-live=true ! video/x-raw,framerate=$fps/1"
       r="filesrc location=/tmp/live/right.pgm ! pnmdec ! videoconvert ! video/x-raw,format=GRAY8 ! imagefreeze is-live=true ! video/x-raw,framerate=$fps/1"
     fi
-    printf '[pair p%d]\nleft=%s\nright=%s\nwidth=1920\nheight=1080\nfps=60\n' "$k" "$l" "$r" >> "$conf"
+    printf '[pair p%d]\nleft=%s\nright=%s\nwidth=%d\nheight=%d\nfps=%d\n' "$k" "$l" "$r" "$w" \
+      "$h" "$fps" >> "$conf"
   done
   echo "-- $name: $n pairs, $kind, $secs s" | tee -a "$out/stereod.txt"
   mapfile -t cmd < <(cmd_of stereod)

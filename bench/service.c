@@ -148,9 +148,11 @@ bench_service_run(const BenchServiceOptions *o)
   double per_batch = st.batches ? st.gpu_ms / (double)st.batches : 0.0;
   double pairs_per_batch = st.batches ? (double)st.published / (double)st.batches : 0.0;
   printf("offered %.1f pairs/s, published %.1f pairs/s, dropped at capture %" G_GUINT64_FORMAT
-         " (%.1f %%), %" G_GUINT64_FORMAT " batches (%.2f pairs each), GPU %.3f ms per batch, "
-         "%.3f ms per pair, capture to publish p50 %.2f ms p99 %.2f ms max %.2f ms over %.1f s\n",
-         offered, published, st.dropped, st.captured ? 100.0 * st.dropped / st.captured : 0.0,
+         " pairs (%.1f %%, newest wins; %" G_GUINT64_FORMAT " frames unpaired, %" G_GUINT64_FORMAT
+         " without a buffer), %" G_GUINT64_FORMAT " batches (%.2f pairs each), GPU %.3f ms per "
+         "batch, %.3f ms per pair, capture to publish p50 %.2f ms p99 %.2f ms max %.2f ms over "
+         "%.1f s\n", offered, published, st.dropped,
+         st.captured ? 100.0 * st.dropped / st.captured : 0.0, st.unpaired, st.starved,
          st.batches, pairs_per_batch, per_batch,
          pairs_per_batch > 0 ? per_batch / pairs_per_batch : 0.0, st.latency_p50_ms,
          st.latency_p99_ms, st.latency_max_ms, st.seconds);

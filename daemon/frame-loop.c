@@ -556,9 +556,9 @@ frame_loop_get_stats(FrameLoop *fl, FrameLoopStats *st)
     capture_pair_get_stats(fl->pairs[i].capture, &cs);
     const CaptureStats *o = &fl->capture_base[i];
     st->captured += cs.pairs - o->pairs;
-    st->dropped += cs.overwritten - o->overwritten + cs.starved[0] - o->starved[0] +
-                   cs.starved[1] - o->starved[1] + cs.unpaired[0] - o->unpaired[0] +
-                   cs.unpaired[1] - o->unpaired[1];
+    st->dropped += cs.overwritten - o->overwritten;
+    st->starved += cs.starved[0] - o->starved[0] + cs.starved[1] - o->starved[1];
+    st->unpaired += cs.unpaired[0] - o->unpaired[0] + cs.unpaired[1] - o->unpaired[1];
   }
   st->submitted = fl->total_submitted;
   st->published = fl->total_published;

@@ -63,7 +63,8 @@ void frame_loop_reload(FrameLoop *loop, StereodConfig *config, guint32 engine_pa
 typedef struct {
   double seconds;              /* since the start or the reset */
   uint64_t captured;           /* pairs the captures delivered (offered) */
-  uint64_t dropped;            /* pairs dropped at capture: overwritten, starved, unpaired */
+  uint64_t dropped;            /* pairs dropped at capture for a newer one (newest wins) */
+  uint64_t unpaired, starved;  /* frames (either side) that found no partner, no buffer */
   uint64_t submitted;          /* pairs submitted to the GPU */
   uint64_t published;          /* pairs published to the rings */
   uint64_t batches;            /* batches finished */
