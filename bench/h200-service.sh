@@ -132,9 +132,15 @@ stereod_case() { # NAME PAIRS SOURCE(still|videotestsrc) SECONDS
   # sum the published rates of every stats line after the first 10 s, per interval; the
   # p99 is the largest of the pairs' interval p99s (each over its interval's frames)
   python3 - "$name" "$n" "/tmp/live/$name.log" "$size" <<'PY' | tee -a "$out/stereod.txt"
-import re, sys
+import math, re, sys
 name, n, path, size = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-lines = [l for l in open(path, errors="replace") if re.search(r"pair p\d+: .*out [0-9.]+ fps", l)]
+text = open(path, errors="replace").read()
+gpu = re.search(r"GPU: .*", text)
+line = gpu.group(0) if gpu else ""
+device = "H200" if "H200" in line else "llvmpipe" if "llvmpipe" in line else "GPU"
+w, h = (int(v) for v in size.split("x"))
+levels = max(1, min(5, 1 + int(math.floor(math.log2(min(w, h) / 24.0)))))   # stereod's automatic levels
+lines = [l for l in text.splitlines() if re.search(r"pair p\d+: .*out [0-9.]+ fps", l)]
 lines = lines[2 * n:]     # the first two intervals (10 s): start-up
 rates, p99 = {}, 0.0
 for i, l in enumerate(lines):
@@ -146,9 +152,9 @@ for i, l in enumerate(lines):
         p99 = max(p99, float(q.group(1)))
 full = [v for k, v in rates.items() if k < len(lines) // n]
 if full:
-    print("# summary: H200 service %s 5 scales, %d pairs: %.1f pairs/s published, "
+    print("# summary: %s service %s %d scales, %d pairs: %.1f pairs/s published, "
           "p99 latency %.1f ms (real stereod, %s, %d intervals of 5 s)"
-          % (size, n, sum(full) / len(full), p99, name, len(full)))
+          % (device, size, levels, n, sum(full) / len(full), p99, name, len(full)))
 else:
     print("%s: no stats lines after the start-up" % name)
 PY
@@ -166,7 +172,8 @@ for t in test-gpu test-stages test-stages-search test-stages-phase test-stages-p
   run "$t" 2>&1 | grep -E '^(ok|not ok|# (tsukuba|teddy|cones|mean|scene|1920x1080|plain|calibrated|search|phase round \(prior))|Bail)' \
     | tee -a "$out/tests.txt"
 done
-grep -E '^# mean noc' "$out/tests.txt" | sed 's/^# /# summary: H200 Middlebury /' >> "$summary"
+grep -E '^# mean noc' "$out/tests.txt" | awk '!seen[$0]++' |
+  sed 's/^# /# summary: Middlebury on this GPU, same call: /' >> "$summary"
 
 echo "== summary" 
 cat "$summary"

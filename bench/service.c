@@ -156,6 +156,12 @@ bench_service_run(const BenchServiceOptions *o)
          st.batches, pairs_per_batch, per_batch,
          pairs_per_batch > 0 ? per_batch / pairs_per_batch : 0.0, st.latency_p50_ms,
          st.latency_p99_ms, st.latency_max_ms, st.seconds);
+  if (st.published == 0) {
+    printf("# summary: %s service %dx%d %d scales, %d pairs: no pair published in %.1f s "
+           "(offered %.1f pairs/s at %d fps)\n", o->device_name, o->width, o->height, levels,
+           o->pairs, st.seconds, offered, o->fps);
+    return 0;
+  }
   printf("# summary: %s service %dx%d %d scales, %d pairs: %.1f pairs/s published, p99 latency "
          "%.2f ms (offered %.1f pairs/s at %d fps, frame period %.2f ms)\n", o->device_name,
          o->width, o->height, levels, o->pairs, published, st.latency_p99_ms, offered,

@@ -151,7 +151,7 @@ fail_dry:
   double *stage = g_new(double, (size_t)n_batches * STEREO_STAGE_COUNT);
   int64_t *t_submit = g_new(int64_t, n_batches);
   int submitted = 0, collected = 0, batches_done = 0;
-  int64_t t_start = 0;
+  int64_t t_start = g_get_monotonic_time();   /* reset after the warm-up, if there is one */
   StereoWorkCounts counts = { 0 };
   while (collected < total) {
     while (submitted < n_batches && stereo_engine_can_submit(e)) {
