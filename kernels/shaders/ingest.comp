@@ -12,8 +12,10 @@ layout(r8, binding = 0) readonly uniform image2DArray src;
 layout(rg32f, binding = 1) writeonly uniform image2DArray dst0;   // level 0
 layout(rg32f, binding = 2) writeonly uniform image2DArray dst1;   // level 1
 #ifdef RECTIFY
-// Raw (u, v) of every rectified pixel: layer 2p left, 2p+1 right of the map of pair p;
-// batch position k rectifies with the map of layer_params[k].pair.
+// Raw (u, v) of every rectified pixel: layer 2p left, 2p+1 right of the map of pair p
+// (computed once per pair in double by calib_rectified_to_raw, OpenCV's full
+// 14-coefficient lens model, so the model costs nothing per frame); batch position k
+// rectifies with the map of layer_params[k].pair.
 layout(rg32f, binding = 3) readonly uniform image2DArray map;
 layout(std430, binding = 0) readonly buffer Layers { LayerParams layer_params[]; };
 #endif

@@ -164,29 +164,49 @@ test_post(void)
   post_case(true, true, false);
 }
 
-/* A calibration with lens distortion, a principal point off centre and rectifying
- * rotations, so the map exercises every term of calib_rectified_to_raw. */
+/* A calibration with a random lens of OpenCV's `model` (5, 8, 12 or 14 coefficients) on
+ * each side, rectifying rotations and raw principal points 0.1 w off centre (left
+ * camera to the right, right camera to the left). The coefficients keep the radial
+ * factor within 0.91..1.1 at r^2 <= 0.5 (the rectified corners) and the other terms
+ * under ~1.3 px, so the last column of the left view and the first of the right view map
+ * more than 1.5 px outside their raw images: the border rule is always exercised (about
+ * a fifth of the pixels have a tap outside), the rest of each view is inside. */
 static void
-distorted_calib(StereoCalib *c, int w, int h)
+random_calib(StereoCalib *c, int w, int h, int model)
 {
-  const double dist[5] = { -0.21, 0.06, 0.0012, -0.0008, -0.01 };
   const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 10 };
-  calib_init_ideal(c, w, h, 0.9 * w, 0.5 * w + 1.7, 0.5 * h - 2.3, 0.5, dist, rot, centre);
-  double a = 0.02, b = -0.015;  /* small rotations about y (left) and x (right) */
+  double f = 0.9 * w;
+  calib_init_ideal(c, w, h, 0.95 * f, 0.5 * w + 1.7, 0.5 * h - 2.3, 0.5, NULL, rot, centre);
+  for (int side = 0; side < 2; side++) {
+    double *K = side ? c->K_right : c->K_left, *D = side ? c->dist_right : c->dist_left;
+    K[0] = f * g_rand_double_range(stages_rng, 0.99, 1.01);
+    K[4] = K[0] * g_rand_double_range(stages_rng, 0.99, 1.01);
+    K[2] = (side ? 0.4 : 0.6) * w + g_rand_double_range(stages_rng, -1, 1);
+    K[5] = 0.5 * h + g_rand_double_range(stages_rng, -3, 3);
+    const double range[CALIB_DIST_COUNT] = { 0.08, 0.02, 0.002, 0.002, 0.01, 0.08, 0.02, 0.01,
+                                             0.003, 0.003, 0.003, 0.003, 0.03, 0.03 };
+    for (int i = 0; i < model; i++)
+      D[i] = g_rand_double_range(stages_rng, -range[i], range[i]);
+  }
+  double a = g_rand_double_range(stages_rng, -0.015, 0.015);
+  double b = g_rand_double_range(stages_rng, -0.02, 0.02);
   double r1[9] = { cos(a), 0, sin(a), 0, 1, 0, -sin(a), 0, cos(a) };
   double r2[9] = { 1, 0, 0, 0, cos(b), -sin(b), 0, sin(b), cos(b) };
   memcpy(c->R1, r1, sizeof r1);
   memcpy(c->R2, r2, sizeof r2);
-  for (int i = 0; i < 5; i++)
-    c->dist_right[i] = 0.8 * dist[i];
+  GError *error = NULL;
+  g_assert_true(calib_validate(c, &error));
+  g_assert_cmpint(calib_dist_model(c->dist_left), ==, model);
 }
 
-/* Rectification (§0) and the level-1 reduce in the same pass: bilinear interpolation of
- * [0,1] intensities at positions from a map stored in fp32 (the position itself is
- * rounded to ~1e-4 px at 100 px, so a 1-level intensity step per pixel moves the result by
- * < 1e-6) and fp32 weights: 1e-5, also after the 5 x 5 reduce (weights summing to 1).
- * Two batch positions in one dispatch: position 0 rectifies with the map of pair 1 (the
- * calibration's sides swapped) and position 1 with that of pair 0. */
+/* Rectification (§0) with each of OpenCV's distortion models, and the level-1 reduce, in
+ * the ingest pass: the engine's map (calib_rectified_to_raw, stored in fp32) sampled by
+ * the GPU against the reference (ref_rectified_to_raw in double, bilinear in double).
+ * Intensities are in [0, 1], so the bilinear sample moves by at most 1 per px of position
+ * per axis; fp32 rounds positions within (-128, 128) px by <= 3.8e-6 px per axis, fp32
+ * weights add ~1e-7: 1e-5, also after the 5 x 5 reduce (weights summing to 1). Two batch
+ * positions in one dispatch with two calibrations of the model: position 0 rectifies with
+ * the map of pair 1 and position 1 with that of pair 0 (the per-batch indirection). */
 static void
 test_rectify(void)
 {
@@ -195,38 +215,14 @@ test_rectify(void)
   fixture_setup(&f, w, h);
   if (!f.ctx)
     return;
-  StereoCalib calib;
-  distorted_calib(&calib, w, h);
   size_t n = (size_t)w * h;
-  g_autofree uint8_t *raw = g_new(uint8_t, 4 * n);
-  for (size_t i = 0; i < 4 * n; i++)
-    raw[i] = (uint8_t)g_rand_int_range(stages_rng, 0, 256);
   GError *error = NULL;
   GpuImageParams ip = { .label = "raw", .width = w, .height = h, .layers = 4,
                         .format = GPU_FORMAT_R8 };
   g_autoptr(GpuImage) raw8 = gpu_image_new(f.ctx, &ip, &error);
-  g_assert_no_error(error);
-  for (int l = 0; l < 4; l++)
-    g_assert_true(gpu_image_upload(raw8, l, raw + l * n, w, &error));
   GpuImageParams mp = { .label = "map", .width = w, .height = h, .layers = 4,
                         .format = GPU_FORMAT_RG32F };
   g_autoptr(GpuImage) map = gpu_image_new(f.ctx, &mp, &error);
-  g_assert_no_error(error);
-  g_autofree float *uv = g_new(float, 2 * n);
-  int outside = 0;
-  for (int side = 0; side < 2; side++) {
-    for (int y = 0; y < h; y++)
-      for (int x = 0; x < w; x++) {
-        double u, v;
-        calib_rectified_to_raw(&calib, side ? CALIB_RIGHT : CALIB_LEFT, x, y, &u, &v);
-        uv[2 * (y * w + x)] = (float)u;
-        uv[2 * (y * w + x) + 1] = (float)v;
-        outside += u < 0 || v < 0 || u > w - 1 || v > h - 1;
-      }
-    g_assert_true(gpu_image_upload(map, side, uv, (size_t)w * 8, &error));
-    g_assert_true(gpu_image_upload(map, 3 - side, uv, (size_t)w * 8, &error));
-  }
-  g_assert_cmpint(outside, >, 0);   /* the border rule is exercised */
   GpuImageParams dp = { .label = "level0", .width = w, .height = h, .layers = 2,
                         .format = GPU_FORMAT_RG32F };
   g_autoptr(GpuImage) dst = gpu_image_new(f.ctx, &dp, &error);
@@ -235,32 +231,63 @@ test_rectify(void)
   dp.height = h1;
   g_autoptr(GpuImage) dst1 = gpu_image_new(f.ctx, &dp, &error);
   g_assert_no_error(error);
-  poison(dst);
-  poison(dst1);
   g_autoptr(GpuBuffer) layers = layer_params(f.ctx, 2, (int[]){ 1, 0 }, 0.0);
-  stereo_pass_ingest(f.ps, raw8, map, dst, dst1, layers);
-  for (int pair = 0; pair < 2; pair++) {
-    g_autofree float *out = download_layer(dst, pair);
-    g_autofree float *out1 = download_layer(dst1, pair);
-    check_all_finite(out, 2 * n, "rectify");
-    check_all_finite(out1, 2 * (size_t)w1 * h1, "rectify level 1");
-    CalibSide sl = pair ? CALIB_LEFT : CALIB_RIGHT, sr = pair ? CALIB_RIGHT : CALIB_LEFT;
-    g_autoptr(RefImage) rl = ref_rectify(&calib, sl, raw + 2 * pair * n, w);
-    g_autoptr(RefImage) rr = ref_rectify(&calib, sr, raw + (2 * pair + 1) * n, w);
-    g_autoptr(RefImage) rl1 = ref_reduce(rl);
-    g_autoptr(RefImage) rr1 = ref_reduce(rr);
-    double max_err = 0, max_err1 = 0;
-    for (size_t i = 0; i < n; i++) {
-      max_err = MAX(max_err, fabs(out[2 * i] - rl->data[i]));
-      max_err = MAX(max_err, fabs(out[2 * i + 1] - rr->data[i]));
+  g_autofree uint8_t *raw = g_new(uint8_t, 4 * n);
+  g_autofree float *uv = g_new(float, 2 * n);
+  static const int models[] = { 5, 8, 12, 14 };
+  for (gsize m = 0; m < G_N_ELEMENTS(models); m++) {
+    StereoCalib calib[2];
+    for (size_t i = 0; i < 4 * n; i++)
+      raw[i] = (uint8_t)g_rand_int_range(stages_rng, 0, 256);
+    for (int l = 0; l < 4; l++)
+      g_assert_true(gpu_image_upload(raw8, l, raw + l * n, w, &error));
+    int outside[2] = { 0, 0 };
+    for (int pair = 0; pair < 2; pair++) {
+      random_calib(&calib[pair], w, h, models[m]);
+      for (int side = 0; side < 2; side++) {
+        for (int y = 0; y < h; y++)
+          for (int x = 0; x < w; x++) {
+            double u, v;
+            calib_rectified_to_raw(&calib[pair], side ? CALIB_RIGHT : CALIB_LEFT, x, y, &u, &v);
+            g_assert_cmpfloat(fabs(u), <, 128.0);
+            g_assert_cmpfloat(fabs(v), <, 128.0);
+            uv[2 * (y * w + x)] = (float)u;
+            uv[2 * (y * w + x) + 1] = (float)v;
+            outside[side] += u < 0 || v < 0 || u > w - 1 || v > h - 1;
+          }
+        g_assert_true(gpu_image_upload(map, 2 * pair + side, uv, (size_t)w * 8, &error));
+      }
     }
-    for (int i = 0; i < w1 * h1; i++) {
-      max_err1 = MAX(max_err1, fabs(out1[2 * i] - rl1->data[i]));
-      max_err1 = MAX(max_err1, fabs(out1[2 * i + 1] - rr1->data[i]));
+    g_assert_cmpint(outside[0], >=, 2 * h);   /* the border rule is exercised */
+    g_assert_cmpint(outside[1], >=, 2 * h);
+    poison(dst);
+    poison(dst1);
+    stereo_pass_ingest(f.ps, raw8, map, dst, dst1, layers);
+    for (int pos = 0; pos < 2; pos++) {
+      const StereoCalib *c = &calib[1 - pos];   /* position 0 uses pair 1's map */
+      g_autofree float *out = download_layer(dst, pos);
+      g_autofree float *out1 = download_layer(dst1, pos);
+      check_all_finite(out, 2 * n, "rectify");
+      check_all_finite(out1, 2 * (size_t)w1 * h1, "rectify level 1");
+      g_autoptr(RefImage) rl = ref_rectify(c, CALIB_LEFT, raw + 2 * pos * n, w);
+      g_autoptr(RefImage) rr = ref_rectify(c, CALIB_RIGHT, raw + (2 * pos + 1) * n, w);
+      g_autoptr(RefImage) rl1 = ref_reduce(rl);
+      g_autoptr(RefImage) rr1 = ref_reduce(rr);
+      double max_err = 0, max_err1 = 0;
+      for (size_t i = 0; i < n; i++) {
+        max_err = MAX(max_err, fabs(out[2 * i] - rl->data[i]));
+        max_err = MAX(max_err, fabs(out[2 * i + 1] - rr->data[i]));
+      }
+      for (int i = 0; i < w1 * h1; i++) {
+        max_err1 = MAX(max_err1, fabs(out1[2 * i] - rl1->data[i]));
+        max_err1 = MAX(max_err1, fabs(out1[2 * i + 1] - rr1->data[i]));
+      }
+      g_test_message("rectify, %d coefficients, position %d: %d + %d px outside, max abs "
+                     "error %.3g, level 1 %.3g", models[m], pos, outside[0], outside[1],
+                     max_err, max_err1);
+      g_assert_cmpfloat(max_err, <, 1e-5);
+      g_assert_cmpfloat(max_err1, <, 1e-5);
     }
-    g_test_message("rectify pair %d: max abs error %.3g, level 1 %.3g", pair, max_err, max_err1);
-    g_assert_cmpfloat(max_err, <, 1e-5);
-    g_assert_cmpfloat(max_err1, <, 1e-5);
   }
   fixture_teardown(&f);
 }
