@@ -121,6 +121,24 @@ frame_groups_build(FrameLoop *fl, const StereodConfig *config, bool async, LoopG
   return true;
 }
 
+bool
+frame_groups_warm_up(LoopGroup *groups, int n_groups, GError **error)
+{
+  for (int k = 0; k < n_groups; k++) {
+    StereoEngine *e = groups[k].engine;
+    const StereoParams *p = stereo_engine_get_params(e);
+    g_autofree uint8_t *blank = g_malloc0((size_t)p->width * p->height);
+    StereoInput in = { .pair = 0, .left = blank, .right = blank, .left_stride = p->width,
+                       .right_stride = p->width };
+    StereoFrame f;
+    if (!stereo_engine_submit_batch(e, &in, 1, NULL, error) ||
+        !stereo_engine_collect(e, true, &f, error))
+      return false;
+    stereo_engine_release(e, &f);
+  }
+  return true;
+}
+
 /* ------------------------------------------------------------ uploads done */
 
 void

@@ -123,6 +123,9 @@ struct FrameLoop {
 bool frame_groups_build(FrameLoop *fl, const StereodConfig *config, bool async,
                         LoopGroup **groups, int *n_groups, GError **error);
 void frame_groups_free(LoopGroup *groups, int n_groups);
+/* Runs one batch of a blank pair through every engine and waits for it: the drivers that
+ * compile a program at its first dispatch (Mesa) do it now, not on the first frames. */
+bool frame_groups_warm_up(LoopGroup *groups, int n_groups, GError **error);
 /* Whether two pairs have the same filter, noise floor included. */
 bool frame_groups_same_filter(const StereodPairConfig *a, const StereodPairConfig *b);
 /* Whether two configs group the pairs alike (then a reload changes no engine). */

@@ -390,7 +390,7 @@ loop_setup(FrameLoop *fl, GError **error)
                 "aligned");
     return false;
   }
-  if (!setup_engines(fl, error))
+  if (!setup_engines(fl, error) || !frame_groups_warm_up(fl->groups, fl->n_groups, error))
     return false;
   int cores = (int)g_get_num_processors();
   fl->publisher = frame_publisher_new(CLAMP(MIN(fl->n_pairs, cores / 2), 1, 16));
