@@ -80,9 +80,10 @@ gpu_context_get_stats(GpuContext *ctx, GpuStats *stats)
 /* ------------------------------------------------------------ shared programs */
 
 typedef struct {
-  GpuProgram *prog;
+  GpuProgram *prog;    /* NULL once orphaned */
   int refs;
   GpuPass *owner;      /* the pass whose uniform values the program holds */
+  bool orphaned;       /* its context was freed first: the passes only free the entry */
 } ProgramEntry;
 
 static void
@@ -98,9 +99,20 @@ gpu_pass_cache_clear(GpuContext *ctx)
 {
   if (!ctx->programs)
     return;
-  if (g_hash_table_size(ctx->programs))
-    g_warning("%s: %u shared programs still in use when the context is freed", ctx->label,
-              g_hash_table_size(ctx->programs));
+  /* Passes that outlive their context (freed after it, as other GL objects may be): their
+   * programs go with the context now, their entries with their last pass. */
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, ctx->programs);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    ProgramEntry *e = value;
+    g_debug("%s: a shared program is still used by %d passes when the context is freed",
+            ctx->label, e->refs);
+    g_clear_pointer(&e->prog, gpu_program_free);
+    e->orphaned = true;
+    g_hash_table_iter_steal(&it);
+    g_free(key);
+  }
   g_hash_table_unref(ctx->programs);
   ctx->programs = NULL;
 }
@@ -215,7 +227,10 @@ gpu_pass_free(GpuPass *pass)
   if (!pass)
     return;
   ProgramEntry *e = pass->entry;
-  if (e) {
+  if (e && e->orphaned) {
+    if (--e->refs == 0)
+      g_free(e);
+  } else if (e) {
     if (e->owner == pass)
       e->owner = NULL;
     if (--e->refs == 0)

@@ -282,9 +282,24 @@ test_pass_async(void)
   assert_gl_ok(ctx, "async passes");
 }
 
+/* A pass freed after its context (as the other GL objects may be): the context takes
+ * the program with it, the pass only its own memory (ASan checks it). */
+static void
+test_pass_outlives_context(void)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  GpuPass *a = axpy_pass(ctx, "a"), *b = axpy_pass(ctx, "b");
+  gpu_context_free(ctx);
+  gpu_pass_free(a);
+  gpu_pass_free(b);
+}
+
 void
 test_gpu_add_pass_tests(void)
 {
+  g_test_add_func("/gpu/pass/outlives-context", test_pass_outlives_context);
   g_test_add_func("/gpu/pass/async", test_pass_async);
   g_test_add_func("/gpu/pass/shared-program", test_pass_shared_program);
   g_test_add_func("/gpu/pass/barriers", test_pass_barriers);
