@@ -228,6 +228,7 @@ main(int argc, char **argv)
   g_autofree char *sizes_s = NULL, *scales_s = NULL, *flight_s = NULL, *csv_path = NULL;
   g_autofree char *batch_s = NULL, *size_s = NULL, *source_s = NULL;
   gboolean service = FALSE;
+  g_autofree char *pattern_s = NULL;
   BenchServiceOptions so = { .pairs = 16, .fps = 60, .seconds = 10, .warmup_seconds = 3 };
   g_autofree char *device = NULL, *format_s = NULL, *save_dir = NULL;
   Options o = { .frames = 200, .warmup = 20, .max_disparity = 128 };
@@ -257,6 +258,9 @@ main(int argc, char **argv)
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "output format s16|float", "F" },
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path, "also write CSV", "FILE" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &device, "EGL device", "D" },
+    { "pattern", 0, 0, G_OPTION_ARG_STRING, &pattern_s,
+      "textured (random texture, known disparities) or bars (videotestsrc's SMPTE bars in "
+      "both views: flat regions, the worst case for the hole fill) [textured]", "P" },
     { "save-pairs", 0, 0, G_OPTION_ARG_FILENAME, &save_dir,
       "write the first input pair of each size as PGM (for bench/opencv_peer.py)", "DIR" },
     { NULL },
@@ -276,6 +280,11 @@ main(int argc, char **argv)
       !parse_list(batch_s ? batch_s : "1", batches, 8, &n_batches) || o.frames < 1 ||
       o.warmup < 0) {
     fprintf(stderr, "stereod-bench: bad --sizes, --scales, --batch, --in-flight or --frames\n");
+    return 2;
+  }
+  bool bars = g_strcmp0(pattern_s, "bars") == 0;
+  if (pattern_s && !bars && g_strcmp0(pattern_s, "textured") != 0) {
+    fprintf(stderr, "stereod-bench: bad --pattern (textured or bars)\n");
     return 2;
   }
   o.format = g_strcmp0(format_s, "float") == 0 ? STEREO_OUTPUT_FLOAT : STEREO_OUTPUT_S16;
@@ -352,8 +361,11 @@ main(int argc, char **argv)
     for (int k = 0; k < N_INPUTS; k++) {
       left[k] = g_malloc((size_t)sizes[i].w * sizes[i].h);
       right[k] = g_malloc((size_t)sizes[i].w * sizes[i].h);
-      bench_make_pair(rng, sizes[i].w, sizes[i].h, MIN(o.max_disparity, sizes[i].w / 2) * 0.6,
-                left[k], right[k]);
+      if (bars)
+        bench_make_bars(sizes[i].w, sizes[i].h, left[k], right[k]);
+      else
+        bench_make_pair(rng, sizes[i].w, sizes[i].h, MIN(o.max_disparity, sizes[i].w / 2) * 0.6,
+                        left[k], right[k]);
     }
     if (save_dir)
       for (int k = 0; k < 2; k++) {

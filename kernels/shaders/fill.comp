@@ -11,7 +11,8 @@
 // rounds cannot change it (they only fill holes): written. Slow path (a hole farther
 // than FILL_R from every valid pixel): the rounds run on regions around the tile that
 // shrink by FILL_R per round (16 + 2 FILL_R (FILL_ROUNDS - k) px for round k), their
-// states in shared memory. Every sum is the one a row pass and a column pass over the
+// states in shared memory, unless that region holds no valid pixel at all (then no round
+// can fill the tile's holes: they are kept). Every sum is the one a row pass and a column pass over the
 // whole image would make, in the same order, so the result does not depend on the path.
 layout(local_size_x = 256) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray src;
@@ -31,7 +32,7 @@ const float taps[2 * FILL_R + 1] = FILL_TAPS;
 shared vec2 RS[FILL_RS_SIZE];
 shared float S[FILL_S_TOTAL];
 shared float FIN[256];       // the last round's state of the tile
-shared uint holes;
+shared uint holes, reach;
 
 ivec2 tile;
 int layer;
@@ -131,7 +132,25 @@ void main()
   if (in_image && !IS_D(FIN[li]))
     atomicOr(holes, 1u);
   barrier();
-  if (holes != 0u) {   // slow path: all rounds on the shrinking regions
+  if (li == 0)
+    reach = 0u;
+  barrier();
+  if (holes != 0u) {
+    // A hole is filled only from valid pixels within FILL_R * FILL_ROUNDS of it: if the
+    // region the rounds read holds none (a flat area where the filter found nothing),
+    // the tile keeps its holes; this bounds the work of large unfillable areas to one
+    // read of the region instead of every round on it
+    const int RW = 16 + 2 * FILL_R * FILL_ROUNDS;
+    for (int i = li; i < RW * RW; i += 256) {
+      ivec2 p = tile - FILL_R * FILL_ROUNDS + ivec2(i % RW, i / RW);
+      if (inside(p) && imageLoad(src, ivec3(p, layer)).w > 0.0) {
+        atomicOr(reach, 1u);
+        break;
+      }
+    }
+  }
+  barrier();
+  if (holes != 0u && reach != 0u) {   // slow path: all rounds on the shrinking regions
     for (int k = 1; k < FILL_ROUNDS; k++)
       fill_round(k, tile - FILL_R * (FILL_ROUNDS - k), L_OF(k), false);
     fill_round(FILL_ROUNDS, tile, 16, false);
