@@ -29,3 +29,28 @@ bench_make_pair(GRand *rng, int w, int h, double dmax, uint8_t *l, uint8_t *r)
     }
   }
 }
+
+void
+bench_make_bars(int w, int h, uint8_t *l, uint8_t *r)
+{
+  /* BT.601 luma of the 75 % bars, the castellations under them and the bottom row
+   * (-I, white, +Q, black, the PLUGE's three levels, black), as videotestsrc draws them */
+  static const uint8_t top[7] = { 180, 162, 131, 112, 84, 65, 35 };
+  static const uint8_t mid[7] = { 35, 16, 84, 16, 131, 16, 180 };
+  static const uint8_t bottom[8] = { 45, 235, 29, 16, 9, 16, 23, 16 };
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      uint8_t v;
+      if (y < h * 2 / 3)
+        v = top[x * 7 / w];
+      else if (y < h * 3 / 4)
+        v = mid[x * 7 / w];
+      else {
+        /* four fifths of the first five sevenths in -I, white, +Q, black; then the PLUGE */
+        int i = x * 28 / w;   /* 28ths of the width */
+        v = i < 5 ? bottom[0] : i < 10 ? bottom[1] : i < 15 ? bottom[2] : i < 20 ? bottom[3]
+          : i < 21 ? bottom[4] : i < 22 ? bottom[5] : i < 23 ? bottom[6] : bottom[7];
+      }
+      l[(size_t)y * w + x] = r[(size_t)y * w + x] = v;
+    }
+}

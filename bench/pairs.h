@@ -19,4 +19,9 @@ G_BEGIN_DECLS
  * into left and right (w * h bytes each), drawing from `rng`. */
 void bench_make_pair(GRand *rng, int w, int h, double dmax, uint8_t *left, uint8_t *right);
 
+/* Writes videotestsrc's SMPTE colour bars (pattern=smpte) as luma, the same in both views,
+ * into left and right: large flat regions where the filter finds nothing, the content that
+ * makes the hole fill work hardest (stereod-bench --pattern bars). */
+void bench_make_bars(int w, int h, uint8_t *left, uint8_t *right);
+
 G_END_DECLS

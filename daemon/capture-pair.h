@@ -74,6 +74,7 @@ struct CapturePair {
   GCond cond;                /* offline back-pressure: mailbox taken, matcher moved, run
                                 ended */
   uint8_t *pool_mem;
+  bool pool_external;             /* pool_mem is the caller's (params.pool_memory) */
   CaptureBuf *pool;          /* all buffers, both sides */
   int pool_size;
   CaptureBuf *free_list[CAPTURE_SIDE_COUNT];

@@ -445,6 +445,16 @@ apply_params(CapturePair *p, const CapturePairParams *prm)
   }
 }
 
+size_t
+capture_pair_pool_bytes(const CapturePairParams *prm)
+{
+  size_t stride = ((size_t)prm->width + 3) & ~(size_t)3;
+  size_t bytes = (stride * (size_t)prm->height + 63) & ~(size_t)63;
+  int per_side = 2 + (prm->max_pending ? prm->max_pending : 2) +
+                 (prm->held_pairs ? prm->held_pairs : 1);
+  return (size_t)CAPTURE_SIDE_COUNT * per_side * bytes;
+}
+
 CapturePair *
 capture_pair_new(const CapturePairParams *prm, GError **error)
 {
@@ -464,11 +474,13 @@ capture_pair_new(const CapturePairParams *prm, GError **error)
 
   /* Per side: one buffer being converted, the waiting ones, one in the mailbox, and the
    * ones the consumer holds (offline: a pair waiting for the mailbox takes one of the
-   * waiting ones). */
+   * waiting ones; capture_pair_pool_bytes() says the same). */
   int per_side = 2 + p->max_pending + p->held_pairs;
   size_t bytes = (p->stride * (size_t)p->height + 63) & ~(size_t)63;
   p->pool_size = CAPTURE_SIDE_COUNT * per_side;
-  p->pool_mem = g_aligned_alloc((gsize)p->pool_size, bytes, 64);
+  p->pool_external = prm->pool_memory != NULL;
+  p->pool_mem = p->pool_external ? prm->pool_memory
+                                 : g_aligned_alloc((gsize)p->pool_size, bytes, 64);
   p->pool = g_new0(CaptureBuf, p->pool_size);
   for (int i = 0; i < p->pool_size; i++) {
     CaptureBuf *b = &p->pool[i];
@@ -560,7 +572,8 @@ capture_pair_free(CapturePair *p)
                  p->pool_size - free_bufs);
   }
   g_free(p->pool);
-  g_aligned_free(p->pool_mem);
+  if (!p->pool_external)
+    g_aligned_free(p->pool_mem);
   g_clear_pointer(&p->loop, g_main_loop_unref);
   g_clear_pointer(&p->ctx, g_main_context_unref);
   capture_notifier_unref(p->notifier);

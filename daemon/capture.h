@@ -45,7 +45,11 @@
  *
  * Frames: every frame is copied/decoded into a buffer of a pool allocated when the pair
  * is created (width x height luma, rows `stride` bytes apart, stride = width rounded up
- * to 4): nothing is allocated per frame in the steady state. A frame of another size is
+ * to 4): nothing is allocated per frame in the steady state. The pool can be memory the
+ * caller provides (params.pool_memory, capture_pair_pool_bytes() long), e.g. the
+ * persistent map of a GPU upload buffer: a frame then lands, in its one copy from the
+ * GstBuffer, where the GPU uploads it from, and stays there, unchanged, until the
+ * consumer releases it. A frame of another size is
  * dropped and counted (wrong_size), logged once per pipeline run; a JPEG that does not
  * decode (corrupt header or data, truncated: TurboJPEG warnings count as errors) is
  * dropped and counted (corrupt), logged once per run. A frame that arrives while the
@@ -259,6 +263,10 @@ typedef struct {
                                     least start_timeout_ms */
   unsigned start_timeout_ms;     /* first frame of a run, and the first sender report;
                                     0 = 10000 */
+  /* The frame pool's memory: NULL = allocated by the pair; else capture_pair_pool_bytes()
+   * bytes the caller owns, keeps valid and leaves alone until capture_pair_free(), aligned
+   * to 64 bytes (the buffers inside start at multiples of 64 from it). */
+  uint8_t *pool_memory;
   unsigned backoff_min_ms;       /* reconnect backoff; 0 = 500 */
   unsigned backoff_max_ms;       /* 0 = 30000; raised to backoff_min_ms if lower */
   unsigned backoff_reset_ms;     /* running time that resets the backoff; 0 = 10000 */
@@ -311,6 +319,9 @@ typedef struct CapturePair CapturePair;
  * an error here: it fails after capture_pair_start() and reconnects. Nothing runs until
  * capture_pair_start(). Returns NULL and sets `error` on failure. */
 CapturePair *capture_pair_new(const CapturePairParams *params, GError **error);
+/* The bytes of pool_memory a pair with these parameters needs (width, height,
+ * max_pending, held_pairs; the parameters need not be valid otherwise). */
+size_t capture_pair_pool_bytes(const CapturePairParams *params);
 /* Starts the control thread and sets the pipeline to PLAYING (a refused state change is
  * a source failure: reconnect). Call once. */
 void capture_pair_start(CapturePair *pair);

@@ -124,7 +124,7 @@ typedef struct {
   StereodLogLevel log_level;  /* default STEREOD_LOG_MESSAGE */
   int stats_interval_s;       /* seconds between stats log lines / STATUS=, 1..3600, 10 */
   int ring_slots;             /* slots per shm ring, 2..64, 4 */
-  int in_flight;              /* pairs queued on the GPU per engine, 1..8, 2 */
+  int in_flight;              /* batches on the GPU at once, the whole daemon, 1..8, 2 */
   bool offline;               /* mode=offline: recordings, every frame, exit at the end */
 
   int n_pairs;                /* 1..STEREOD_CONFIG_MAX_PAIRS */

@@ -8,76 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "client/ring-writer.h"
-#include "daemon/capture.h"
 #include "common/notify.h"
-#include "gpu/gpu.h"
-#include "kernels/stereo.h"
-
-#define MAX_LATENCIES 4096     /* latency samples kept per pair and stats interval */
-#define MAX_IN_FLIGHT 8
-
-typedef struct {
-  const StereodPairConfig *cfg;
-  StereoEngine *engine;
-  RingWriter *ring;
-  CapturePair *capture;
-  /* submitted pairs, oldest first (the engine returns them in order) */
-  uint64_t seq[MAX_IN_FLIGHT], capture_ns[MAX_IN_FLIGHT];
-  uint64_t round[MAX_IN_FLIGHT];   /* the take round each was submitted in */
-  int64_t submit_us[MAX_IN_FLIGHT];
-  int head, count;
-  /* taken from the capture, not submitted yet */
-  const CaptureFrame *taken_left, *taken_right;
-  uint64_t taken_ns, taken_seq, taken_round;
-  uint64_t last_seq;
-  uint64_t published;        /* frames published over the loop's life */
-  /* since the last stats line */
-  uint64_t in, out;
-  double gpu_ms;
-  double latency_ms[MAX_LATENCIES];
-  int n_latency;
-  CaptureStats last_capture;
-  CaptureState last_state;   /* at the last stats line */
-  CaptureHealth health;
-  double out_fps;            /* of the last interval, for STATUS= */
-} LoopPair;
-
-struct FrameLoop {
-  GThread *thread;
-  GMutex lock;
-  GCond cond;
-  bool started;              /* start-up finished (successfully or not) */
-  GError *start_error;
-  gint stop;                 /* atomic */
-
-  const StereodConfig *config;
-  StereodConfig *owned_config;       /* a reloaded config the loop owns */
-  StereodConfig *pending_config;     /* handed over by frame_loop_reload, under lock */
-  guint32 pending_engines;
-
-  GpuContext *gpu;
-  CaptureNotifier *notifier;
-  CaptureTimebase *timebase;   /* the replay start shared by the pairs */
-  int64_t started_us;          /* when the pipelines started (offline summary) */
-  gint exit_status;            /* atomic: what the daemon exits with once the loop is done */
-  LoopPair *pairs;
-  int n_pairs;
-  int in_flight;
-  uint64_t round;            /* take rounds so far: frames taken together share one */
-  char *status;              /* under lock */
-  GMainContext *main_context;
-  GSourceFunc on_done;
-  gpointer on_done_data;
-};
-
-static uint64_t
-realtime_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "daemon/frame-loop-private.h"
 
 void
 frame_loop_capture_params(const StereodConfig *config, const StereodPairConfig *pc,
@@ -97,7 +29,8 @@ frame_loop_capture_params(const StereodConfig *config, const StereodPairConfig *
     .height = pc->height,
     .fps = pc->fps,
     .tolerance_ns = (uint64_t)pc->tolerance_ns,
-    .held_pairs = 1,
+    /* the pairs in batches whose uploads are not done yet, and the one being taken */
+    .held_pairs = MIN(CLAMP(config->in_flight, 1, STEREO_MAX_IN_FLIGHT) + 1, MAX_HELD),
     .mode = config->offline ? CAPTURE_MODE_OFFLINE : CAPTURE_MODE_LIVE,
     .clock = clocks[pc->clock],
     .stall_ms = (unsigned)pc->stall_ms,
@@ -107,26 +40,12 @@ frame_loop_capture_params(const StereodConfig *config, const StereodPairConfig *
   };
 }
 
-static StereoEngine *
-engine_new(FrameLoop *fl, const StereodPairConfig *pc, GError **error)
-{
-  StereoEngineParams ep = {
-    .label = pc->name,
-    .params = pc->params,
-    .output = STEREO_OUTPUT_S16,
-    .in_flight = fl->in_flight,
-    .calib = pc->has_calibration ? &pc->calib : NULL,
-    .depth = (pc->outputs & STEREOD_OUTPUT_DEPTH) != 0,
-  };
-  return stereo_engine_new(fl->gpu, &ep, error);
-}
-
+/* The ring and the capture of pair p; its capture pool lies in the arena at pool. */
 static bool
-pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, GError **error)
+pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, uint8_t *pool,
+          GError **error)
 {
   p->cfg = pc;
-  if (!(p->engine = engine_new(fl, pc, error)))
-    return false;
   RingWriterParams rp = {
     .name = pc->name,
     .width = (uint32_t)pc->width,
@@ -161,6 +80,7 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, GError **erro
   frame_loop_capture_params(fl->config, pc, &cp);
   cp.notifier = fl->notifier;
   cp.timebase = fl->timebase;
+  cp.pool_memory = pool;
   if (!(p->capture = capture_pair_new(&cp, error)))
     return false;
   return true;
@@ -169,106 +89,10 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, GError **erro
 static void
 pair_close(LoopPair *p)
 {
-  if (p->taken_left)   /* the loop stopped between a take and its submit */
-    capture_pair_release(p->capture, p->taken_left, p->taken_right);
-  p->taken_left = p->taken_right = NULL;
   capture_pair_free(p->capture);
   p->capture = NULL;
-  stereo_engine_free(p->engine);
-  p->engine = NULL;
   ring_writer_free(p->ring);   /* marks the ring closed: readers see the end */
   p->ring = NULL;
-}
-
-/* Takes the oldest finished pair of `p` (waiting for it if asked) and publishes it; its
- * take round in *round when not NULL. */
-static bool
-pair_collect(LoopPair *p, bool wait, uint64_t *round, GError **error)
-{
-  StereoFrame f;
-  if (p->count == 0 || !stereo_engine_collect(p->engine, wait, &f, error))
-    return false;
-  int h = p->head;
-  if (round)
-    *round = p->round[h];
-  p->head = (p->head + 1) % MAX_IN_FLIGHT;
-  p->count--;
-  const void *planes[STEREOD_RING_PLANE_COUNT] = { 0 };
-  if (p->cfg->outputs & STEREOD_OUTPUT_DISPARITY)
-    planes[STEREOD_RING_PLANE_DISPARITY] = f.disparity;
-  if (p->cfg->outputs & STEREOD_OUTPUT_CONFIDENCE)
-    planes[STEREOD_RING_PLANE_CONFIDENCE] = f.confidence;
-  if (p->cfg->outputs & STEREOD_OUTPUT_DEPTH)
-    planes[STEREOD_RING_PLANE_DEPTH] = f.depth;
-  RingWriterMeta meta = {
-    .frame_number = p->seq[h],
-    .capture_ns = p->capture_ns[h],
-    .flags = p->seq[h] != p->last_seq + 1 ? STEREOD_FRAME_FLAG_DISCONT : 0,
-  };
-  p->last_seq = p->seq[h];
-  int r = ring_writer_publish(p->ring, &meta, planes);
-  stereo_engine_release(p->engine, &f);
-  if (r < 0) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "pair %s: publish failed: %s",
-                p->cfg->name, g_strerror(-r));
-    return false;
-  }
-  p->out++;
-  p->published++;
-  for (int s = 0; s < STEREO_STAGE_COUNT; s++)
-    p->gpu_ms += f.stage_ms[s];
-  uint64_t now = realtime_ns();
-  if (p->n_latency < MAX_LATENCIES && now > p->capture_ns[h])
-    p->latency_ms[p->n_latency++] = (double)(now - p->capture_ns[h]) * 1e-6;
-  return true;
-}
-
-/* Takes the newest captured pair of `p` if its engine has room; it is held (the pair's
- * one held pair) until pair_submit. */
-static bool
-pair_take(FrameLoop *fl, LoopPair *p)
-{
-  if (p->count >= fl->in_flight || p->taken_left)
-    return false;
-  p->taken_round = fl->round + 1;   /* the round in progress (take_round) */
-  return capture_pair_take(p->capture, &p->taken_left, &p->taken_right, &p->taken_ns,
-                           &p->taken_seq);
-}
-
-/* Every pair takes its newest frames at one moment: one round. */
-static void
-take_round(FrameLoop *fl, int rr)
-{
-  bool any = false;
-  for (int k = 0; k < fl->n_pairs; k++)
-    any |= pair_take(fl, &fl->pairs[(rr + k) % fl->n_pairs]);
-  if (any)
-    fl->round++;
-}
-
-/* Submits the pair taken by pair_take. */
-static bool
-pair_submit(LoopPair *p, GError **error)
-{
-  const CaptureFrame *l = p->taken_left, *r = p->taken_right;
-  if (!l)
-    return false;
-  p->taken_left = p->taken_right = NULL;
-  /* submit copies the planes into the engine's upload buffer: the capture buffers go
-   * back to the pool at once */
-  bool ok = stereo_engine_submit(p->engine, l->data, l->stride, r->data, r->stride,
-                                 p->taken_seq, error);
-  capture_pair_release(p->capture, l, r);
-  if (!ok)
-    return false;
-  int t = (p->head + p->count) % MAX_IN_FLIGHT;
-  p->seq[t] = p->taken_seq;
-  p->capture_ns[t] = p->taken_ns;
-  p->round[t] = p->taken_round;
-  p->submit_us[t] = g_get_monotonic_time();
-  p->count++;
-  p->in++;
-  return true;
 }
 
 static int
@@ -317,6 +141,7 @@ log_stats(FrameLoop *fl, double seconds)
     uint64_t stalls = cs.stalls - o->stalls;
     uint64_t frames = MAX(cs.frames[0] - o->frames[0], cs.frames[1] - o->frames[1]);
     double paired = frames ? 100.0 * (double)(cs.pairs - o->pairs) / (double)frames : 0.0;
+    g_mutex_lock(&fl->stats_lock);   /* the publishers count in, out, gpu_ms, latency */
     qsort(p->latency_ms, p->n_latency, sizeof(double), cmp_double);
     p->out_fps = p->out / seconds;
     g_message("pair %s: capture %s, clock %s/%s, camera %.1f/%.1f fps, paired %.0f %%, "
@@ -363,6 +188,7 @@ log_stats(FrameLoop *fl, double seconds)
     p->in = p->out = 0;
     p->gpu_ms = 0.0;
     p->n_latency = 0;
+    g_mutex_unlock(&fl->stats_lock);
   }
   if (offline)
     g_message("offline: %s", progress->str);
@@ -373,32 +199,20 @@ log_stats(FrameLoop *fl, double seconds)
   g_mutex_unlock(&fl->lock);
 }
 
-/* A reload handed over by the main thread: recreate the engines whose filter changed. */
+/* Installs a config whose pairs group as the current ones do: new parameter pointers
+ * and noise floors, no new engine. */
 static bool
-apply_reload(FrameLoop *fl, GError **error)
+adopt_config(FrameLoop *fl, StereodConfig *cfg, GError **error)
 {
-  g_mutex_lock(&fl->lock);
-  StereodConfig *cfg = g_steal_pointer(&fl->pending_config);
-  guint32 engines = fl->pending_engines;
-  g_mutex_unlock(&fl->lock);
-  if (!cfg)
-    return true;
   for (int i = 0; i < fl->n_pairs; i++) {
     LoopPair *p = &fl->pairs[i];
     const StereodPairConfig *pc = stereod_config_find_pair(cfg, p->cfg->name);
     g_assert(pc != NULL);   /* a reload that changes the pair set needs a restart */
-    int idx = (int)(pc - cfg->pairs);
-    if (engines & (1u << idx)) {
-      /* finish what is in flight with the old engine, then swap */
-      while (p->count > 0)
-        if (!pair_collect(p, true, NULL, error))
-          return false;
-      StereoEngine *e = engine_new(fl, pc, error);
-      if (!e)
+    if (pc->params.min_magnitude != p->cfg->params.min_magnitude) {
+      StereoPairParams pp = { .min_magnitude = pc->params.min_magnitude };
+      if (!stereo_engine_set_pair(fl->groups[p->group].engine, p->pos, &pp, error))
         return false;
-      stereo_engine_free(p->engine);
-      p->engine = e;
-      g_message("pair %s: filter parameters reloaded", pc->name);
+      g_message("pair %s: noise floor reloaded", pc->name);
     }
     p->cfg = pc;
   }
@@ -408,21 +222,97 @@ apply_reload(FrameLoop *fl, GError **error)
   return true;
 }
 
-/* A result of take round `round` was published: publish the rest of that round (and of
- * older ones) now, waiting for them, before anything new is submitted, so that the frames
- * of one instant of all pairs reach the rings together (the height map fuses them). On a
- * slow GPU the last pair's result would otherwise wait behind the next round's
- * submits. */
+/* The engines of a reload are built: wait for what runs on the old ones, move every
+ * pair's calibration map to its new engine on the GPU, and swap. */
 static bool
-collect_round(FrameLoop *fl, uint64_t round, GError **error)
+swap_groups(FrameLoop *fl, GError **error)
 {
+  StereodConfig *cfg = g_steal_pointer(&fl->next_config);
+  if (!frame_groups_drain(fl, error))
+    return false;
+  int group_of[STEREOD_CONFIG_MAX_PAIRS], pos_of[STEREOD_CONFIG_MAX_PAIRS];
+  for (int k = 0; k < fl->n_next_groups; k++)
+    for (int q = 0; q < fl->next_groups[k].n; q++) {
+      group_of[fl->next_groups[k].pairs[q]] = k;
+      pos_of[fl->next_groups[k].pairs[q]] = q;
+    }
   for (int i = 0; i < fl->n_pairs; i++) {
-    LoopPair *q = &fl->pairs[i];
-    while (q->count > 0 && q->round[q->head] <= round)
-      if (!pair_collect(q, true, NULL, error))
-        return false;
+    LoopPair *p = &fl->pairs[i];
+    const StereodPairConfig *pc = &cfg->pairs[i];
+    g_assert(strcmp(pc->name, p->cfg->name) == 0);   /* the pair set is unchanged */
+    if (!stereo_engine_copy_pair(fl->next_groups[group_of[i]].engine, pos_of[i],
+                                 fl->groups[p->group].engine, p->pos, pc->params.min_magnitude,
+                                 error))
+      return false;
+    if (!frame_groups_same_filter(pc, p->cfg))
+      g_message("pair %s: filter parameters reloaded", pc->name);
+    p->group = group_of[i];
+    p->pos = pos_of[i];
+    p->cfg = pc;
   }
+  frame_groups_free(fl->groups, fl->n_groups);
+  fl->groups = g_steal_pointer(&fl->next_groups);
+  fl->n_groups = fl->n_next_groups;
+  fl->rr = 0;
+  stereod_config_free(fl->owned_config);
+  fl->owned_config = cfg;
+  fl->config = cfg;
+  g_debug("reload: %d pairs in %d engine groups", fl->n_pairs, fl->n_groups);
   return true;
+}
+
+/* A reload handed over by the main thread. When the pairs group as before, only the
+ * noise floors change; otherwise the new engines are made with their programs built in
+ * the background, the old ones keep running meanwhile, and the swap happens once every
+ * new program is ready (so no compile runs on this thread while pairs wait). A reload that
+ * fails to build keeps the running engines. */
+static bool
+apply_reload(FrameLoop *fl, GError **error)
+{
+  g_mutex_lock(&fl->lock);
+  StereodConfig *cfg = g_steal_pointer(&fl->pending_config);
+  g_mutex_unlock(&fl->lock);
+  if (cfg) {
+    /* a newer reload replaces one still building */
+    frame_groups_free(g_steal_pointer(&fl->next_groups), fl->n_next_groups);
+    stereod_config_free(g_steal_pointer(&fl->next_config));
+    if (frame_groups_same(fl->config, cfg))
+      return adopt_config(fl, cfg, error);
+    g_autoptr(GError) local = NULL;
+    if (!frame_groups_build(fl, cfg, true, &fl->next_groups, &fl->n_next_groups, &local)) {
+      g_warning("reload: the new engines cannot be made (%s), keeping the running ones",
+                local->message);
+      stereod_config_free(cfg);
+      return true;
+    }
+    fl->next_config = cfg;
+  }
+  if (!fl->next_groups)
+    return true;
+  for (int k = 0; k < fl->n_next_groups; k++) {
+    g_autoptr(GError) local = NULL;
+    if (!stereo_engine_poll_ready(fl->next_groups[k].engine, &local)) {
+      if (!local)
+        return true;   /* still building */
+      g_warning("reload: %s, keeping the running engines", local->message);
+      frame_groups_free(g_steal_pointer(&fl->next_groups), fl->n_next_groups);
+      stereod_config_free(g_steal_pointer(&fl->next_config));
+      return true;
+    }
+  }
+  return swap_groups(fl, error);
+}
+
+static bool
+publish_failed(FrameLoop *fl, GError **error)
+{
+  g_mutex_lock(&fl->stats_lock);
+  int r = fl->publish_error;
+  g_mutex_unlock(&fl->stats_lock);
+  if (r < 0)
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(-r), "publish failed: %s",
+                g_strerror(-r));
+  return r < 0;
 }
 
 static bool
@@ -436,30 +326,14 @@ all_pairs_ended(FrameLoop *fl)
   return true;
 }
 
-static bool
-in_flight(FrameLoop *fl)
-{
-  for (int i = 0; i < fl->n_pairs; i++)
-    if (fl->pairs[i].count)
-      return true;
-  return false;
-}
-
-static bool
-holding(FrameLoop *fl)
-{
-  for (int i = 0; i < fl->n_pairs; i++)
-    if (fl->pairs[i].taken_left)
-      return true;
-  return false;
-}
-
-/* Offline, at the end: what was published, and whether a pair failed. */
+/* Offline, at the end (everything published): what was published, and whether a pair
+ * failed. */
 static void
 offline_summary(FrameLoop *fl)
 {
   GString *s = g_string_new(NULL);
   bool failed = false;
+  g_mutex_lock(&fl->stats_lock);
   for (int i = 0; i < fl->n_pairs; i++) {
     LoopPair *p = &fl->pairs[i];
     CaptureState st = capture_pair_get_state(p->capture);
@@ -468,51 +342,15 @@ offline_summary(FrameLoop *fl)
                            p->cfg->name, p->published,
                            st == CAPTURE_STATE_FAILED ? " (failed)" : "");
   }
+  g_mutex_unlock(&fl->stats_lock);
   double secs = (double)(g_get_monotonic_time() - fl->started_us) * 1e-6;
   g_message("offline: every stream ended after %.1f s: %s published", secs, s->str);
   g_string_free(s, TRUE);
   g_atomic_int_set(&fl->exit_status, failed ? 1 : 0);
 }
 
-/* Offline: the pairs go in rounds of one instant. Once every pair that can still deliver
- * holds a taken pair, those with the earliest capture time (within their tolerance) are
- * submitted together and all collected before the next round: the frames of one instant
- * of every pair are published together, so the height map fuses them whatever the GPU's
- * speed (a round's pairs still overlap on the GPU; rounds do not). Returns TRUE when a
- * round ran. */
-static bool
-offline_round(FrameLoop *fl, int rr, GError **error)
-{
-  bool ready = true, any = false;
-  uint64_t first = UINT64_MAX;
-  for (int i = 0; i < fl->n_pairs; i++) {
-    LoopPair *p = &fl->pairs[i];
-    /* read before the take: a pair seen ended that has nothing to take is done */
-    CaptureState st = capture_pair_get_state(p->capture);
-    bool done = st == CAPTURE_STATE_ENDED || st == CAPTURE_STATE_FAILED;
-    pair_take(fl, p);   /* (its round number is not used offline) */
-    if (p->taken_left) {
-      any = true;
-      first = MIN(first, p->taken_ns);
-    } else if (!done) {
-      ready = false;
-    }
-  }
-  if (!any || !ready)
-    return false;
-  for (int k = 0; k < fl->n_pairs; k++) {
-    LoopPair *p = &fl->pairs[(rr + k) % fl->n_pairs];
-    if (p->taken_left && p->taken_ns - first <= (uint64_t)p->cfg->tolerance_ns &&
-        !pair_submit(p, error))
-      return false;
-  }
-  for (int i = 0; i < fl->n_pairs; i++)
-    while (fl->pairs[i].count > 0)
-      if (!pair_collect(&fl->pairs[i], true, NULL, error))
-        return false;
-  return true;
-}
-
+/* Runs until asked to stop, or, offline, until every stream ended and everything was
+ * submitted (TRUE), or an error (FALSE). */
 static bool
 loop_run(FrameLoop *fl, GError **error)
 {
@@ -520,43 +358,22 @@ loop_run(FrameLoop *fl, GError **error)
   int64_t now = g_get_monotonic_time();
   int64_t next_wd = wd_us > 0 ? now + wd_us / 2 : G_MAXINT64;
   int64_t last_stats = now;
-  int rr = 0;
   while (!g_atomic_int_get(&fl->stop)) {
-    if (!apply_reload(fl, error))
+    if (!apply_reload(fl, error) || publish_failed(fl, error))
       return false;
     uint64_t seen = capture_notifier_get(fl->notifier);
     /* Offline: read before the mailboxes are looked at, so that a pair seen ended here
-     * and found empty below has nothing left (it delivers its last pair before it ends). */
+     * and found empty below has nothing left. */
     bool all_ended = fl->config->offline && all_pairs_ended(fl);
-    bool work = false;
-    uint64_t round;
-    for (int i = 0; i < fl->n_pairs; i++)
-      while (pair_collect(&fl->pairs[i], false, &round, error)) {
-        work = true;
-        if (!collect_round(fl, round, error))
-          return false;
-      }
+    frame_groups_release_uploaded(fl);
+    bool work = frame_groups_collect(fl, false, error);
     if (*error)
       return false;
-    if (fl->config->offline) {
-      if (offline_round(fl, rr, error))
-        work = true;
-      else if (*error)
-        return false;
-    } else {
-      /* Every pair's newest frames are taken at the same moment, then submitted: where a
-       * submit takes long (llvmpipe computes in it), the later pairs' frames would
-       * otherwise be taken that much later, at other instants than the first pair's, and
-       * the height map could not fuse them. */
-      take_round(fl, rr);
-      for (int k = 0; k < fl->n_pairs; k++) {
-        if (pair_submit(&fl->pairs[(rr + k) % fl->n_pairs], error))
-          work = true;
-        else if (*error)
-          return false;
-      }
-    }
-    rr = (rr + 1) % fl->n_pairs;
+    if (fl->config->offline ? frame_groups_offline_round(fl, error)
+                            : frame_groups_submit(fl, error))
+      work = true;
+    else if (*error)
+      return false;
 
     now = g_get_monotonic_time();
     if (now >= next_wd) {
@@ -573,24 +390,76 @@ loop_run(FrameLoop *fl, GError **error)
     }
     if (work)
       continue;
-    if (all_ended && !in_flight(fl) && !holding(fl))
-      break;   /* offline: every stream ended and everything is published */
-    /* Nothing new: wait for the oldest result on the GPU, or for the next captured pair. */
-    LoopPair *oldest = NULL;
-    for (int i = 0; i < fl->n_pairs; i++) {
-      LoopPair *p = &fl->pairs[i];
-      if (p->count && (!oldest || p->submit_us[p->head] < oldest->submit_us[oldest->head]))
-        oldest = p;
-    }
-    if (oldest) {
-      if (!pair_collect(oldest, true, &round, error) || !collect_round(fl, round, error))
+    if (all_ended && fl->queued == 0 && !frame_groups_pending(fl))
+      return true;   /* offline: every stream ended and everything was submitted */
+    /* Nothing to do now. With every batch slot busy only the oldest batch can free one:
+     * wait for its fence. With batches on the GPU and slots free, new frames could be
+     * submitted at once: wait for the capture until that oldest batch is expected done
+     * (its group's last GPU time after its submit; GL fences cannot wake a condition
+     * variable), then look at the fences again. With nothing on the GPU, wait for frames. */
+    int64_t deadline = MIN(next_wd, last_stats + interval_us);
+    if (fl->queued >= fl->in_flight) {
+      if (!frame_groups_collect(fl, true, error))
         return false;
+    } else if (fl->queued > 0) {
+      int64_t expect = frame_groups_expected_done(fl);
+      now = g_get_monotonic_time();
+      /* at least a tenth of a millisecond, so an estimate in the past does not spin */
+      capture_notifier_wait(fl->notifier, seen, MIN(deadline, MAX(expect, now + 100)));
+    } else if (fl->next_groups) {
+      /* a reload is building: look again soon */
+      capture_notifier_wait(fl->notifier, seen, MIN(deadline, g_get_monotonic_time() + 10000));
     } else {
-      int64_t deadline = MIN(next_wd, last_stats + interval_us);
       capture_notifier_wait(fl->notifier, seen, deadline);
     }
   }
   return true;
+}
+
+/* Every pair's rectification map, computed on a thread per pair (a 1920x1080 map is
+ * 4 million calibration evaluations). */
+typedef struct {
+  const StereoCalib *calib;
+  float *map;
+} MapJob;
+
+static gpointer
+map_job_run(gpointer data)
+{
+  MapJob *j = data;
+  stereo_rectify_map_compute(j->calib, j->map);
+  return NULL;
+}
+
+static bool
+setup_engines(FrameLoop *fl, GError **error)
+{
+  if (!frame_groups_build(fl, fl->config, false, &fl->groups, &fl->n_groups, error))
+    return false;
+  MapJob jobs[STEREOD_CONFIG_MAX_PAIRS] = { 0 };
+  GThread *threads[STEREOD_CONFIG_MAX_PAIRS] = { 0 };
+  for (int i = 0; i < fl->n_pairs; i++) {
+    const StereodPairConfig *pc = &fl->config->pairs[i];
+    if (!pc->has_calibration)
+      continue;
+    jobs[i] = (MapJob){ &pc->calib, g_new(float, 4 * (size_t)pc->width * pc->height) };
+    threads[i] = g_thread_new("stereod-map", map_job_run, &jobs[i]);
+  }
+  bool ok = true;
+  for (int k = 0; k < fl->n_groups; k++)
+    for (int q = 0; q < fl->groups[k].n; q++) {
+      int i = fl->groups[k].pairs[q];
+      const StereodPairConfig *pc = &fl->config->pairs[i];
+      fl->pairs[i].group = k;
+      fl->pairs[i].pos = q;
+      if (threads[i])
+        g_thread_join(g_steal_pointer(&threads[i]));
+      StereoPairParams pp = { .calib = pc->has_calibration ? &pc->calib : NULL,
+                              .map = jobs[i].map, .min_magnitude = pc->params.min_magnitude };
+      ok = ok && stereo_engine_set_pair(fl->groups[k].engine, q, &pp, error);
+      g_free(jobs[i].map);
+    }
+  return ok;
 }
 
 static bool
@@ -603,8 +472,30 @@ loop_setup(FrameLoop *fl, GError **error)
             gpu_context_get_renderer(fl->gpu), gpu_context_get_version(fl->gpu));
   fl->n_pairs = fl->config->n_pairs;
   fl->pairs = g_new0(LoopPair, fl->n_pairs);
+  /* One upload buffer holds every pair's capture pool: a frame is copied once, from the
+   * GstBuffer into the memory the GPU uploads it from. */
+  size_t pool_at[STEREOD_CONFIG_MAX_PAIRS], total = 0;
+  for (int i = 0; i < fl->n_pairs; i++) {
+    CapturePairParams cp;
+    frame_loop_capture_params(fl->config, &fl->config->pairs[i], &cp);
+    pool_at[i] = total;
+    total += (capture_pair_pool_bytes(&cp) + 63) & ~(size_t)63;
+  }
+  GpuBufferParams bp = { .label = "capture pools", .size = total, .usage = GPU_BUFFER_UPLOAD };
+  if (!(fl->arena = gpu_buffer_new(fl->gpu, &bp, error)))
+    return false;
+  uint8_t *base = gpu_buffer_get_map(fl->arena);
+  if (((uintptr_t)base & 63) != 0) {
+    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT, "the upload buffer's map is not 64-byte "
+                "aligned");
+    return false;
+  }
+  if (!setup_engines(fl, error) || !frame_groups_warm_up(fl->groups, fl->n_groups, error))
+    return false;
+  int cores = (int)g_get_num_processors();
+  fl->publisher = frame_publisher_new(CLAMP(MIN(fl->n_pairs, cores / 2), 1, 16));
   for (int i = 0; i < fl->n_pairs; i++)
-    if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], error))
+    if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], base + pool_at[i], error))
       return false;
   fl->started_us = g_get_monotonic_time();
   for (int i = 0; i < fl->n_pairs; i++) {
@@ -613,6 +504,9 @@ loop_setup(FrameLoop *fl, GError **error)
               fl->pairs[i].cfg->width, fl->pairs[i].cfg->height,
               ring_writer_get_path(fl->pairs[i].ring));
   }
+  g_message("%d pairs in %d engine groups, at most %d batches on the GPU", fl->n_pairs,
+            fl->n_groups, fl->in_flight);
+  fl->totals_since_us = g_get_monotonic_time();
   return true;
 }
 
@@ -628,6 +522,7 @@ loop_thread(gpointer data)
     fl->start_error = g_steal_pointer(&error);
   g_cond_signal(&fl->cond);
   g_mutex_unlock(&fl->lock);
+  bool ended = false;
   if (ok && !loop_run(fl, &error)) {
     g_critical("GPU loop stopped: %s", error ? error->message : "unknown error");
     g_clear_error(&error);
@@ -636,13 +531,31 @@ loop_thread(gpointer data)
     if (fl->on_done)
       g_main_context_invoke(fl->main_context, fl->on_done, fl->on_done_data);
   } else if (ok && !g_atomic_int_get(&fl->stop)) {
-    offline_summary(fl);              /* the loop ended by itself: offline, all done */
+    ended = true;                     /* the loop ended by itself: offline, all done */
+  }
+  /* what is on the GPU is collected and published, the held pairs go back */
+  if (fl->groups && fl->publisher && !gpu_context_is_failed(fl->gpu) &&
+      !frame_groups_drain(fl, &error)) {
+    g_warning("GPU loop: %s while stopping, ignoring", error->message);
+    g_clear_error(&error);
+  }
+  if (ended) {
+    offline_summary(fl);
     g_atomic_int_set(&fl->stop, 3);
     if (fl->on_done)
       g_main_context_invoke(fl->main_context, fl->on_done, fl->on_done_data);
   }
-  for (int i = 0; fl->pairs && i < fl->n_pairs; i++)
-    pair_close(&fl->pairs[i]);
+  frame_publisher_free(g_steal_pointer(&fl->publisher));
+  for (int i = 0; fl->pairs && i < fl->n_pairs; i++) {
+    LoopPair *p = &fl->pairs[i];
+    for (int k = 0; k < p->n_held; k++)   /* a failed GPU: never uploaded */
+      capture_pair_release(p->capture, p->held[k].left, p->held[k].right);
+    p->n_held = 0;
+    pair_close(p);
+  }
+  frame_groups_free(g_steal_pointer(&fl->next_groups), fl->n_next_groups);
+  frame_groups_free(g_steal_pointer(&fl->groups), fl->n_groups);
+  gpu_buffer_free(g_steal_pointer(&fl->arena));
   gpu_context_free(fl->gpu);
   fl->gpu = NULL;
   return NULL;
@@ -658,9 +571,10 @@ frame_loop_start(const StereodConfig *config, GSourceFunc on_done, gpointer data
   fl->on_done_data = data;
   fl->timebase = capture_timebase_new();
   g_mutex_init(&fl->lock);
+  g_mutex_init(&fl->stats_lock);
   g_cond_init(&fl->cond);
   fl->config = config;
-  fl->in_flight = CLAMP(config->in_flight, 1, MAX_IN_FLIGHT);
+  fl->in_flight = CLAMP(config->in_flight, 1, STEREO_MAX_IN_FLIGHT);
   fl->notifier = capture_notifier_new();
   fl->thread = g_thread_new("stereod-gpu", loop_thread, fl);
   g_mutex_lock(&fl->lock);
@@ -701,7 +615,9 @@ frame_loop_free(FrameLoop *fl)
   capture_timebase_unref(fl->timebase);
   stereod_config_free(fl->owned_config);
   stereod_config_free(fl->pending_config);
+  stereod_config_free(fl->next_config);
   g_free(fl->status);
+  g_mutex_clear(&fl->stats_lock);
   g_main_context_unref(fl->main_context);
   g_mutex_clear(&fl->lock);
   g_cond_clear(&fl->cond);
@@ -717,6 +633,63 @@ frame_loop_reload(FrameLoop *fl, StereodConfig *config, guint32 engine_pairs)
   fl->pending_engines = engine_pairs;
   g_mutex_unlock(&fl->lock);
   capture_notifier_signal(fl->notifier);
+}
+
+void
+frame_loop_reset_stats(FrameLoop *fl)
+{
+  g_return_if_fail(fl);
+  g_mutex_lock(&fl->stats_lock);
+  fl->totals_since_us = g_get_monotonic_time();
+  fl->total_submitted = fl->total_published = fl->total_batches = 0;
+  fl->total_gpu_ms = fl->total_latency_max_ms = 0.0;
+  memset(fl->latency_hist, 0, sizeof fl->latency_hist);
+  for (int i = 0; i < fl->n_pairs; i++)
+    capture_pair_get_stats(fl->pairs[i].capture, &fl->capture_base[i]);
+  g_mutex_unlock(&fl->stats_lock);
+}
+
+static double
+hist_quantile(const uint32_t *hist, uint64_t n, double q)
+{
+  if (n == 0)
+    return NAN;
+  uint64_t want = (uint64_t)ceil(q * (double)n), seen = 0;
+  for (int i = 0; i < LATENCY_BINS; i++) {
+    seen += hist[i];
+    if (seen >= want)
+      return LATENCY_BIN0_MS * pow(1.01, i + 1);   /* the bin's upper end */
+  }
+  return LATENCY_BIN0_MS * pow(1.01, LATENCY_BINS);
+}
+
+void
+frame_loop_get_stats(FrameLoop *fl, FrameLoopStats *st)
+{
+  g_return_if_fail(fl && st);
+  *st = (FrameLoopStats){ 0 };
+  g_mutex_lock(&fl->stats_lock);
+  st->seconds = (g_get_monotonic_time() - fl->totals_since_us) * 1e-6;
+  for (int i = 0; i < fl->n_pairs; i++) {
+    CaptureStats cs;
+    capture_pair_get_stats(fl->pairs[i].capture, &cs);
+    const CaptureStats *o = &fl->capture_base[i];
+    st->captured += cs.pairs - o->pairs;
+    st->dropped += cs.overwritten - o->overwritten;
+    st->starved += cs.starved[0] - o->starved[0] + cs.starved[1] - o->starved[1];
+    st->unpaired += cs.unpaired[0] - o->unpaired[0] + cs.unpaired[1] - o->unpaired[1];
+  }
+  st->submitted = fl->total_submitted;
+  st->published = fl->total_published;
+  st->batches = fl->total_batches;
+  st->gpu_ms = fl->total_gpu_ms;
+  /* a quantile is its bin's upper end, at most the largest sample */
+  st->latency_p50_ms = MIN(hist_quantile(fl->latency_hist, fl->total_published, 0.5),
+                           fl->total_latency_max_ms);
+  st->latency_p99_ms = MIN(hist_quantile(fl->latency_hist, fl->total_published, 0.99),
+                           fl->total_latency_max_ms);
+  st->latency_max_ms = fl->total_latency_max_ms;
+  g_mutex_unlock(&fl->stats_lock);
 }
 
 char *

@@ -1,30 +1,40 @@
 /* frame-loop.h: the GPU thread of stereod.
  *
- * One thread owns the EGL context and serves every camera pair: it takes the newest
- * frame pair from each pair's capture mailbox (fair round-robin), submits it to that
- * pair's stereo engine (several pairs in flight, so uploads, compute and readbacks of
- * different pairs overlap), collects finished results in order and publishes them to the
- * pair's shared-memory ring. Live mode: when the GPU falls behind, the capture mailbox
- * keeps only the newest pair (the drop is counted there). Offline mode ([daemon]
- * mode=offline, recordings): the capture waits for the GPU instead (back-pressure), so
- * every pair is processed, in rounds of one instant: once every pair holds its next
- * frame pair, those of the earliest capture time are submitted and published together
- * (the height map fuses them however slow the GPU is); when every pair's streams ended
- * (capture state ENDED or FAILED) the loop publishes what is still on the GPU and stops
- * by itself. Live, every pair's newest frames are taken at the same moment (a round)
- * before any is submitted, so that a slow submit does not move the later pairs to later
- * instants, and once a round's first result is published the rest of the round is
- * published before anything new is submitted (rounds still overlap on the GPU, up to
- * in_flight), so that the frames of one instant reach the rings together. The loop
- * never sleep-polls: it waits on the capture notifier or on the oldest GPU fence. It
- * sends WATCHDOG=1 itself, so a hung loop is noticed by systemd, and writes one stats
- * line per pair every interval (capture state, clocks, camera rates, pairing rate, drops
- * by cause, GPU time, latency), the capture's health warnings when they change
- * (capture_health_update), offline a progress line, and STATUS= ("west 25.0 fps running,
- * east 0.0 fps stalled"). All pairs share one CaptureTimebase: recordings replayed
- * together carry the same capture times for the same instant.
+ * One thread owns the EGL context and serves every camera pair. The pairs of equal size
+ * and filter parameters (everything but the noise floor; a calibration or none; the depth
+ * plane) share one stereo engine and are processed in batches: a batch is the newest
+ * captured frame pair of every member that has one, taken at one moment, and the engine
+ * runs each pass of the filter once for the whole batch. At most [daemon] in_flight
+ * batches are on the GPU at a time for the whole daemon (K, default 2): the loop submits
+ * a batch whenever there is room and a member has a new pair, so under load the batches
+ * fill up and the latency stays about two batch times; when the GPU falls behind, the
+ * capture mailboxes keep only the newest pair (the older one is dropped and counted
+ * there, as "gpu behind"), nothing queues. Frames are copied once: the capture converts
+ * each GstBuffer straight into its pool, which lies in one persistently mapped GPU upload
+ * buffer, and the GPU uploads from there; a pair is given back to the capture when its
+ * upload is done. Finished frames are published to the pairs' shared-memory rings by
+ * publisher threads (frame-publish.h), in order per pair, and released to their engine
+ * after the copy. The loop never blocks on the GPU while it could submit: it waits on the
+ * capture notifier until the oldest batch is expected to finish, on that batch's fence
+ * only when every batch slot is busy.
  *
- * Start-up: frame_loop_start() creates the GPU context, every engine, ring and capture
+ * Offline mode ([daemon] mode=offline, recordings): the capture waits for the GPU instead
+ * (back-pressure), so every pair is processed, in rounds of one instant: once every pair
+ * holds its next frame pair, those of the earliest capture time are submitted (in their
+ * groups' batches) and all collected before the next round, so the height map fuses them
+ * however slow the GPU is; when every pair's streams ended (capture state ENDED or
+ * FAILED) the loop publishes what is still on the GPU and stops by itself.
+ *
+ * It sends WATCHDOG=1 itself, so a hung loop is noticed by systemd, and writes one stats
+ * line per pair every interval (capture state, clocks, camera rates, pairing rate, drops
+ * by cause, gpu ms: the pair's share of its batches' GPU time, latency), the capture's
+ * health warnings when they change (capture_health_update), offline a progress line, and
+ * STATUS= ("west 25.0 fps running, east 0.0 fps stalled"). All pairs share one
+ * CaptureTimebase: recordings replayed together carry the same capture times for the same
+ * instant.
+ *
+ * Start-up: frame_loop_start() creates the GPU context, the upload buffer, every engine
+ * (the calibrations' rectification maps computed on a thread per pair), ring and capture
  * pipeline on the new thread and returns once they are all up (or one failed).
  * Everything the hot path needs is allocated there.
  */
@@ -62,11 +72,33 @@ void frame_loop_capture_params(const StereodConfig *config, const StereodPairCon
 void frame_loop_free(FrameLoop *loop);
 
 /* Hands a reloaded configuration to the GPU thread (SIGHUP), which applies what can
- * change live (stats interval, the filter parameters of the pairs in `engine_pairs`,
- * whose engines it recreates between two frames). `config` must be compatible (no
- * restart needed: see stereod_config_diff()); the loop takes ownership of it and frees
- * the old one once it no longer uses it. */
+ * change live: the stats interval, the noise floors (at once), and other filter
+ * parameters: the pairs are grouped again, the new engines are made with their programs
+ * built in the background (by the driver's compiler threads) while the old ones keep
+ * running, and the swap waits for what is on the GPU and moves every pair's
+ * rectification map on the GPU; a new engine that fails keeps the old ones (a warning).
+ * `config` must be compatible (no restart needed: see stereod_config_diff());
+ * `engine_pairs` is informative (the loop compares the groupings itself). The loop takes
+ * ownership of `config` and frees the old one once it no longer uses it. */
 void frame_loop_reload(FrameLoop *loop, StereodConfig *config, guint32 engine_pairs);
+
+/* Totals of the whole daemon since the start or the last frame_loop_reset_stats() (for
+ * stereod-bench --service). */
+typedef struct {
+  double seconds;              /* since the start or the reset */
+  uint64_t captured;           /* pairs the captures delivered (offered) */
+  uint64_t dropped;            /* pairs dropped at capture for a newer one (newest wins) */
+  uint64_t unpaired, starved;  /* frames (either side) that found no partner, no buffer */
+  uint64_t submitted;          /* pairs submitted to the GPU */
+  uint64_t published;          /* pairs published to the rings */
+  uint64_t batches;            /* batches finished */
+  double gpu_ms;               /* GPU time of those batches, summed */
+  double latency_p50_ms, latency_p99_ms, latency_max_ms;  /* capture to publish, all pairs */
+} FrameLoopStats;
+
+/* Thread safe. The latency quantiles come from a histogram of 1 % wide bins. */
+void frame_loop_get_stats(FrameLoop *loop, FrameLoopStats *stats);
+void frame_loop_reset_stats(FrameLoop *loop);
 
 /* A one-line summary for systemd's STATUS= ("west 25.0 fps, east 25.0 fps"), newly
  * allocated. Thread safe. */

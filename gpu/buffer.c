@@ -10,7 +10,14 @@ struct GpuBuffer {
   size_t size;
   GpuBufferUsage usage;
   void *map;
+  GpuTrack track;
 };
+
+GpuTrack *
+gpu_buffer_get_track(GpuBuffer *buf)
+{
+  return &buf->track;
+}
 
 GpuBuffer *
 gpu_buffer_new(GpuContext *ctx, const GpuBufferParams *params, GError **error)
@@ -119,6 +126,7 @@ gpu_buffer_write(GpuBuffer *buf, size_t offset, const void *data, size_t size, G
   if (!gpu_context_require_ok(buf->ctx, "write a buffer", error) ||
       !range_ok(buf, offset, size, "write", error))
     return false;
+  gpu_track_command(buf->ctx, &buf->track, GPU_SYNC_BUFFER_UPDATE, true);
   glNamedBufferSubData(buf->id, (GLintptr) offset, (GLsizeiptr) size, data);
   g_autofree char *stage = g_strdup_printf("write to buffer \"%s\"", buf->label);
   return gpu_context_check(buf->ctx, stage, error);
@@ -131,8 +139,8 @@ gpu_buffer_read(GpuBuffer *buf, size_t offset, void *data, size_t size, GError *
   if (!gpu_context_require_ok(buf->ctx, "read a buffer", error) ||
       !range_ok(buf, offset, size, "read", error))
     return false;
-  /* Shader writes become visible to glGetBufferSubData only after this barrier. */
-  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  /* Shader writes become visible to glGetBufferSubData only after a barrier. */
+  gpu_track_command(buf->ctx, &buf->track, GPU_SYNC_BUFFER_UPDATE, false);
   glGetNamedBufferSubData(buf->id, (GLintptr) offset, (GLsizeiptr) size, data);
   g_autofree char *stage = g_strdup_printf("read from buffer \"%s\"", buf->label);
   return gpu_context_check(buf->ctx, stage, error);
@@ -145,6 +153,7 @@ gpu_buffer_fill_u32(GpuBuffer *buf, uint32_t value, GError **error)
   g_return_val_if_fail(buf->size % 4 == 0, false);
   if (!gpu_context_require_ok(buf->ctx, "fill a buffer", error))
     return false;
+  gpu_track_command(buf->ctx, &buf->track, GPU_SYNC_BUFFER_UPDATE, true);
   glClearNamedBufferData(buf->id, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &value);
   g_autofree char *stage = g_strdup_printf("fill of buffer \"%s\"", buf->label);
   return gpu_context_check(buf->ctx, stage, error);
@@ -265,6 +274,10 @@ gpu_buffer_copy(GpuBuffer *dst, size_t dst_offset, GpuBuffer *src, size_t src_of
 {
   g_return_if_fail(dst && src);
   g_return_if_fail(dst_offset + size <= dst->size && src_offset + size <= src->size);
+  GLbitfield bits = 0;
+  gpu_track_need(src->ctx, &src->track, GPU_SYNC_BUFFER_UPDATE, true, false, &bits);
+  gpu_track_need(dst->ctx, &dst->track, GPU_SYNC_BUFFER_UPDATE, false, true, &bits);
+  gpu_track_barrier(src->ctx, bits);
   glCopyNamedBufferSubData(src->id, dst->id, (GLintptr)src_offset, (GLintptr)dst_offset,
                            (GLsizeiptr)size);
 }

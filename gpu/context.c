@@ -22,6 +22,7 @@ G_DEFINE_QUARK(gpu-error-quark, gpu_error)
  * them, terminated when the last one goes. */
 
 static GMutex display_lock;
+static GHashTable *contexts;       /* EGLContext -> GpuContext, under display_lock */
 static GHashTable *display_refs;   /* EGLDisplay -> count */
 
 static bool
@@ -341,6 +342,10 @@ drop_candidate(GpuContext *ctx)
   if (ctx->egl_ctx != EGL_NO_CONTEXT) {
     if (eglGetCurrentContext() == ctx->egl_ctx)
       eglMakeCurrent(ctx->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    g_mutex_lock(&display_lock);
+    if (contexts)
+      g_hash_table_remove(contexts, ctx->egl_ctx);
+    g_mutex_unlock(&display_lock);
     eglDestroyContext(ctx->dpy, ctx->egl_ctx);
     ctx->egl_ctx = EGL_NO_CONTEXT;
   }
@@ -450,10 +455,30 @@ gpu_context_new(const GpuContextParams *params, GError **error)
                                     strstr(ctx->renderer, "Software Rasterizer"));
   setup_debug_output(ctx);
   query_limits(ctx);
+  GLint n_ext = 0;
+  glGetIntegerv(GL_NUM_EXTENSIONS, &n_ext);
+  for (GLint i = 0; i < n_ext; i++)
+    if (!strcmp((const char *) glGetStringi(GL_EXTENSIONS, (GLuint) i),
+                "GL_KHR_parallel_shader_compile"))
+      ctx->parallel_compile = true;
+  if (ctx->parallel_compile) {
+    /* an extension entry point: from EGL, not from the loader library */
+    PFNGLMAXSHADERCOMPILERTHREADSKHRPROC max_threads =
+      (PFNGLMAXSHADERCOMPILERTHREADSKHRPROC) eglGetProcAddress("glMaxShaderCompilerThreadsKHR");
+    if (max_threads)
+      max_threads(0xffffffffu);   /* as many as the driver likes */
+    else
+      ctx->parallel_compile = false;
+  }
   create_samplers(ctx);
   if (!gpu_context_check(ctx, "context creation", error))
     return NULL;
 
+  g_mutex_lock(&display_lock);
+  if (!contexts)
+    contexts = g_hash_table_new(g_direct_hash, g_direct_equal);
+  g_hash_table_insert(contexts, ctx->egl_ctx, ctx);
+  g_mutex_unlock(&display_lock);
   g_info("%s: %s, GL_RENDERER \"%s\", GL_VERSION \"%s\"", ctx->label, ctx->device_desc,
          ctx->renderer, ctx->version);
   return g_steal_pointer(&ctx);
@@ -475,6 +500,7 @@ gpu_context_free(GpuContext *ctx)
     bool current = prev_ctx == ctx->egl_ctx ||
       eglMakeCurrent(ctx->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx->egl_ctx);
     if (current) {
+      gpu_pass_cache_clear(ctx);
       if (ctx->sampler_nearest)
         glDeleteSamplers(1, &ctx->sampler_nearest);
       if (ctx->sampler_linear)
@@ -618,6 +644,18 @@ gpu_context_make_current(GpuContext *ctx, GError **error)
     return false;
   }
   return true;
+}
+
+GpuContext *
+gpu_context_current(void)
+{
+  EGLContext cur = eglGetCurrentContext();
+  if (cur == EGL_NO_CONTEXT)
+    return NULL;
+  g_mutex_lock(&display_lock);
+  GpuContext *ctx = contexts ? g_hash_table_lookup(contexts, cur) : NULL;
+  g_mutex_unlock(&display_lock);
+  return ctx;
 }
 
 void

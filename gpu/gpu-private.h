@@ -19,6 +19,42 @@
 
 #include "gpu/gpu.h"
 
+/* ------------------------------------------------------------ barrier tracking */
+
+/* The kinds of consumers glMemoryBarrier distinguishes that stereod uses. */
+typedef enum {
+  GPU_SYNC_IMAGE,            /* shader image load/store: GL_SHADER_IMAGE_ACCESS_BARRIER_BIT */
+  GPU_SYNC_STORAGE,          /* shader storage buffers: GL_SHADER_STORAGE_BARRIER_BIT */
+  GPU_SYNC_TEXTURE_FETCH,    /* samplers: GL_TEXTURE_FETCH_BARRIER_BIT */
+  GPU_SYNC_UNIFORM,          /* uniform buffers: GL_UNIFORM_BARRIER_BIT */
+  GPU_SYNC_TEXTURE_UPDATE,   /* glTex(Sub)Image, glGetTexImage, glClearTexImage */
+  GPU_SYNC_BUFFER_UPDATE,    /* glCopyBufferSubData, glGet/BufferSubData, glClearBufferData */
+  GPU_SYNC_PIXEL_BUFFER,     /* pixel pack/unpack buffers */
+  GPU_SYNC_MAPPED,           /* host access through a persistent map */
+  GPU_SYNC_COUNT
+} GpuSyncType;
+
+/* Serial numbers (of the context's counter) of the last shader read and write of one
+ * image or buffer; 0 = never. */
+typedef struct {
+  uint64_t read, write;
+} GpuTrack;
+
+GpuTrack *gpu_image_get_track(GpuImage *img);
+GpuTrack *gpu_buffer_get_track(GpuBuffer *buf);
+/* Adds to *bits the barrier an access of kind `type` to a resource needs: a read needs
+ * the shader writes before it made visible, a write also needs the shader reads before
+ * it finished. */
+void gpu_track_need(GpuContext *ctx, const GpuTrack *t, GpuSyncType type, bool reads,
+                    bool writes, GLbitfield *bits);
+/* Issues glMemoryBarrier(bits) when bits != 0 (counted) and records it. */
+void gpu_track_barrier(GpuContext *ctx, GLbitfield bits);
+/* Records a shader access made by the dispatch being issued now. */
+void gpu_track_shader_access(GpuContext *ctx, GpuTrack *t, bool reads, bool writes);
+/* The barrier a non-shader command of kind `type` needs before it reads (and, if
+ * `writes`, writes) the resource, issued at once. */
+void gpu_track_command(GpuContext *ctx, GpuTrack *t, GpuSyncType type, bool writes);
+
 struct GpuContext {
   char *label;
   EGLDisplay dpy;
@@ -45,7 +81,22 @@ struct GpuContext {
 
   GLuint sampler_nearest;
   GLuint sampler_linear;
+
+  /* Barrier tracking (pass.c) and counters. */
+  uint64_t serial;
+  uint64_t barrier_serial[GPU_SYNC_COUNT];
+  GpuStats stats;
+  bool dry_run;
+  bool parallel_compile;   /* GL_KHR_parallel_shader_compile */
+  GHashTable *programs;    /* shared programs of passes: text key -> ProgramEntry */
 };
+
+/* Frees the shared programs (the context is current); warns about passes still alive. */
+void gpu_pass_cache_clear(GpuContext *ctx);
+/* The GpuContext current on the calling thread, or NULL. */
+GpuContext *gpu_context_current(void);
+/* Counts a dispatch (program.c and pass.c). */
+void gpu_context_count_dispatch(GpuContext *ctx);
 
 /* Sets GPU_ERROR_FAILED and returns FALSE when the context is already failed. */
 bool gpu_context_require_ok(GpuContext *ctx, const char *what, GError **error);

@@ -125,6 +125,10 @@ bool gpu_image_download(GpuImage *img, int layer, void *data, size_t stride, GEr
  * ignored; integer formats take the values rounded to the nearest integer and clamped,
  * NaN as 0). Tests use it to poison outputs. */
 bool gpu_image_fill(GpuImage *img, const float value[4], GError **error);
+/* Queues a GPU-side copy of one whole layer between images of the same size and format
+ * (glCopyImageSubData); no host wait. FALSE (GPU_ERROR_LIMIT) when they do not match. */
+bool gpu_image_copy_layer(GpuImage *dst, int dst_layer, GpuImage *src, int src_layer,
+                          GError **error);
 
 /* Asynchronous transfers through a buffer (a pixel-unpack / pixel-pack source):
  * the host pixels live in `buf` at `offset`, rows `stride` bytes apart. These only
@@ -195,12 +199,23 @@ typedef struct {
   const char *source;
   /* Extra lines inserted right after the #version line, e.g. "#define RADIUS 5\n". */
   const char *defines;
+  /* Build in the background (GL_KHR_parallel_shader_compile, where the driver has it):
+   * gpu_program_new returns at once; gpu_program_poll() says when it is built. Without
+   * the extension the build is synchronous. A compile error is then reported by
+   * gpu_program_poll() (or gpu_program_wait()) instead of gpu_program_new(). */
+  bool async;
 } GpuProgramParams;
 
 /* Compiles and links a compute program. On failure the GError message holds the
  * driver's log and the source with line numbers (also logged at warning level). */
 GpuProgram *gpu_program_new(GpuContext *ctx, const GpuProgramParams *params, GError **error);
 void gpu_program_free(GpuProgram *prog);
+/* TRUE once the program is built; FALSE without an error while an asynchronous build is
+ * still running; FALSE with an error (once: GPU_ERROR_COMPILE, log and source as for
+ * gpu_program_new) when it failed. Never blocks. */
+bool gpu_program_poll(GpuProgram *prog, GError **error);
+/* The same, waiting for the build to end. */
+bool gpu_program_wait(GpuProgram *prog, GError **error);
 unsigned gpu_program_get_id(GpuProgram *prog);
 void gpu_program_get_local_size(GpuProgram *prog, int size[3]);
 /* glUseProgram. Uniform setters act on the program (glProgramUniform*), so `use` is
@@ -232,6 +247,100 @@ void gpu_bind_uniform(int binding, GpuBuffer *buf);   /* GL_UNIFORM_BUFFER */
  * buffer reads and persistent maps after a fence see shader writes). */
 void gpu_barrier(void);
 
+/* ---------------------------------------------------------------- passes */
+
+/* A GpuPass is a compute program prepared for repeated dispatch, after libplacebo's
+ * pl_pass: made once from a parameter struct, with the locations of its uniforms
+ * resolved at creation (set by index afterwards, no name lookups on the hot path), all
+ * its images and storage buffers bound in one call per dispatch, and the memory
+ * barriers issued by the context's tracker only where a dispatch accesses what an
+ * earlier command wrote (or, for writes, read) since the last barrier of the kind the
+ * access needs, with only the bits it needs (glMemoryBarrier is global in GL; the
+ * tracker keeps, per image and buffer, the serial numbers of its last shader read and
+ * write and, per barrier bit, the serial of the last barrier with that bit).
+ *
+ * Programs are shared: passes made from the same shader text and defines on one
+ * context use one compiled program (compiled on the first use, freed with the last
+ * pass). Uniform values belong to the pass: a dispatch applies the pass's values to
+ * the program when another pass of the same program ran in between, otherwise only
+ * those that changed. Put constants into `defines` (they are part of the program's
+ * identity), per-dispatch values into uniforms.
+ *
+ * The legacy gpu_program_dispatch()/gpu_bind_*() path is not tracked: after such a
+ * dispatch call gpu_barrier(), which also resets the tracker. */
+
+#define GPU_PASS_MAX_UNIFORMS 16
+#define GPU_PASS_MAX_IMAGES 8
+#define GPU_PASS_MAX_BUFFERS 8
+
+typedef struct GpuPass GpuPass;
+
+typedef struct {
+  const char *label;
+  const char *resource;                 /* exactly one of resource and source, as */
+  const char *source;                   /* in GpuProgramParams */
+  const char *defines;
+  /* Uniform names; the index in this array is the handle for gpu_pass_set_*. A NULL
+   * entry ends the list. A name the compiler dropped is accepted (setting it is a no-op). */
+  const char *uniforms[GPU_PASS_MAX_UNIFORMS];
+  /* Build the program in the background (GpuProgramParams.async): the pass can be set up
+   * at once; gpu_pass_poll() says when it is ready (a dispatch before that waits). */
+  bool async;
+} GpuPassParams;
+
+GpuPass *gpu_pass_new(GpuContext *ctx, const GpuPassParams *params, GError **error);
+/* TRUE once the pass's program is built (always for a pass made without async); FALSE
+ * without an error while it is building; FALSE with an error when it failed. Never
+ * blocks. */
+bool gpu_pass_poll(GpuPass *pass, GError **error);
+void gpu_pass_free(GpuPass *pass);
+const char *gpu_pass_get_label(GpuPass *pass);
+void gpu_pass_get_local_size(GpuPass *pass, int size[3]);
+
+void gpu_pass_set_int(GpuPass *pass, int uniform, int v);
+void gpu_pass_set_ivec2(GpuPass *pass, int uniform, int x, int y);
+void gpu_pass_set_float(GpuPass *pass, int uniform, float v);
+void gpu_pass_set_vec2(GpuPass *pass, int uniform, float x, float y);
+void gpu_pass_set_vec4(GpuPass *pass, int uniform, const float v[4]);
+void gpu_pass_set_ivec4(GpuPass *pass, int uniform, const int v[4]);
+
+typedef struct {
+  GpuImage *image;                      /* NULL: unit not used */
+  GpuAccess access;                     /* what the shader does with it */
+} GpuPassImage;
+
+typedef struct {
+  GpuBuffer *buffer;                    /* NULL: binding not used */
+  GpuAccess access;
+} GpuPassBuffer;
+
+typedef struct {
+  GpuPassImage images[GPU_PASS_MAX_IMAGES];     /* image unit = index */
+  GpuPassBuffer buffers[GPU_PASS_MAX_BUFFERS];  /* shader storage binding = index */
+  /* The grid: `groups` workgroups when groups[0] > 0, else enough workgroups to cover
+   * `size` invocations (like gpu_program_dispatch); a zero count dispatches nothing. */
+  int groups[3];
+  int size[3];
+} GpuPassRun;
+
+/* Issues the barrier the bindings need, binds them (glBindImageTextures: layered,
+ * level 0, the image's format; glBindBuffersBase), applies the uniforms and dispatches. */
+void gpu_pass_dispatch(GpuPass *pass, const GpuPassRun *run);
+
+/* Counters of the context since its creation (for tests and the benchmark). */
+typedef struct {
+  uint64_t dispatches;       /* glDispatchCompute calls (passes and legacy programs) */
+  uint64_t barriers;         /* glMemoryBarrier calls */
+  uint64_t programs_built;   /* programs compiled and linked */
+  uint64_t programs_shared;  /* passes that found their program already built */
+} GpuStats;
+
+void gpu_context_get_stats(GpuContext *ctx, GpuStats *stats);
+/* Dry run: with `dry` set, dispatches are counted, tracked and their barriers issued as
+ * usual, but glDispatchCompute is skipped (what they would write stays as it was). For
+ * counting the work of a configuration too large to run on a software renderer. */
+void gpu_context_set_dry_run(GpuContext *ctx, bool dry);
+
 /* ---------------------------------------------------------------- timers */
 
 /* A set of GL_TIMESTAMP queries. Writing stamps costs no stall; reading waits only if
@@ -251,5 +360,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuBuffer, gpu_buffer_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuFence, gpu_fence_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuProgram, gpu_program_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuTimer, gpu_timer_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GpuPass, gpu_pass_free)
 
 G_END_DECLS

@@ -46,7 +46,14 @@ struct GpuImage {
   GLuint tex;
   int width, height, layers;
   GpuFormat format;
+  GpuTrack track;
 };
+
+GpuTrack *
+gpu_image_get_track(GpuImage *img)
+{
+  return &img->track;
+}
 
 GpuImage *
 gpu_image_new(GpuContext *ctx, const GpuImageParams *params, GError **error)
@@ -204,9 +211,11 @@ transfer(GpuImage *img, int layer, bool pack, GpuBuffer *buf, size_t offset, voi
       return false;
     }
     buf_size = (GLsizei) MIN(size - offset, (size_t) G_MAXINT);
+    gpu_track_command(img->ctx, gpu_buffer_get_track(buf), GPU_SYNC_PIXEL_BUFFER, pack);
     glBindBuffer(target, gpu_buffer_get_id(buf));
     data = (void *) (uintptr_t) offset;
   }
+  gpu_track_command(img->ctx, &img->track, GPU_SYNC_TEXTURE_UPDATE, !pack);
   set_pixel_store(pack, stride, fi->host_pixel_size, img->width);
   if (pack)
     glGetTextureSubImage(img->tex, 0, 0, 0, layer, img->width, img->height, 1,
@@ -301,6 +310,7 @@ gpu_image_fill(GpuImage *img, const float value[4], GError **error)
   if (!gpu_context_require_ok(img->ctx, "fill", error))
     return false;
   const GpuFormatInfo *fi = gpu_format_get_info(img->format);
+  gpu_track_command(img->ctx, &img->track, GPU_SYNC_TEXTURE_UPDATE, true);
   if (!fi->integer) {
     glClearTexImage(img->tex, 0, GL_RGBA, GL_FLOAT, value);
   } else if (img->format == GPU_FORMAT_R32UI) {
@@ -317,6 +327,26 @@ gpu_image_fill(GpuImage *img, const float value[4], GError **error)
   }
   g_autofree char *stage = g_strdup_printf("fill of image \"%s\"", img->label);
   return gpu_context_check(img->ctx, stage, error);
+}
+
+bool
+gpu_image_copy_layer(GpuImage *dst, int dst_layer, GpuImage *src, int src_layer,
+                     GError **error)
+{
+  g_return_val_if_fail(dst && src, false);
+  g_return_val_if_fail(dst_layer >= 0 && dst_layer < dst->layers && src_layer >= 0 &&
+                       src_layer < src->layers, false);
+  if (dst->width != src->width || dst->height != src->height || dst->format != src->format) {
+    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT,
+                "%s: cannot copy image \"%s\" into \"%s\" (size or format differ)",
+                dst->ctx->label, src->label, dst->label);
+    return false;
+  }
+  gpu_track_command(src->ctx, &src->track, GPU_SYNC_TEXTURE_UPDATE, false);
+  gpu_track_command(dst->ctx, &dst->track, GPU_SYNC_TEXTURE_UPDATE, true);
+  glCopyImageSubData(src->tex, GL_TEXTURE_2D_ARRAY, 0, 0, 0, src_layer, dst->tex,
+                     GL_TEXTURE_2D_ARRAY, 0, 0, 0, dst_layer, dst->width, dst->height, 1);
+  return true;
 }
 
 /* ------------------------------------------------------------ bindings */

@@ -15,12 +15,19 @@
 #define RESOURCE_PREFIX "/stereod/kernels/"
 #define MAX_INCLUDE_DEPTH 16
 
+typedef struct Assembler Assembler;
+
 struct GpuProgram {
   GpuContext *ctx;
   char *label;
   GLuint id;
   int local_size[3];
   GHashTable *uniforms;   /* name -> location (-1 = absent, kept to log once) */
+  /* An asynchronous build in progress: the shader (for its log) and the assembled source
+   * (for the numbered listing of an error); NULL once finished. */
+  GLuint shader;
+  Assembler *pending;
+  bool failed;            /* the build failed (asynchronous builds report it once) */
 };
 
 /* ------------------------------------------------------------ assembling the source */
@@ -30,14 +37,26 @@ typedef struct {
   int line;
 } LineTag;
 
-typedef struct {
+struct Assembler {
   GString *text;
   GArray *tags;          /* one LineTag per line of text */
   GPtrArray *names;      /* source string number -> file name */
   GHashTable *included;  /* file names already included */
   const char *defines;
   bool defines_done;
-} Assembler;
+};
+
+static void
+assembler_free(Assembler *a)
+{
+  if (!a)
+    return;
+  g_string_free(a->text, TRUE);
+  g_array_unref(a->tags);
+  g_ptr_array_unref(a->names);
+  g_hash_table_unref(a->included);
+  g_free(a);
+}
 
 static void
 emit(Assembler *a, const char *line, size_t len, int source, int lineno)
@@ -254,33 +273,80 @@ set_compile_error(GpuProgram *prog, Assembler *a, const char *what, const char *
   g_set_error_literal(error, GPU_ERROR, GPU_ERROR_COMPILE, msg->str);
 }
 
-static bool
-build(GpuProgram *prog, Assembler *a, GError **error)
+/* Queues the compile and the link. The driver may run them on its own threads
+ * (GL_KHR_parallel_shader_compile); the results are read by build_finish. */
+static void
+build_start(GpuProgram *prog, Assembler *a)
 {
   const char *src = a->text->str;
-  GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
-  glShaderSource(sh, 1, &src, NULL);
-  glCompileShader(sh);
-  GLint ok = GL_FALSE;
-  glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-  if (!ok) {
-    g_autofree char *log = shader_log(sh);
-    glDeleteShader(sh);
-    set_compile_error(prog, a, "compile", log, error);
-    return false;
-  }
+  prog->shader = glCreateShader(GL_COMPUTE_SHADER);
+  glShaderSource(prog->shader, 1, &src, NULL);
+  glCompileShader(prog->shader);
   prog->id = glCreateProgram();
-  glAttachShader(prog->id, sh);
+  glAttachShader(prog->id, prog->shader);
   glLinkProgram(prog->id);
-  glDetachShader(prog->id, sh);
-  glDeleteShader(sh);
+}
+
+/* Reads the results of build_start (waiting for them unless they are complete). */
+static bool
+build_finish(GpuProgram *prog, Assembler *a, GError **error)
+{
+  GLint ok = GL_FALSE;
+  glGetShaderiv(prog->shader, GL_COMPILE_STATUS, &ok);
+  bool compiled = ok;
+  if (!compiled) {
+    g_autofree char *log = shader_log(prog->shader);
+    set_compile_error(prog, a, "compile", log, error);
+  }
+  glDetachShader(prog->id, prog->shader);
+  glDeleteShader(prog->shader);
+  prog->shader = 0;
+  if (!compiled)
+    return false;
   glGetProgramiv(prog->id, GL_LINK_STATUS, &ok);
   if (!ok) {
     g_autofree char *log = program_log(prog->id);
     set_compile_error(prog, a, "link", log, error);
     return false;
   }
-  return true;
+  glGetProgramiv(prog->id, GL_COMPUTE_WORK_GROUP_SIZE, prog->local_size);
+  glObjectLabel(GL_PROGRAM, prog->id, -1, prog->label);
+  g_autofree char *stage = g_strdup_printf("building program \"%s\"", prog->label);
+  return gpu_context_check(prog->ctx, stage, error);
+}
+
+bool
+gpu_program_poll(GpuProgram *prog, GError **error)
+{
+  g_return_val_if_fail(prog, false);
+  if (prog->failed) {
+    g_set_error(error, GPU_ERROR, GPU_ERROR_COMPILE, "%s: program \"%s\" failed to build",
+                prog->ctx->label, prog->label);
+    return false;
+  }
+  if (!prog->pending)
+    return true;
+  GLint done = GL_TRUE;
+  if (prog->ctx->parallel_compile)
+    glGetProgramiv(prog->id, GL_COMPLETION_STATUS_KHR, &done);
+  if (!done)
+    return false;
+  bool ok = build_finish(prog, prog->pending, error);
+  g_clear_pointer(&prog->pending, assembler_free);
+  prog->failed = !ok;
+  return ok;
+}
+
+bool
+gpu_program_wait(GpuProgram *prog, GError **error)
+{
+  g_return_val_if_fail(prog, false);
+  if (!prog->pending)
+    return gpu_program_poll(prog, error);
+  bool ok = build_finish(prog, prog->pending, error);
+  g_clear_pointer(&prog->pending, assembler_free);
+  prog->failed = !ok;
+  return ok;
 }
 
 GpuProgram *
@@ -309,38 +375,36 @@ gpu_program_new(GpuContext *ctx, const GpuProgramParams *params, GError **error)
   }
   const char *text = params->resource ? main_text : params->source;
 
-  Assembler a = {
+  Assembler *a = g_new0(Assembler, 1);
+  *a = (Assembler){
     .text = g_string_new(NULL),
     .tags = g_array_new(FALSE, FALSE, sizeof(LineTag)),
     .names = g_ptr_array_new_with_free_func(g_free),
     .included = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
     .defines = params->defines,
   };
-  g_ptr_array_add(a.names, g_strdup(params->resource ? params->resource : prog->label));
+  g_ptr_array_add(a->names, g_strdup(params->resource ? params->resource : prog->label));
   if (!has_version(text)) {
-    emit_generated(&a, "#version 450 core");
-    emit_defines(&a);
-    emit_line_directive(&a, 1, 0);
+    emit_generated(a, "#version 450 core");
+    emit_defines(a);
+    emit_line_directive(a, 1, 0);
   }
   g_autoptr(GError) local = NULL;
-  bool ok = assemble(&a, text, 0, 0, &local);
-  if (!ok)
+  if (!assemble(a, text, 0, 0, &local)) {
     g_propagate_prefixed_error(error, g_steal_pointer(&local), "%s: program \"%s\": ",
                                ctx->label, prog->label);
-  else
-    ok = build(prog, &a, error);
-
-  g_string_free(a.text, TRUE);
-  g_array_unref(a.tags);
-  g_ptr_array_unref(a.names);
-  g_hash_table_unref(a.included);
-  if (!ok)
+    assembler_free(a);
     return NULL;
-
-  glGetProgramiv(prog->id, GL_COMPUTE_WORK_GROUP_SIZE, prog->local_size);
-  glObjectLabel(GL_PROGRAM, prog->id, -1, prog->label);
-  g_autofree char *stage = g_strdup_printf("building program \"%s\"", prog->label);
-  if (!gpu_context_check(ctx, stage, error))
+  }
+  a->defines = NULL;   /* the caller's string: not kept */
+  build_start(prog, a);
+  if (params->async && ctx->parallel_compile) {
+    prog->pending = a;   /* gpu_program_poll() finishes it */
+    return g_steal_pointer(&prog);
+  }
+  bool ok = build_finish(prog, a, error);
+  assembler_free(a);
+  if (!ok)
     return NULL;
   return g_steal_pointer(&prog);
 }
@@ -350,8 +414,11 @@ gpu_program_free(GpuProgram *prog)
 {
   if (!prog)
     return;
+  if (prog->shader)
+    glDeleteShader(prog->shader);
   if (prog->id)
     glDeleteProgram(prog->id);
+  assembler_free(prog->pending);
   if (prog->uniforms)
     g_hash_table_unref(prog->uniforms);
   g_free(prog->label);
@@ -369,6 +436,8 @@ void
 gpu_program_get_local_size(GpuProgram *prog, int size[3])
 {
   g_return_if_fail(prog && size);
+  if (prog->pending)
+    gpu_program_wait(prog, NULL);
   memcpy(size, prog->local_size, sizeof(prog->local_size));
 }
 
@@ -466,7 +535,9 @@ gpu_program_dispatch(GpuProgram *prog, int nx, int ny, int nz)
   /* Counts over GL_MAX_COMPUTE_WORK_GROUP_COUNT raise GL_INVALID_VALUE, which the
    * caller's gpu_context_check() reports with its stage. */
   glUseProgram(prog->id);
-  glDispatchCompute(groups[0], groups[1], groups[2]);
+  if (!prog->ctx->dry_run)
+    glDispatchCompute(groups[0], groups[1], groups[2]);
+  gpu_context_count_dispatch(prog->ctx);
 }
 
 void
@@ -479,4 +550,12 @@ gpu_barrier(void)
                   GL_SHADER_STORAGE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT |
                   GL_TEXTURE_UPDATE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
                   GL_UNIFORM_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+  /* gpu_barrier() takes no context (its callers predate the tracker): the full barrier
+   * is recorded in the tracker of the context current on this thread. */
+  GpuContext *ctx = gpu_context_current();
+  if (ctx) {
+    ctx->stats.barriers++;
+    for (int i = 0; i < GPU_SYNC_COUNT; i++)
+      ctx->barrier_serial[i] = ctx->serial;
+  }
 }

@@ -26,7 +26,7 @@ stereo_params_init(StereoParams *p, int width, int height)
     .fill_iterations = 3,
     .min_disparity = 0.0,
     .max_disparity = 128.0,
-    .search_level = 1,
+    .search_level = STEREO_SEARCH_LEVEL_AUTO,
     .search_radius = 4,
     .refine = false,
     .lr_check = true,
@@ -85,11 +85,12 @@ stereo_params_validate(const StereoParams *p, GError **error)
   if (!(p->min_disparity >= 0.0 && p->max_disparity > p->min_disparity &&
         p->max_disparity <= 1000.0 && p->max_disparity < p->width))
     return fail(error, "max_disparity", "must satisfy 0 <= min < max <= min(1000, width - 1)");
-  if (p->search_level < -1 || p->search_level >= STEREO_MAX_LEVELS)
-    return fail(error, "search_level", "must be -1 (never) or a level index");
-  if (p->search_level >= 0) {
+  if ((p->search_level < -1 && p->search_level != STEREO_SEARCH_LEVEL_AUTO) ||
+      p->search_level >= STEREO_MAX_LEVELS)
+    return fail(error, "search_level", "must be -1 (never), -2 (automatic) or a level index");
+  if (stereo_params_get_search_level(p) >= 0) {
     int w, h;
-    stereo_params_level_size(p, p->search_level, &w, &h);
+    stereo_params_level_size(p, stereo_params_get_search_level(p), &w, &h);
     if (w < 2 * p->radius + 4 || h < 2 * p->radius + 4)
       return fail(error, "search_level", "the search level is smaller than the filter");
   }
@@ -124,10 +125,26 @@ stereo_params_level_size(const StereoParams *p, int s, int *w, int *h)
   *h = hh;
 }
 
+int
+stereo_params_get_search_level(const StereoParams *p)
+{
+  if (p->search_level != STEREO_SEARCH_LEVEL_AUTO)
+    return p->search_level;
+  int S = stereo_params_get_levels(p);
+  int best = 1;
+  for (int s = 2; s < S; s++) {
+    int w, h;
+    stereo_params_level_size(p, s, &w, &h);
+    if (MIN(w, h) >= STEREO_SEARCH_AUTO_SIDE)
+      best = s;
+  }
+  return best;
+}
+
 bool
 stereo_params_use_search(const StereoParams *p)
 {
-  if (p->search_level < 0)
+  if (stereo_params_get_search_level(p) < 0)
     return false;
   int S = stereo_params_get_levels(p);
   double range = 0.5 * (G_PI / p->omega0) * ldexp(1.0, S - 1);
@@ -145,7 +162,7 @@ stereo_params_start_level(const StereoParams *p)
 {
   int S = stereo_params_get_levels(p);
   if (stereo_params_use_search(p))
-    return MIN(p->search_level, S - 1);
+    return MIN(stereo_params_get_search_level(p), S - 1);
   return S - 1;
 }
 

@@ -22,6 +22,9 @@ G_BEGIN_DECLS
 #define STEREO_REFINE_WINDOW 10   /* §5b: the prior's range over x, y +- 10 px (every 2 px) */
 #define STEREO_REFINE_PAD 1       /* §5b: candidates floor(min) - 1 .. ceil(max) + 1 */
 #define STEREO_REFINE_GUARD 0.25  /* §5b: level-0 phase may move d at most this far, px */
+#define STEREO_SEARCH_LEVEL_AUTO (-2)
+#define STEREO_SEARCH_AUTO_SIDE 250   /* auto search level: the coarsest level >= 1 whose
+                                         smaller side is at least this many px, else 1 */
 #define STEREO_DENSIFY_EDGE_MARGIN (15.5 / 255.0)  /* §10 densify side choice, in I units;
                                                      half a level off an 8-bit step so that
                                                      fp32 and double never tie */
@@ -54,7 +57,9 @@ typedef struct {
   /* Range (§7.4, §7.5). Disparities in level-0 px. */
   double min_disparity;     /* 0 */
   double max_disparity;     /* the largest expected disparity, 128 */
-  int search_level;         /* level of the discrete search, 1; -1 = never search */
+  int search_level;         /* level of the discrete search; -1 = never search;
+                               STEREO_SEARCH_LEVEL_AUTO (default) = by the image size:
+                               stereo_params_get_search_level() */
   int search_radius;        /* ZNCC window half-width, 4 (9 x 9) */
   bool refine;              /* level-0 refinement search (§5b) when the search runs above
                                level 0, FALSE (more accurate, slower) */
@@ -83,7 +88,12 @@ bool stereo_params_validate(const StereoParams *p, GError **error);
 int stereo_params_get_levels(const StereoParams *p);
 /* Size of level s (level 0 = input size): W_s = ceil(W_{s-1} / 2). */
 void stereo_params_level_size(const StereoParams *p, int s, int *w, int *h);
-/* Whether the discrete search runs: TRUE when search_level >= 0 and the requested range
+/* The level of the discrete search: search_level, or for STEREO_SEARCH_LEVEL_AUTO the
+ * coarsest level s >= 1 (below the number of levels) whose smaller side is at least
+ * STEREO_SEARCH_AUTO_SIDE px, else 1 (1920 x 1080: 2, 960 x 540 and smaller: 1). -1:
+ * never. */
+int stereo_params_get_search_level(const StereoParams *p);
+/* Whether the discrete search runs: TRUE when the search level is >= 0 and the requested range
  * exceeds what the pure pyramid captures, +-(pi/omega0) * 2^(S-1) / 2 around 0 (§7.4,
  * taken at half its nominal value to keep a margin). */
 bool stereo_params_use_search(const StereoParams *p);

@@ -1,80 +1,302 @@
-/* stereo-passes.c: one function per GPU stage of the filter (docs/algorithm.md). */
+/* stereo-passes.c: one function per GPU stage of the filter (docs/algorithm.md), each a
+ * GpuPass whose constants (taps, thresholds, window sizes) are compile-time defines, so
+ * that engines with the same parameters share the compiled programs. */
 #include "kernels/stereo-passes.h"
 
 #include <gio/gio.h>
 #include <math.h>
-
+#include <stdlib.h>
+#include <string.h>
 
 GResource *stereod_shaders_get_resource(void);
 
-typedef enum {
-  PROG_INGEST,
-  PROG_REDUCE,
-  PROG_QUADRATURE,
-  PROG_MEAN,
-  PROG_SEARCH,
-  PROG_PHASE,
-  PROG_SMOOTH_ROWS,
-  PROG_SOLVE,
-  PROG_FILL,
-  PROG_UPSAMPLE,
-  PROG_POST_LR,
-  PROG_MEDIAN,
-  PROG_DENSIFY,
-  PROG_DENSIFY_MEDIAN,
-  PROG_PACK,
-  PROG_RECTIFY,
-  PROG_SEARCH_TILED,
-  PROG_REFINE,         /* search.comp with SEARCH_REFINE (§5b), made when params->refine */
-  PROG_REFINE_TILED,
-  PROG_COUNT
-} ProgId;
+/* Which groups of constants a pass's program needs (its identity is its text). */
+enum {
+  D_FILTER = 1 << 0,   /* RADIUS, H_RE, H_IM, V_TAPS */
+  D_SEARCH = 1 << 1,   /* SEARCH_R, WEIGHT_GAMMA, REFINE_WINDOW, REFINE_PAD */
+  D_PHASE = 1 << 2,    /* RADIUS, OMEGA0, STAB2, KAPPA, GAMMA_EXP */
+  D_SMOOTH = 1 << 3,   /* SMOOTH_R, SMOOTH_TAPS, C_MIN */
+  D_FILL = 1 << 4,     /* FILL_R, FILL_TAPS */
+  D_POST = 1 << 5,     /* LR_CHECK, LR_MAX, SIGMA_D_MAX, C_MIN, EDGE_MARGIN */
+  D_LEVELS = 1 << 6,   /* MAX_LEVELS */
+  D_QUAD = 1 << 7,     /* QUAD_LEVELS, QUAD_FORMAT */
+  D_DIRS = 1 << 8,     /* DIRS: directions per pair (2 with the L-R check) */
+  D_FILL_REST = 1 << 9,   /* with D_FILL: the remainder's rounds instead of the full count */
+};
 
-static const char *const prog_files[PROG_COUNT] = {
-  [PROG_INGEST] = "ingest.comp",
-  [PROG_REDUCE] = "reduce.comp",
-  [PROG_QUADRATURE] = "quadrature.comp",
-  [PROG_MEAN] = "mean.comp",
-  [PROG_SEARCH] = "search.comp",
-  [PROG_PHASE] = "phase.comp",
-  [PROG_SMOOTH_ROWS] = "smooth_rows.comp",
-  [PROG_SOLVE] = "solve.comp",
-  [PROG_FILL] = "fill.comp",
-  [PROG_UPSAMPLE] = "upsample.comp",
-  [PROG_POST_LR] = "post_lr.comp",
-  [PROG_MEDIAN] = "median.comp",
-  [PROG_DENSIFY] = "densify.comp",
-  [PROG_DENSIFY_MEDIAN] = "densify_median.comp",
-  [PROG_PACK] = "pack.comp",
-  [PROG_RECTIFY] = "rectify.comp",
-  [PROG_SEARCH_TILED] = "search.comp",
-  [PROG_REFINE] = "search.comp",
-  [PROG_REFINE_TILED] = "search.comp",
+typedef enum {
+  PASS_INGEST,
+  PASS_INGEST_RECTIFY,
+  PASS_REDUCE,
+  PASS_QUADRATURE,
+  PASS_SEARCH,
+  PASS_SEARCH_TILED,
+  PASS_REFINE,         /* search.comp with SEARCH_REFINE (§5b), made when params->refine */
+  PASS_REFINE_TILED,
+  PASS_PHASE,
+  PASS_PHASE_TERMS,    /* the split phase round (software renderers): terms ... */
+  PASS_PHASE_SPLIT,    /* ... then the rest from them */
+  PASS_FILL,
+  PASS_FILL_REST,      /* the last dispatch of fill rounds when they do not divide evenly */
+  PASS_POST,
+  PASS_PACK,
+  PASS_COUNT
+} PassId;
+
+typedef struct {
+  const char *file;
+  const char *variant;       /* extra defines of this variant, or NULL */
+  unsigned groups;           /* D_* */
+  const char *uniforms[GPU_PASS_MAX_UNIFORMS];
+} PassInfo;
+
+/* Uniform handles: the index in PassInfo.uniforms. */
+enum { U_SIZE, U_SIZE2, U_3, U_4, U_5, U_6 };
+
+static const PassInfo pass_info[PASS_COUNT] = {
+  [PASS_INGEST] = { "ingest.comp", NULL, 0, { "size0", "size1" } },
+  [PASS_INGEST_RECTIFY] = { "ingest.comp", "#define RECTIFY 1\n", 0, { "size0", "size1" } },
+  [PASS_REDUCE] = { "reduce.comp", NULL, 0, { "src_size", "dst_size" } },
+  [PASS_QUADRATURE] = { "quadrature.comp", NULL, D_FILTER | D_LEVELS | D_QUAD,
+                        { "lev0", "lev1", "lev2", "start", "base", "inv_pixels" } },
+  [PASS_SEARCH] = { "search.comp", NULL, D_SEARCH | D_DIRS,
+                    { "size", "t_min", "t_max", "prior_size" } },
+  [PASS_SEARCH_TILED] = { "search.comp", "#define SEARCH_TILED 1\n", D_SEARCH | D_DIRS,
+                          { "size", "t_min", "t_max", "prior_size" } },
+  [PASS_REFINE] = { "search.comp", "#define SEARCH_REFINE 1\n", D_SEARCH | D_DIRS,
+                    { "size", "t_min", "t_max", "prior_size" } },
+  [PASS_REFINE_TILED] = { "search.comp", "#define SEARCH_TILED 1\n#define SEARCH_REFINE 1\n",
+                          D_SEARCH | D_DIRS, { "size", "t_min", "t_max", "prior_size" } },
+  [PASS_PHASE] = { "phase.comp", NULL, D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
+                   { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+  [PASS_PHASE_TERMS] = { "phase.comp", "#define TERMS_ONLY 1\n",
+                         D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
+                         { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+  [PASS_PHASE_SPLIT] = { "phase.comp", "#define FROM_TERMS 1\n",
+                         D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
+                         { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+  [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
+  [PASS_FILL_REST] = { "fill.comp", NULL, D_FILL | D_FILL_REST, { "size" } },
+  [PASS_POST] = { "post.comp", NULL, D_POST | D_DIRS, { "size" } },
+  [PASS_PACK] = { "pack.comp", NULL, D_POST,
+                  { "size", "s16", "layer_words", "conf_offset", "depth_offset" } },
 };
 
 struct StereoPasses {
   GpuContext *gpu;
   StereoParams params;
-  GpuProgram *prog[PROG_COUNT];
-  float smooth_taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
-  int smooth_radius;
-  float fill_taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
-  int fill_radius;
+  int layers;                /* pairs of the current batch (0: the images' layers) */
+  int phase_tile[2];         /* outputs per workgroup of the phase pass (its TILE_W, TILE_H) */
+  bool phase_split;          /* the phase round as two passes (terms, then the rest) */
+  GpuPass *pass[PASS_COUNT];
   bool search_tiled;
 };
+
+void
+stereo_passes_set_layers(StereoPasses *ps, int pairs)
+{
+  g_return_if_fail(ps && pairs >= 0);
+  ps->layers = pairs;
+}
 
 void
 stereo_passes_free(StereoPasses *ps)
 {
   if (!ps)
     return;
-  for (int i = 0; i < PROG_COUNT; i++)
-    gpu_program_free(ps->prog[i]);
+  for (int i = 0; i < PASS_COUNT; i++)
+    gpu_pass_free(ps->pass[i]);
   g_free(ps);
+}
+
+/* A float constant as GLSL source: the value rounded to float first, printed so that it
+ * parses back to exactly that float. */
+static void
+append_float(GString *s, double v)
+{
+  g_string_append_printf(s, "%.9e", (double)(float)v);
+}
+
+static void
+append_array(GString *s, const char *name, const double *v, int n)
+{
+  g_string_append_printf(s, "#define %s float[%d](", name, n);
+  for (int i = 0; i < n; i++) {
+    if (i)
+      g_string_append(s, ", ");
+    append_float(s, v[i]);
+  }
+  g_string_append(s, ")\n");
+}
+
+static void
+append_define_float(GString *s, const char *name, double v)
+{
+  g_string_append_printf(s, "#define %s ", name);
+  append_float(s, v);
+  g_string_append_c(s, '\n');
+}
+
+/* The shared memory of fill.comp for radius r and k rounds in one pass: the states of
+ * rounds 1 .. k-1 on their regions (or the staged tile), the row sums of a block, the
+ * tile's last state. */
+typedef struct {
+  int s_total, rs_size, bytes;
+} FillLayout;
+
+static FillLayout
+fill_layout(int r, int k)
+{
+  int tw = 16 + 2 * r;
+  FillLayout fl = { .s_total = tw * tw, .rs_size = MAX(tw * 16, (8 + 2 * r) * 32) };
+  int states = 0;
+  for (int i = 1; i < k; i++) {
+    int l = 16 + 2 * r * (k - i);
+    states += l * l;
+  }
+  fl.s_total = MAX(fl.s_total, states);
+  fl.bytes = fl.s_total * 4 + fl.rs_size * 8 + 256 * 4 + 16;
+  return fl;
+}
+
+/* Fill rounds per dispatch: all of them (at most 3) where their regions fit the shared
+ * memory, else fewer. */
+static int
+fill_rounds_per_pass(const StereoParams *p, int shared_limit)
+{
+  double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
+  int r = stereo_gauss_taps(p->fill_sigma, taps);
+  int k = CLAMP(p->fill_iterations, 1, 3);
+  while (k > 1 && fill_layout(r, k).bytes > shared_limit)
+    k--;
+  return k;
+}
+
+static char *
+pass_defines(const StereoParams *p, unsigned groups, const char *variant, int shared_limit)
+{
+  GString *s = g_string_new(NULL);
+  if (groups & (D_FILTER | D_PHASE))
+    g_string_append_printf(s, "#define RADIUS %d\n", p->radius);
+  if (groups & D_FILTER) {
+    double h_re[2 * STEREO_MAX_RADIUS + 1], h_im[2 * STEREO_MAX_RADIUS + 1];
+    double v[2 * STEREO_MAX_RADIUS + 1];
+    stereo_params_filter_taps(p, h_re, h_im, v);
+    append_array(s, "H_RE", h_re, 2 * p->radius + 1);
+    append_array(s, "H_IM", h_im, 2 * p->radius + 1);
+    append_array(s, "V_TAPS", v, 2 * p->radius + 1);
+  }
+  if (groups & D_SEARCH) {
+    g_string_append_printf(s, "#define SEARCH_R %d\n#define REFINE_WINDOW %d\n"
+                           "#define REFINE_PAD %d\n", p->search_radius,
+                           STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
+    append_define_float(s, "WEIGHT_GAMMA", STEREO_SEARCH_WEIGHT_GAMMA);
+  }
+  if (groups & D_PHASE) {
+    double stab = p->tau / p->sigma;
+    append_define_float(s, "OMEGA0", p->omega0);
+    append_define_float(s, "STAB2", stab * stab);
+    append_define_float(s, "KAPPA", p->kappa);
+    append_define_float(s, "GAMMA_EXP", p->gamma);
+  }
+  if (groups & (D_SMOOTH | D_POST))
+    append_define_float(s, "C_MIN", p->c_min);
+  double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
+  if (groups & D_SMOOTH) {
+    int r = stereo_gauss_taps(p->smooth_sigma, taps);
+    g_string_append_printf(s, "#define SMOOTH_R %d\n", r);
+    append_array(s, "SMOOTH_TAPS", taps, 2 * r + 1);
+  }
+  if (groups & D_FILL) {
+    int r = stereo_gauss_taps(p->fill_sigma, taps);
+    g_string_append_printf(s, "#define FILL_R %d\n", r);
+    append_array(s, "FILL_TAPS", taps, 2 * r + 1);
+    int per = fill_rounds_per_pass(p, shared_limit);
+    int k = groups & D_FILL_REST ? p->fill_iterations % per : per;
+    FillLayout fl = fill_layout(r, MAX(k, 1));
+    g_string_append_printf(s, "#define FILL_ROUNDS %d\n#define FILL_S_TOTAL %d\n"
+                           "#define FILL_RS_SIZE %d\n", MAX(k, 1), fl.s_total, fl.rs_size);
+  }
+  if (groups & D_POST) {
+    /* post.comp: a workgroup per row, about 8 pixels per invocation (fewer invocations
+     * and barriers for narrow images), 32..256 invocations */
+    int threads = 32;
+    while (threads < 256 && threads * 8 < p->width)
+      threads *= 2;
+    g_string_append_printf(s, "#define LR_CHECK %d\n#define ROW_THREADS %d\n"
+                           "#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0, threads,
+                           (p->width + threads - 1) / threads);
+    if (p->median)
+      g_string_append(s, "#define MEDIAN 1\n");
+    if (p->densify)
+      g_string_append(s, "#define DENSIFY 1\n");
+    append_define_float(s, "LR_MAX", p->lr_max);
+    append_define_float(s, "SIGMA_D_MAX", p->sigma_d_max);
+    append_define_float(s, "EDGE_MARGIN", STEREO_DENSIFY_EDGE_MARGIN);
+  }
+  if (groups & D_LEVELS)
+    g_string_append_printf(s, "#define MAX_LEVELS %d\n", STEREO_MAX_LEVELS);
+  if (groups & D_QUAD)
+    g_string_append_printf(s, "#define QUAD_LEVELS %d\n#define QUAD_FORMAT %s\n",
+                           STEREO_QUAD_LEVELS_PER_PASS,
+                           gpu_format_glsl_layout(STEREO_QUAD_FORMAT));
+  if (groups & D_DIRS)
+    g_string_append_printf(s, "#define DIRS %d\n", p->lr_check ? 2 : 1);
+  if (groups & D_SMOOTH) {
+    /* The phase pass's tile: its terms and halo in shared memory (16 bytes a pixel). The
+     * larger the tile, the fewer terms are computed twice for the halos (32 x 32: 1.9
+     * terms per output at the default radius 6; 16 x 16: 3.1), within the device's limit
+     * (32 KiB on llvmpipe, 48 KiB on NVIDIA). */
+    int r = stereo_gauss_taps(p->smooth_sigma, taps);
+    static const int tiles[][2] = { { 32, 32 }, { 32, 16 }, { 16, 16 }, { 32, 8 }, { 16, 8 } };
+    int tw = 16, th = 8;
+    for (size_t i = 0; i < G_N_ELEMENTS(tiles); i++)
+      if ((tiles[i][0] + 2 * r) * (tiles[i][1] + 2 * r) * 16 <= shared_limit) {
+        tw = tiles[i][0];
+        th = tiles[i][1];
+        break;
+      }
+    g_string_append_printf(s, "#define TILE_W %d\n#define TILE_H %d\n", tw, th);
+  }
+  if (variant)
+    g_string_append(s, variant);
+  return g_string_free(s, FALSE);
 }
 
 StereoPasses *
 stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
+{
+  return stereo_passes_new_async(gpu, params, false, error);
+}
+
+bool
+stereo_passes_poll(StereoPasses *ps, GError **error)
+{
+  for (int i = 0; i < PASS_COUNT; i++)
+    if (ps->pass[i] && !gpu_pass_poll(ps->pass[i], error))
+      return false;
+  return true;
+}
+
+/* On a software renderer the fused phase round computes the terms of the tiles' halos
+ * again (1.9 times the terms), which costs more there than the pass it saves;
+ * STEREOD_PHASE_SPLIT=0/1 overrides. */
+static bool
+phase_split(GpuContext *gpu)
+{
+  const char *env = g_getenv("STEREOD_PHASE_SPLIT");
+  return env ? g_strcmp0(env, "0") != 0 : gpu_context_is_software(gpu);
+}
+
+bool
+stereo_passes_phase_split(StereoPasses *ps)
+{
+  return ps->phase_split;
+}
+
+StereoPasses *
+stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
+                        GError **error)
 {
   g_return_val_if_fail(gpu != NULL && params != NULL, NULL);
   if (!stereo_params_validate(params, error))
@@ -84,64 +306,39 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
   g_autoptr(StereoPasses) ps = g_new0(StereoPasses, 1);
   ps->gpu = gpu;
   ps->params = *params;
-
-  g_autofree char *defines = g_strdup_printf(
-    "#define RADIUS %d\n#define SEARCH_R %d\n#define WEIGHT_GAMMA %.9e\n"
-    "#define EDGE_MARGIN %.9e\n#define REFINE_WINDOW %d\n#define REFINE_PAD %d\n",
-    params->radius, params->search_radius, STEREO_SEARCH_WEIGHT_GAMMA,
-    STEREO_DENSIFY_EDGE_MARGIN, STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
-  g_autofree char *tiled_defines = g_strconcat(defines, "#define SEARCH_TILED 1\n", NULL);
-  g_autofree char *refine_defines = g_strconcat(defines, "#define SEARCH_REFINE 1\n", NULL);
-  g_autofree char *refine_tiled_defines = g_strconcat(tiled_defines, "#define SEARCH_REFINE 1\n",
-                                                      NULL);
-  for (int i = 0; i < PROG_COUNT; i++) {
-    bool refine = i == PROG_REFINE || i == PROG_REFINE_TILED;
-    if (refine && !params->refine)
+  ps->phase_split = phase_split(gpu);
+  for (int i = 0; i < PASS_COUNT; i++) {
+    const PassInfo *pi = &pass_info[i];
+    if ((i == PASS_REFINE || i == PASS_REFINE_TILED) && !params->refine)
       continue;
-    bool tiled = i == PROG_SEARCH_TILED || i == PROG_REFINE_TILED;
-    g_autofree char *label = g_strdup_printf("stereo/%s%s%s", prog_files[i],
-                                             refine ? " (refine)" : "", tiled ? " (tiled)" : "");
-    GpuProgramParams pp = {
-      .label = label,
-      .resource = prog_files[i],
-      .defines = refine ? (tiled ? refine_tiled_defines : refine_defines)
-                        : tiled ? tiled_defines : defines,
-    };
-    ps->prog[i] = gpu_program_new(gpu, &pp, error);
-    if (!ps->prog[i])
+    bool split_pass = i == PASS_PHASE_TERMS || i == PASS_PHASE_SPLIT;
+    if ((split_pass && !ps->phase_split) || (i == PASS_PHASE && ps->phase_split))
+      continue;
+    if (i == PASS_FILL_REST &&
+        params->fill_iterations % fill_rounds_per_pass(params,
+                                                       gpu_context_get_max_shared_memory(gpu)) == 0)
+      continue;
+    g_autofree char *defines = pass_defines(params, pi->groups, pi->variant,
+                                            gpu_context_get_max_shared_memory(gpu));
+    g_autofree char *label = g_strdup_printf("stereo/%s%s%s", pi->file,
+                                             i == PASS_REFINE || i == PASS_REFINE_TILED
+                                               ? " (refine)" : "",
+                                             i == PASS_SEARCH_TILED || i == PASS_REFINE_TILED
+                                               ? " (tiled)" : "");
+    GpuPassParams pp = { .label = label, .resource = pi->file, .defines = defines,
+                         .async = async };
+    memcpy(pp.uniforms, pi->uniforms, sizeof pp.uniforms);
+    if (!(ps->pass[i] = gpu_pass_new(gpu, &pp, error)))
       return NULL;
   }
 
-  double h_re[2 * STEREO_MAX_RADIUS + 1], h_im[2 * STEREO_MAX_RADIUS + 1];
-  double v[2 * STEREO_MAX_RADIUS + 1];
-  stereo_params_filter_taps(params, h_re, h_im, v);
-  float fre[2 * STEREO_MAX_RADIUS + 1], fim[2 * STEREO_MAX_RADIUS + 1];
-  float fv[2 * STEREO_MAX_RADIUS + 1];
-  int n = 2 * params->radius + 1;
-  for (int k = 0; k < n; k++) {
-    fre[k] = (float)h_re[k];
-    fim[k] = (float)h_im[k];
-    fv[k] = (float)v[k];
+  {
+    g_autofree char *d = pass_defines(params, D_SMOOTH, NULL,
+                                      gpu_context_get_max_shared_memory(gpu));
+    const char *tw = strstr(d, "#define TILE_W "), *th = strstr(d, "#define TILE_H ");
+    ps->phase_tile[0] = atoi(tw + strlen("#define TILE_W "));
+    ps->phase_tile[1] = atoi(th + strlen("#define TILE_H "));
   }
-  GpuProgram *q = ps->prog[PROG_QUADRATURE];
-  gpu_program_set_float_array(q, "h_re", fre, n);
-  gpu_program_set_float_array(q, "h_im", fim, n);
-  gpu_program_set_float_array(q, "v", fv, n);
-
-  double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
-  ps->smooth_radius = stereo_gauss_taps(params->smooth_sigma, taps);
-  for (int k = 0; k <= 2 * ps->smooth_radius; k++)
-    ps->smooth_taps[k] = (float)taps[k];
-  ps->fill_radius = stereo_gauss_taps(params->fill_sigma, taps);
-  for (int k = 0; k <= 2 * ps->fill_radius; k++)
-    ps->fill_taps[k] = (float)taps[k];
-  gpu_program_set_float_array(ps->prog[PROG_SOLVE], "taps", ps->smooth_taps,
-                              2 * ps->smooth_radius + 1);
-  gpu_program_set_int(ps->prog[PROG_SOLVE], "radius", ps->smooth_radius);
-  gpu_program_set_float(ps->prog[PROG_SOLVE], "c_min", (float)params->c_min);
-  gpu_program_set_float_array(ps->prog[PROG_FILL], "taps", ps->fill_taps,
-                              2 * ps->fill_radius + 1);
-  gpu_program_set_int(ps->prog[PROG_FILL], "radius", ps->fill_radius);
 
   /* The search stages the other image in shared memory on discrete GPUs; on llvmpipe,
    * where barriers are costly, direct reads are 3x faster (measured, docs/algorithm.md).
@@ -149,61 +346,67 @@ stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
   const char *tiled = g_getenv("STEREOD_SEARCH_TILED");
   ps->search_tiled = tiled ? g_strcmp0(tiled, "0") != 0 : !gpu_context_is_software(gpu);
 
-  GpuProgram *ph = ps->prog[PROG_PHASE];
-  gpu_program_set_float(ph, "omega0", (float)params->omega0);
-  double stab = params->tau / params->sigma;
-  gpu_program_set_float(ph, "stab2", (float)(stab * stab));
-  gpu_program_set_float(ph, "kappa", (float)params->kappa);
-  gpu_program_set_float(ph, "min_magnitude", (float)params->min_magnitude);
-  gpu_program_set_float(ph, "gamma_exp", (float)params->gamma);
-  gpu_program_set_int(ph, "max_levels", STEREO_MAX_LEVELS);
-  gpu_program_set_int(ps->prog[PROG_MEAN], "max_levels", STEREO_MAX_LEVELS);
-
-  GpuProgram *lr = ps->prog[PROG_POST_LR];
-  gpu_program_set_int(lr, "lr_check", params->lr_check ? 1 : 0);
-  gpu_program_set_float(lr, "lr_max", (float)params->lr_max);
-  gpu_program_set_float(lr, "sigma_d_max", (float)params->sigma_d_max);
-  gpu_program_set_float(lr, "c_min", (float)params->c_min);
-
   if (!gpu_context_check(gpu, "stereo passes setup", error))
     return NULL;
   return g_steal_pointer(&ps);
 }
 
-/* Dispatch over an image's full size and layers, then a barrier. */
-static void
-run_2d(GpuProgram *prog, GpuImage *out)
-{
-  gpu_program_dispatch(prog, gpu_image_get_width(out), gpu_image_get_height(out),
-                       gpu_image_get_layers(out));
-  gpu_barrier();
-}
+/* ------------------------------------------------------------ dispatch helpers */
+
+#define IMG(i, a) { (i), GPU_ACCESS_##a }
+#define BUF(b, a) { (b), GPU_ACCESS_##a }
 
 static void
-set_size(GpuProgram *prog, const char *name, GpuImage *img)
+set_size(GpuPass *p, int u, GpuImage *img)
 {
-  gpu_program_set_ivec2(prog, name, gpu_image_get_width(img), gpu_image_get_height(img));
+  gpu_pass_set_ivec2(p, u, gpu_image_get_width(img), gpu_image_get_height(img));
+}
+
+/* Dispatch over an image's full size and the batch's pairs (all its layers when no
+ * batch size is set). */
+static void
+run_over(StereoPasses *ps, GpuPass *p, GpuPassRun *run, GpuImage *out)
+{
+  run->size[0] = gpu_image_get_width(out);
+  run->size[1] = gpu_image_get_height(out);
+  run->size[2] = ps->layers ? ps->layers : gpu_image_get_layers(out);
+  gpu_pass_dispatch(p, run);
 }
 
 void
-stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *dst)
+stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *level0,
+                   GpuImage *level1, GpuBuffer *layers)
 {
-  GpuProgram *p = ps->prog[PROG_INGEST];
-  set_size(p, "size", dst);
-  gpu_bind_image(0, src8, GPU_ACCESS_READ);
-  gpu_bind_image(1, dst, GPU_ACCESS_WRITE);
-  run_2d(p, dst);
+  GpuPass *p = ps->pass[map ? PASS_INGEST_RECTIFY : PASS_INGEST];
+  int w0 = gpu_image_get_width(level0), h0 = gpu_image_get_height(level0);
+  set_size(p, 0, level0);
+  if (level1)
+    set_size(p, 1, level1);
+  else
+    gpu_pass_set_ivec2(p, 1, 0, 0);
+  GpuPassRun run = {
+    .images = { IMG(src8, READ), IMG(level0, WRITE), IMG(level1 ? level1 : level0, WRITE) },
+    .groups = { (w0 + 31) / 32, (h0 + 31) / 32,
+                ps->layers ? ps->layers : gpu_image_get_layers(level0) },
+  };
+  if (!level1)
+    run.images[2].image = NULL;
+  if (map) {
+    g_return_if_fail(layers);
+    run.images[3] = (GpuPassImage)IMG(map, READ);
+    run.buffers[0] = (GpuPassBuffer)BUF(layers, READ);
+  }
+  gpu_pass_dispatch(p, &run);
 }
 
 void
 stereo_pass_reduce(StereoPasses *ps, GpuImage *src, GpuImage *dst)
 {
-  GpuProgram *p = ps->prog[PROG_REDUCE];
-  set_size(p, "src_size", src);
-  set_size(p, "dst_size", dst);
-  gpu_bind_image(0, src, GPU_ACCESS_READ);
-  gpu_bind_image(1, dst, GPU_ACCESS_WRITE);
-  run_2d(p, dst);
+  GpuPass *p = ps->pass[PASS_REDUCE];
+  set_size(p, 0, src);
+  set_size(p, 1, dst);
+  GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) } };
+  run_over(ps, p, &run, dst);
 }
 
 int
@@ -213,202 +416,166 @@ stereo_pass_quadrature_groups(int width, int height)
 }
 
 void
-stereo_pass_quadrature(StereoPasses *ps, GpuImage *src, GpuImage *dst, GpuBuffer *partials,
-                       int partial_base)
+stereo_pass_quadrature(StereoPasses *ps, const StereoQuadLevel *levels, int n,
+                       GpuBuffer *partials, GpuBuffer *counters, GpuBuffer *means)
 {
-  GpuProgram *p = ps->prog[PROG_QUADRATURE];
-  set_size(p, "size", dst);
-  gpu_program_set_int(p, "partial_base", partial_base);
-  gpu_bind_image(0, src, GPU_ACCESS_READ);
-  gpu_bind_image(1, dst, GPU_ACCESS_WRITE);
-  gpu_bind_storage(2, partials);
-  run_2d(p, dst);
+  GpuPass *p = ps->pass[PASS_QUADRATURE];
+  for (int first = 0; first < n; first += STEREO_QUAD_LEVELS_PER_PASS) {
+    int m = MIN(n - first, STEREO_QUAD_LEVELS_PER_PASS);
+    GpuPassRun run = { .buffers = { BUF(partials, READ_WRITE), BUF(counters, READ_WRITE),
+                                    BUF(means, WRITE) } };
+    int start[4] = { 0 }, base[4] = { 0 };
+    float inv[4] = { 0 };
+    int layers = 0;
+    for (int i = 0; i < STEREO_QUAD_LEVELS_PER_PASS; i++) {
+      const StereoQuadLevel *l = &levels[first + MIN(i, m - 1)];
+      int w = gpu_image_get_width(l->quad), h = gpu_image_get_height(l->quad);
+      int lv[4] = { w, h, (w + 15) / 16, l->level };
+      gpu_pass_set_ivec4(p, i, lv);
+      if (i < m) {
+        run.images[i] = (GpuPassImage)IMG(l->img, READ);
+        run.images[STEREO_QUAD_LEVELS_PER_PASS + i] = (GpuPassImage)IMG(l->quad, WRITE);
+        start[i + 1] = start[i] + stereo_pass_quadrature_groups(w, h);
+        base[i] = l->partial_base;
+        inv[i] = (float)(1.0 / ((double)w * h));
+        layers = gpu_image_get_layers(l->quad);
+      } else {
+        start[i + 1] = start[i];
+      }
+    }
+    gpu_pass_set_ivec4(p, 3, start);
+    gpu_pass_set_ivec4(p, 4, base);
+    gpu_pass_set_vec4(p, 5, inv);
+    run.groups[0] = start[STEREO_QUAD_LEVELS_PER_PASS];
+    run.groups[1] = 1;
+    run.groups[2] = ps->layers ? ps->layers : layers;
+    gpu_pass_dispatch(p, &run);
+  }
 }
 
-void
-stereo_pass_mean(StereoPasses *ps, GpuBuffer *partials, int partial_base, int width,
-                 int height, int layers, GpuBuffer *means, int level)
+/* Layers of a state image to dispatch over: the batch's pairs times the directions. */
+static int
+state_layers(StereoPasses *ps, GpuImage *state)
 {
-  GpuProgram *p = ps->prog[PROG_MEAN];
-  gpu_program_set_int(p, "partial_base", partial_base);
-  gpu_program_set_int(p, "groups", stereo_pass_quadrature_groups(width, height));
-  gpu_program_set_int(p, "level", level);
-  gpu_program_set_float(p, "inv_pixels", (float)(1.0 / ((double)width * height)));
-  gpu_bind_storage(2, partials);
-  gpu_bind_storage(3, means);
-  gpu_program_dispatch(p, 256 * layers, 1, 1);
-  gpu_barrier();
+  return ps->layers ? ps->layers * (ps->params.lr_check ? 2 : 1) : gpu_image_get_layers(state);
 }
 
-void
-stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int t_min,
-                   int t_max)
-{
-  stereo_pass_search_variant(ps, ps->search_tiled, img, disp, eta, t_min, t_max);
-}
-
-/* One dispatch of search.comp (any of its four programs) for direction eta. */
+/* One dispatch of search.comp (any of its four programs), both directions. */
 static void
-run_search(GpuProgram *p, GpuImage *img, GpuImage *disp, int eta, int t_min, int t_max)
+run_search(StereoPasses *ps, GpuPass *p, GpuImage *img, GpuImage *prior, GpuImage *disp,
+           int t_min, int t_max)
 {
-  set_size(p, "size", disp);
-  gpu_program_set_int(p, "eta", eta);
-  gpu_program_set_int(p, "t_min", t_min);
-  gpu_program_set_int(p, "t_max", t_max);
-  gpu_bind_image(0, img, GPU_ACCESS_READ);
-  gpu_bind_image(2, disp, GPU_ACCESS_WRITE);
-  run_2d(p, disp);
+  set_size(p, 0, disp);
+  gpu_pass_set_int(p, 1, t_min);
+  gpu_pass_set_int(p, 2, t_max);
+  GpuPassRun run = { .images = { IMG(img, READ), [2] = IMG(disp, WRITE) } };
+  if (prior) {
+    set_size(p, 3, prior);
+    run.images[3] = (GpuPassImage)IMG(prior, READ);
+  }
+  run.size[0] = gpu_image_get_width(disp);
+  run.size[1] = gpu_image_get_height(disp);
+  run.size[2] = state_layers(ps, disp);
+  gpu_pass_dispatch(p, &run);
+}
+
+void
+stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int t_min, int t_max)
+{
+  stereo_pass_search_variant(ps, ps->search_tiled, img, disp, t_min, t_max);
 }
 
 void
 stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
-                           int eta, int t_min, int t_max)
+                           int t_min, int t_max)
 {
-  run_search(ps->prog[tiled ? PROG_SEARCH_TILED : PROG_SEARCH], img, disp, eta, t_min, t_max);
+  run_search(ps, ps->pass[tiled ? PASS_SEARCH_TILED : PASS_SEARCH], img, NULL, disp, t_min,
+             t_max);
 }
 
 void
-stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *prior, GpuImage *disp, int eta)
+stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *coarse, GpuImage *disp)
 {
-  stereo_pass_refine_variant(ps, ps->search_tiled, img, prior, disp, eta);
+  stereo_pass_refine_variant(ps, ps->search_tiled, img, coarse, disp);
 }
 
 void
-stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *prior,
-                           GpuImage *disp, int eta)
+stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *coarse,
+                           GpuImage *disp)
 {
-  GpuProgram *p = ps->prog[tiled ? PROG_REFINE_TILED : PROG_REFINE];
+  GpuPass *p = ps->pass[tiled ? PASS_REFINE_TILED : PASS_REFINE];
   g_return_if_fail(p);   /* made only when params->refine */
-  gpu_bind_image(3, prior, GPU_ACCESS_READ);
-  run_search(p, img, disp, eta, (int) floor(ps->params.min_disparity),
-             (int) ceil(ps->params.max_disparity));
+  run_search(ps, p, img, coarse, disp, (int)floor(ps->params.min_disparity),
+             (int)ceil(ps->params.max_disparity));
 }
 
 void
-stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *disp, GpuImage *terms,
-                  GpuBuffer *means, int level, int eta)
+stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
+                  GpuImage *out, GpuBuffer *means, GpuBuffer *layers, int level, float guard,
+                  GpuImage *scratch)
 {
-  GpuProgram *p = ps->prog[PROG_PHASE];
-  set_size(p, "size", disp);
-  gpu_program_set_int(p, "eta", eta);
-  gpu_program_set_int(p, "level", level);
-  gpu_bind_image(0, quad, GPU_ACCESS_READ);
-  gpu_bind_image(1, disp, GPU_ACCESS_READ);
-  gpu_bind_image(2, terms, GPU_ACCESS_WRITE);
-  gpu_bind_storage(3, means);
-  run_2d(p, disp);
-}
-
-void
-stereo_pass_smooth_solve(StereoPasses *ps, GpuImage *terms, GpuImage *tmp, GpuImage *disp,
-                         int level, float guard)
-{
-  GpuProgram *r = ps->prog[PROG_SMOOTH_ROWS];
-  set_size(r, "size", disp);
-  gpu_program_set_int(r, "radius", ps->smooth_radius);
-  gpu_program_set_float_array(r, "taps", ps->smooth_taps, 2 * ps->smooth_radius + 1);
-  gpu_program_set_int(r, "mode", 0);
-  gpu_bind_image(0, terms, GPU_ACCESS_READ);
-  gpu_bind_image(1, tmp, GPU_ACCESS_WRITE);
-  run_2d(r, disp);
-
-  GpuProgram *s = ps->prog[PROG_SOLVE];
+  int w = gpu_image_get_width(out), h = gpu_image_get_height(out);
+  int passes[2] = { PASS_PHASE, -1 };
+  if (ps->phase_split) {
+    g_return_if_fail(scratch && gpu_image_get_width(scratch) >= w &&
+                     gpu_image_get_height(scratch) >= h);
+    passes[0] = PASS_PHASE_TERMS;
+    passes[1] = PASS_PHASE_SPLIT;
+  }
+  for (int k = 0; k < 2 && passes[k] >= 0; k++) {
+  GpuPass *p = ps->pass[passes[k]];
   double scale = ldexp(1.0, -level);
-  gpu_program_set_float(s, "guard", guard);
-  set_size(s, "size", disp);
-  gpu_program_set_vec2(s, "d_range", (float)(ps->params.min_disparity * scale - 2.0),
-                       (float)(ps->params.max_disparity * scale + 2.0));
-  gpu_bind_image(0, tmp, GPU_ACCESS_READ);
-  gpu_bind_image(1, disp, GPU_ACCESS_READ_WRITE);
-  run_2d(s, disp);
-}
-
-void
-stereo_pass_fill(StereoPasses *ps, GpuImage *disp, GpuImage *tmp)
-{
-  GpuProgram *r = ps->prog[PROG_SMOOTH_ROWS];
-  GpuProgram *c = ps->prog[PROG_FILL];
-  set_size(c, "size", disp);
-  for (int it = 0; it < ps->params.fill_iterations; it++) {
-    set_size(r, "size", disp);
-    gpu_program_set_int(r, "radius", ps->fill_radius);
-    gpu_program_set_float_array(r, "taps", ps->fill_taps, 2 * ps->fill_radius + 1);
-    gpu_program_set_int(r, "mode", 1);
-    gpu_bind_image(0, disp, GPU_ACCESS_READ);
-    gpu_bind_image(1, tmp, GPU_ACCESS_WRITE);
-    run_2d(r, disp);
-    gpu_bind_image(0, tmp, GPU_ACCESS_READ);
-    gpu_bind_image(1, disp, GPU_ACCESS_READ_WRITE);
-    run_2d(c, disp);
+  set_size(p, 0, out);
+  set_size(p, 1, prior);
+  gpu_pass_set_int(p, 2, level);
+  gpu_pass_set_int(p, 3, upsample ? 1 : 0);
+  gpu_pass_set_vec2(p, 4, (float)(ps->params.min_disparity * scale - 2.0),
+                    (float)(ps->params.max_disparity * scale + 2.0));
+  gpu_pass_set_float(p, 5, guard);
+  bool terms_only = passes[k] == PASS_PHASE_TERMS;
+  int tw = terms_only ? 16 : ps->phase_tile[0], th = terms_only ? 16 : ps->phase_tile[1];
+  GpuPassRun run = {
+    .images = { IMG(quad, READ), IMG(prior, READ), IMG(out, WRITE) },
+    .buffers = { BUF(means, READ), BUF(layers, READ) },
+    .groups = { (w + tw - 1) / tw, (h + th - 1) / th, state_layers(ps, out) },
+  };
+  if (terms_only) {
+    run.images[2].image = NULL;
+    run.images[3] = (GpuPassImage)IMG(scratch, WRITE);
+  } else if (ps->phase_split) {
+    run.images[3] = (GpuPassImage)IMG(scratch, READ);
+  }
+  gpu_pass_dispatch(p, &run);
   }
 }
 
-void
-stereo_pass_upsample(StereoPasses *ps, GpuImage *coarse, GpuImage *fine)
+int
+stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur)
 {
-  GpuProgram *p = ps->prog[PROG_UPSAMPLE];
-  set_size(p, "src_size", coarse);
-  set_size(p, "dst_size", fine);
-  gpu_bind_image(0, coarse, GPU_ACCESS_READ);
-  gpu_bind_image(1, fine, GPU_ACCESS_WRITE);
-  run_2d(p, fine);
-}
-
-void
-stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage *dst)
-{
-  GpuProgram *p = ps->prog[PROG_POST_LR];
-  set_size(p, "size", dst);
-  gpu_bind_image(0, disp_l, GPU_ACCESS_READ);
-  gpu_bind_image(1, disp_r ? disp_r : disp_l, GPU_ACCESS_READ);
-  gpu_bind_image(2, dst, GPU_ACCESS_WRITE);
-  run_2d(p, dst);
-}
-
-static void
-simple_pass(StereoPasses *ps, ProgId id, GpuImage *src, GpuImage *dst)
-{
-  GpuProgram *p = ps->prog[id];
-  set_size(p, "size", dst);
-  gpu_bind_image(0, src, GPU_ACCESS_READ);
-  gpu_bind_image(1, dst, GPU_ACCESS_WRITE);
-  run_2d(p, dst);
-}
-
-void
-stereo_pass_median(StereoPasses *ps, GpuImage *src, GpuImage *dst)
-{
-  simple_pass(ps, PROG_MEDIAN, src, dst);
-}
-
-void
-stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *intensity, GpuImage *dst)
-{
-  gpu_bind_image(2, intensity, GPU_ACCESS_READ);
-  simple_pass(ps, PROG_DENSIFY, src, dst);
-}
-
-void
-stereo_pass_densify_median(StereoPasses *ps, GpuImage *src, GpuImage *dst)
-{
-  simple_pass(ps, PROG_DENSIFY_MEDIAN, src, dst);
-}
-
-GpuImage *
-stereo_pass_post(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage *intensity,
-                 GpuImage *a, GpuImage *b)
-{
-  stereo_pass_post_lr(ps, disp_l, ps->params.lr_check ? disp_r : NULL, a);
-  GpuImage *cur = a, *other = b;
-  if (ps->params.median) {
-    stereo_pass_median(ps, cur, other);
-    GpuImage *t = cur; cur = other; other = t;
-  }
-  if (ps->params.densify) {
-    stereo_pass_densify(ps, cur, intensity, other);
-    stereo_pass_densify_median(ps, other, cur);
+  int per = fill_rounds_per_pass(&ps->params, gpu_context_get_max_shared_memory(ps->gpu));
+  for (int done = 0; done < ps->params.fill_iterations; done += per) {
+    GpuPass *p = ps->params.fill_iterations - done >= per ? ps->pass[PASS_FILL]
+                                                          : ps->pass[PASS_FILL_REST];
+    set_size(p, 0, state[cur]);
+    int w = gpu_image_get_width(state[cur]), h = gpu_image_get_height(state[cur]);
+    GpuPassRun run = { .images = { IMG(state[cur], READ), IMG(state[1 - cur], WRITE) },
+                       .groups = { (w + 15) / 16, (h + 15) / 16, state_layers(ps, state[cur]) } };
+    gpu_pass_dispatch(p, &run);
+    cur = 1 - cur;
   }
   return cur;
+}
+
+void
+stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *dst)
+{
+  GpuPass *p = ps->pass[PASS_POST];
+  set_size(p, 0, dst);
+  GpuPassRun run = {
+    .images = { IMG(disp, READ), IMG(intensity, READ), IMG(dst, WRITE) },
+    .groups = { 1, gpu_image_get_height(dst), ps->layers ? ps->layers : gpu_image_get_layers(dst) },
+  };
+  gpu_pass_dispatch(p, &run);
 }
 
 void
@@ -427,31 +594,19 @@ stereo_pack_layout(int width, int height, bool s16, bool depth, StereoPackLayout
 
 void
 stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
-                 const StereoPackLayout *layout, double fb_mm, double doffs)
+                 const StereoPackLayout *layout, GpuBuffer *layers)
 {
-  GpuProgram *p = ps->prog[PROG_PACK];
+  GpuPass *p = ps->pass[PASS_PACK];
   int w = gpu_image_get_width(src), h = gpu_image_get_height(src);
-  set_size(p, "size", src);
-  gpu_program_set_int(p, "s16", layout->s16 ? 1 : 0);
-  gpu_program_set_int(p, "layer_words", (int)(layout->layer_bytes / 4));
-  gpu_program_set_int(p, "conf_offset", (int)(layout->conf_offset / 4));
-  gpu_program_set_int(p, "depth_offset", layout->depth ? (int)(layout->depth_offset / 4) : -1);
-  gpu_program_set_float(p, "fb_mm", (float)fb_mm);
-  gpu_program_set_float(p, "doffs", (float)doffs);
-  gpu_bind_image(0, src, GPU_ACCESS_READ);
-  gpu_bind_storage(4, out);
+  set_size(p, 0, src);
+  gpu_pass_set_int(p, 1, layout->s16 ? 1 : 0);
+  gpu_pass_set_int(p, 2, (int)(layout->layer_bytes / 4));
+  gpu_pass_set_int(p, 3, (int)(layout->conf_offset / 4));
+  gpu_pass_set_int(p, 4, layout->depth ? (int)(layout->depth_offset / 4) : -1);
   size_t quads = ((size_t)w * h + 3) / 4;
-  gpu_program_dispatch(p, (int)quads, 1, gpu_image_get_layers(src));
-  gpu_barrier();
-}
-
-void
-stereo_pass_rectify(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *dst)
-{
-  GpuProgram *p = ps->prog[PROG_RECTIFY];
-  set_size(p, "size", dst);
-  gpu_bind_image(0, src8, GPU_ACCESS_READ);
-  gpu_bind_image(1, map, GPU_ACCESS_READ);
-  gpu_bind_image(2, dst, GPU_ACCESS_WRITE);
-  run_2d(p, dst);
+  GpuPassRun run = { .images = { IMG(src, READ) },
+                     .buffers = { [4] = BUF(out, WRITE), [5] = BUF(layers, READ) },
+                     .size = { (int)quads, 1,
+                               ps->layers ? ps->layers : gpu_image_get_layers(src) } };
+  gpu_pass_dispatch(p, &run);
 }

@@ -2,12 +2,14 @@
  * docs/algorithm.md. Internal to kernels/ and its tests: the engine (stereo.c) chains
  * them; tests/stereo runs each one alone on inputs computed by the CPU reference.
  *
- * Every pass binds its images, sets its uniforms, dispatches over (width, height,
- * layers) of its output and issues a memory barrier, so passes can be chained freely.
- * All images are GL_TEXTURE_2D_ARRAY; the layer count of the output is the batch size.
+ * Every pass binds its images, sets its uniforms and dispatches over (width, height,
+ * layers) of its output; the GPU context's tracker puts the barriers between them, so
+ * passes can be chained freely. All images are GL_TEXTURE_2D_ARRAY. Layers: one per pair
+ * for intensities, responses and post-processing; DIRS per pair (pair * DIRS +
+ * direction, direction 0 = eta +1 = the left view's) for the disparity state.
  * Formats: intensities RG32F (L, R); responses RGBA32F (qL.re, qL.im, qR.re, qR.im);
- * disparity state RGBA32F (d, certainty, sigma_d, v); terms RGBA32F (P); post-processing
- * RGBA32F (d, state, k, 0) with state 0 invalid, 1 filled, 2 measured.
+ * disparity state RGBA32F (d, certainty, sigma_d, v); post-processing RGBA32F
+ * (d, state, k, 0) with state 0 invalid, 1 filled, 2 measured.
  * Same thread as the GpuContext; nothing allocated per call.
  */
 #pragma once
@@ -22,56 +24,85 @@ typedef struct StereoPasses StereoPasses;
 /* Compiles every program for `params` (filter radius and search window are compile-time
  * constants; taps are uniforms computed here in double). */
 StereoPasses *stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error);
+/* The same with the programs built in the background when `async` (GpuPassParams.async):
+ * stereo_passes_poll() is TRUE once all are built (FALSE with an error if one failed). */
+StereoPasses *stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
+                                      GError **error);
+bool stereo_passes_poll(StereoPasses *passes, GError **error);
 void stereo_passes_free(StereoPasses *passes);
+/* The pairs of the batch the next dispatches run on (0: all layers of their images). A
+ * pair's state images have DIRS layers (2 with the L-R check, else 1). */
+void stereo_passes_set_layers(StereoPasses *passes, int pairs);
 
-/* R8 src with 2 layers per pair (2k left, 2k+1 right) -> RG32F dst. */
-void stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *dst);
+/* Per batch position k, `layers` (a storage buffer) holds a StereoLayerParams-like
+ * std430 struct { int pair; float min_magnitude, fb_mm, doffs; } (kernels/stereo-private.h):
+ * the pair whose rectification map k uses, the noise floor of the magnitude gate and
+ * the depth constants. */
+
+/* §1 and §2 up to level 1 in one dispatch: R8 src8 with 2 layers per batch position
+ * (2k left, 2k+1 right) -> RG32F level0 and, unless level1 is NULL, its reduce level1.
+ * With a map (RG32F, layers 2p left and 2p+1 right: the raw (u, v) of every rectified
+ * pixel of pair p = layers[k].pair), level 0 is the rectification of §0: src8 sampled
+ * bilinearly at the map's positions, taps outside the raw image reading 0. `layers` is
+ * needed only with a map. */
+void stereo_pass_ingest(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *level0,
+                        GpuImage *level1, GpuBuffer *layers);
+/* §2 for the levels after the first. */
 void stereo_pass_reduce(StereoPasses *ps, GpuImage *src, GpuImage *dst);
-/* Quadrature filter of both images; also writes per-workgroup magnitude sums into
- * `partials` (vec2 each) from index partial_base (layers * groups entries, see
- * stereo_pass_quadrature_groups). */
-void stereo_pass_quadrature(StereoPasses *ps, GpuImage *src, GpuImage *dst,
-                            GpuBuffer *partials, int partial_base);
+/* §3 and §4 for several levels: for each level its intensities img (RG32F) -> responses
+ * quad, and the mean |qL|, |qR| of each layer into means[layer * STEREO_MAX_LEVELS +
+ * level] (vec2). One dispatch per STEREO_QUAD_LEVELS_PER_PASS levels. `partials` holds
+ * (vec2) stereo_pass_quadrature_groups(level size) entries per layer from each level's
+ * partial_base; `counters` (uint, layers * STEREO_MAX_LEVELS, zero at first use) is left
+ * zero again. */
+#define STEREO_QUAD_LEVELS_PER_PASS 3
+/* The responses' storage: half floats (docs/algorithm.md §11: the phase stage's terms
+ * and the mean magnitudes are computed in fp32 from them, resp. before rounding). */
+#define STEREO_QUAD_FORMAT GPU_FORMAT_RGBA16F
+typedef struct {
+  GpuImage *img, *quad;
+  int level;
+  int partial_base;
+} StereoQuadLevel;
+void stereo_pass_quadrature(StereoPasses *ps, const StereoQuadLevel *levels, int n,
+                            GpuBuffer *partials, GpuBuffer *counters, GpuBuffer *means);
 int stereo_pass_quadrature_groups(int width, int height);
-/* Mean |qL|, |qR| of a level into means[layer * STEREO_MAX_LEVELS + level] (vec2). */
-void stereo_pass_mean(StereoPasses *ps, GpuBuffer *partials, int partial_base, int width,
-                      int height, int layers, GpuBuffer *means, int level);
-/* Support-weighted ZNCC search for direction eta on the intensities of the search level,
- * into disp (d, cert, 0, v). */
-void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int eta, int t_min,
+/* The discrete search (§5), both directions, on the intensities of the search level
+ * (layer = pair) into disp (layer pair * DIRS + direction: d, cert, 0, v). */
+void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int t_min,
                         int t_max);
-/* The same with the implementation chosen: tiled (shared memory) or direct reads; both
- * give identical results, stereo_pass_search picks the faster for the device. */
 /* §5b: the level-0 refinement search: per pixel, the candidates around the range of the
- * upsampled prior (d in .x of `prior`, level 0) near it; writes (d, certainty, 0, v). */
-void stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *prior, GpuImage *disp,
-                        int eta);
-/* The same with the search variant chosen (tests). */
-void stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *prior,
-                                GpuImage *disp, int eta);
+ * upsampled prior (the level-1 state `coarse`, d in .x) near it; writes (d, cert, 0, v). */
+void stereo_pass_refine(StereoPasses *ps, GpuImage *img, GpuImage *coarse, GpuImage *disp);
+/* The same with the implementation chosen: tiled (shared memory) or direct reads; both
+ * give identical results, the plain calls pick the faster for the device. */
 void stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage *disp,
-                                int eta, int t_min, int t_max);
-/* Phase terms for level `level` (its size is disp's) from responses and prior. */
-void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *disp, GpuImage *terms,
-                       GpuBuffer *means, int level, int eta);
-/* Applicability filter of terms (rows into tmp, columns + solve into disp, in place).
- * The size processed is disp's; terms and tmp may be larger. guard > 0 (§5b): a solved d
- * more than guard px from d0 keeps d0 (certainty C-bar, sigma 0). */
-void stereo_pass_smooth_solve(StereoPasses *ps, GpuImage *terms, GpuImage *tmp,
-                              GpuImage *disp, int level, float guard);
-/* fill_iterations rounds of the hole fill on disp (tmp may be larger). */
-void stereo_pass_fill(StereoPasses *ps, GpuImage *disp, GpuImage *tmp);
-void stereo_pass_upsample(StereoPasses *ps, GpuImage *coarse, GpuImage *fine);
-/* L-R check + validity, median, densify; `intensity` is level 0 (RG32F, L in .r); a and b
- * are scratch images of disp_l's size. Returns the image holding the result (a or b).
- * disp_r is ignored without L-R check. */
-GpuImage *stereo_pass_post(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r,
-                           GpuImage *intensity, GpuImage *a, GpuImage *b);
-/* Individual post steps (for tests). */
-void stereo_pass_post_lr(StereoPasses *ps, GpuImage *disp_l, GpuImage *disp_r, GpuImage *dst);
-void stereo_pass_median(StereoPasses *ps, GpuImage *src, GpuImage *dst);
-void stereo_pass_densify(StereoPasses *ps, GpuImage *src, GpuImage *intensity, GpuImage *dst);
-void stereo_pass_densify_median(StereoPasses *ps, GpuImage *src, GpuImage *dst);
+                                int t_min, int t_max);
+void stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img,
+                                GpuImage *coarse, GpuImage *disp);
+/* One round of the phase stage at `level` (§6 terms, §7 applicability filter and solve),
+ * both directions: responses quad (layer = pair), prior d0 from `prior` (.x; the same
+ * level, or with `upsample` the next coarser level, 2 x bilinear, §8) -> out (d, C,
+ * sigma_d, v), the size of out. guard > 0 (§5b): a solved d more than guard px from d0
+ * keeps d0 (certainty C-bar, sigma 0). `prior` and `out` are different images. */
+void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
+                       GpuImage *out, GpuBuffer *means, GpuBuffer *layers, int level,
+                       float guard, GpuImage *scratch);
+/* Whether the phase round runs as two passes here (software renderers; env
+ * STEREOD_PHASE_SPLIT=0/1): the terms into `scratch` (RGBA32F, at least the level's size,
+ * as many layers as the state), then the rest. Otherwise `scratch` is not used and may
+ * be NULL. The results are the same. */
+bool stereo_passes_phase_split(StereoPasses *passes);
+/* fill_iterations rounds of the hole fill (§9), each one dispatch reading one of the two
+ * state images and writing the other, starting from state[cur]; returns the index of
+ * the image holding the result. */
+int stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur);
+/* §10 up to the densification, one dispatch: validity (certainty, L-R check, sigma_d),
+ * the 3x3 median and the row fill, as configured; `disp` is the level-0 state of both
+ * directions (layers pair * DIRS, pair * DIRS + 1), `intensity` level 0 (RG32F, L in .r)
+ * -> dst (a layer per pair): (d, state, k, 0), state 2 measured, 1 filled, 0 invalid.
+ * The 9x3 median of the filled pixels is the first step of stereo_pass_pack. */
+void stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *dst);
 /* Layout of one packed layer: the disparity plane (float, or s16 in words of two
  * pixels), the u8 confidence plane and, with `depth`, the u16 depth plane; byte offsets,
  * all multiples of 4. */
@@ -80,15 +111,12 @@ typedef struct {
   size_t conf_offset, depth_offset, layer_bytes;
 } StereoPackLayout;
 void stereo_pack_layout(int width, int height, bool s16, bool depth, StereoPackLayout *layout);
-/* Packs (d, state, k) into `out` (one layer after the other). Depth in mm is
- * round(fb_mm / (d - doffs)), fb_mm = 1000 f B. */
+/* With densify on, replaces the d of every filled pixel by the lower median of the
+ * valid or filled values in the 9x3 window around it (all read before any is replaced),
+ * then packs (d, state, k) into `out` (one layer after the other). Depth in mm is
+ * round(fb_mm / (d - doffs)) with fb_mm = 1000 f B and doffs from `layers`. */
 void stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
-                      const StereoPackLayout *layout, double fb_mm, double doffs);
-/* Rectification (docs/algorithm.md §0): raw 8-bit layers (2k left, 2k+1 right) sampled
- * bilinearly at the positions of `map` (RG32F, layer 2k left map, 2k+1 right map: raw
- * (u, v) of every rectified pixel; taps outside the raw image read 0) -> RG32F level 0. */
-void stereo_pass_rectify(StereoPasses *ps, GpuImage *src8, GpuImage *map, GpuImage *dst);
-
+                      const StereoPackLayout *layout, GpuBuffer *layers);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(StereoPasses, stereo_passes_free)
 
 G_END_DECLS

@@ -3,6 +3,14 @@
 
 ivec3 gid3(void) { return ivec3(gl_GlobalInvocationID); }
 
+// What differs between the pairs of a batch, per batch position (kernels/stereo-private.h).
+struct LayerParams {
+  int pair;              // the pair's rectification map: map layers 2 pair, 2 pair + 1
+  float min_magnitude;   // the noise floor of the magnitude gate (§6)
+  float fb_mm;           // 1000 f B of the pair's calibration, for depth
+  float doffs;           // cx_left - cx_right of its rectified views
+};
+
 int clampx(int x, int w) { return clamp(x, 0, w - 1); }
 
 // Complex helpers: vec2 = (re, im).

@@ -5,7 +5,11 @@
 // With a calibration, a third plane: depth u16 mm = round(fb_mm / (d - doffs)), 0 invalid
 // or at/behind infinity, saturated at 65535.
 // Each invocation writes 4 consecutive pixels (one 32-bit word of confidence).
-// src is (d, state, k, .) with state 0 invalid, 1 filled, >= 2 measured.
+// src is (d, state, k, .) with state 0 invalid, 1 filled, >= 2 measured. With DENSIFY,
+// the last step of §10 first: a filled pixel takes the lower median of the values of
+// all valid or filled pixels in the 9 x 3 window around it (a sorting network).
+#include "common.glsl"
+#include "sortnet.glsl"
 layout(local_size_x = 256) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray src;
 layout(std430, binding = 4) writeonly buffer Out { uint words[]; };
@@ -14,8 +18,36 @@ uniform int s16;            // 1: s16 disparity, 0: float
 uniform int layer_words;    // words per layer in the buffer
 uniform int conf_offset;    // word offset of the confidence plane within a layer
 uniform int depth_offset;   // word offset of the depth plane, < 0: no depth plane
-uniform float fb_mm;        // 1000 f B (px mm)
-uniform float doffs;        // cx_left - cx_right of the rectified views (px)
+layout(std430, binding = 5) readonly buffer Layers { LayerParams layer_params[]; };
+// per batch position: fb_mm = 1000 f B (px mm), doffs = cx_left - cx_right (px)
+
+#ifdef DENSIFY
+#define BIG 3.0e38
+float median27(ivec2 p, int layer)
+{
+  float v[27];
+  int n = 0;
+  for (int j = 0; j < 3; j++)
+    for (int i = 0; i < 9; i++) {
+      ivec2 q = p + ivec2(i - 4, j - 1);
+      bool ok = false;
+      float d = BIG;
+      if (q.x >= 0 && q.y >= 0 && q.x < size.x && q.y < size.y) {
+        vec4 s = imageLoad(src, ivec3(q, layer));
+        ok = s.y > 0.0;
+        d = ok ? s.x : BIG;
+      }
+      v[9 * j + i] = d;
+      n += ok ? 1 : 0;
+    }
+  sort27(v);
+  int k = (n - 1) / 2;   // n >= 1: the pixel itself
+  float m = v[0];
+  for (int q = 1; q < 14; q++)   // the median index is at most 13
+    m = q == k ? v[q] : m;
+  return m;
+}
+#endif
 
 void main()
 {
@@ -25,6 +57,7 @@ void main()
   if (4u * i >= n)
     return;
   uint base = uint(layer) * uint(layer_words);
+  float fb_mm = layer_params[layer].fb_mm, doffs = layer_params[layer].doffs;
   uint conf = 0u;
   uint dw[4], zw[4];
   for (uint k = 0u; k < 4u; k++) {
@@ -33,9 +66,14 @@ void main()
     float d = 0.0;
     bool valid = false;
     if (p < n) {
-      vec4 s = imageLoad(src, ivec3(int(p % uint(size.x)), int(p / uint(size.x)), layer));
+      ivec2 xy = ivec2(int(p % uint(size.x)), int(p / uint(size.x)));
+      vec4 s = imageLoad(src, ivec3(xy, layer));
       valid = s.y > 0.0;
       d = s.x;
+#ifdef DENSIFY
+      if (s.y == 1.0)
+        d = median27(xy, layer);
+#endif
       if (s.y >= 2.0)
         c8 = 128u + uint(round(127.0 * s.z));
       else if (valid)

@@ -1,26 +1,60 @@
 #version 450
-// Phase terms (docs/algorithm.md §6) for one level and direction: warp the other image's
-// responses by the prior, gate, and write the four least-squares products
-// P = (c w^2, c w e, c, c e^2), e = w d0 + eta dphi.
+// One round of the phase stage (docs/algorithm.md §6, §7) in one pass: phase terms,
+// the applicability filter along rows and columns, and the solve, for every layer
+// z = pair * DIRS + direction (direction 0: eta = +1, reference L; 1: eta = -1).
+// A workgroup (256 invocations) owns a TILE_W x TILE_H tile of the output. It computes
+// the terms
+// P = (c w^2, c w e, c, c e^2), e = w d0 + eta dphi, of the tile plus a SMOOTH_R halo
+// (0 outside the image: normalized convolution) into shared memory, filters them along
+// rows (in place, after a barrier) and along columns, and solves: the same sums in the
+// same order as separate row and column passes that skip the outside.
+// The prior d0 is the same level's state (.x of `prior`), or with `upsample` the coarser
+// level's, 2 x bilinear (§8: the mean of up to four coarse values, fractions 0 or 0.5).
+// Split variant (software renderers, where computing the halo's terms again costs more
+// than a pass): TERMS_ONLY writes every pixel's terms into `terms_img`, FROM_TERMS is the
+// pass above with the terms read from there; the same numbers either way.
 #include "common.glsl"
-layout(local_size_x = 16, local_size_y = 16) in;
-layout(rgba32f, binding = 0) readonly uniform image2DArray quad;   // (qL, qR)
-layout(rgba32f, binding = 1) readonly uniform image2DArray disp;   // prior d0 in .x
-layout(rgba32f, binding = 2) writeonly uniform image2DArray terms;
-layout(std430, binding = 3) readonly buffer Means { vec2 mean_mag[]; };
+layout(local_size_x = 256) in;
+layout(QUAD_FORMAT, binding = 0) readonly uniform image2DArray quad;   // (qL, qR), layer = pair
+layout(rgba32f, binding = 1) readonly uniform image2DArray prior;      // d0 in .x, layer z
+layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;       // (d, C, sigma_d, v)
+layout(std430, binding = 0) readonly buffer Means { vec2 mean_mag[]; };  // [pair * MAX_LEVELS + level]
+layout(std430, binding = 1) readonly buffer Layers { LayerParams layer_params[]; };
+#if defined(TERMS_ONLY) || defined(FROM_TERMS)
+layout(rgba32f, binding = 3) uniform image2DArray terms_img;   // P per pixel, layer z
+#endif
 uniform ivec2 size;
-uniform int eta;
+uniform ivec2 prior_size;   // the prior's size (the coarser level's with upsample)
 uniform int level;
-uniform int max_levels;
-uniform float omega0;
-uniform float stab2;      // (tau / sigma)^2
-uniform float kappa;
-uniform float min_magnitude;
-uniform float gamma_exp;
+uniform int upsample;
+uniform vec2 d_range;       // clamp range, level px
+uniform float guard;        // > 0 (§5b): d more than guard from d0 keeps d0 (cert C, sigma 0)
+
+const float taps[2 * SMOOTH_R + 1] = SMOOTH_TAPS;
+#define RW (TILE_W + 2 * SMOOTH_R)
+#define RH (TILE_H + 2 * SMOOTH_R)
+#define NT 256
+#define ROWS_PER_THREAD ((RH * TILE_W + NT - 1) / NT)
+#define OUT_PER_THREAD (TILE_W * TILE_H / NT)
+shared vec4 T[RH][RW];       // terms, then (columns 0 .. TILE_W - 1) their row sums
+
+int pair_, eta_;
+
+float d_prior(ivec2 p)
+{
+  int z = int(gl_WorkGroupID.z);
+  if (upsample == 0)
+    return imageLoad(prior, ivec3(p, z)).x;
+  int x0 = p.x >> 1, y0 = p.y >> 1;
+  int x1 = min(x0 + (p.x & 1), prior_size.x - 1), y1 = min(y0 + (p.y & 1), prior_size.y - 1);
+  float a = imageLoad(prior, ivec3(x0, y0, z)).x, b = imageLoad(prior, ivec3(x1, y0, z)).x;
+  float c = imageLoad(prior, ivec3(x0, y1, z)).x, d = imageLoad(prior, ivec3(x1, y1, z)).x;
+  return 2.0 * (0.25 * (a + b + c + d));
+}
 
 // The reference's response at x (eta = +1: L, else R) and the other's.
-vec2 qref(ivec3 p) { vec4 q = imageLoad(quad, p); return eta > 0 ? q.xy : q.zw; }
-vec2 qoth(ivec3 p) { vec4 q = imageLoad(quad, p); return eta > 0 ? q.zw : q.xy; }
+vec2 qref(ivec2 p) { vec4 q = imageLoad(quad, ivec3(p, pair_)); return eta_ > 0 ? q.xy : q.zw; }
+vec2 qoth(ivec2 p) { vec4 q = imageLoad(quad, ivec3(p, pair_)); return eta_ > 0 ? q.zw : q.xy; }
 
 // z of §5.2 and |q0|^2; returns false when |q0| = 0.
 bool freq(vec2 qm, vec2 q0, vec2 qp, out vec2 z)
@@ -30,56 +64,132 @@ bool freq(vec2 qm, vec2 q0, vec2 qp, out vec2 z)
     z = vec2(0.0);
     return false;
   }
-  vec2 e_minus = vec2(cos(omega0), -sin(omega0));   // e^{-i w0}
-  vec2 e_plus = vec2(cos(omega0), sin(omega0));     // e^{+i w0}
+  vec2 e_minus = vec2(cos(OMEGA0), -sin(OMEGA0));   // e^{-i w0}
+  vec2 e_plus = vec2(cos(OMEGA0), sin(OMEGA0));     // e^{+i w0}
   vec2 num = cmul(qp, e_minus) - cmul(qm, e_plus);
   z = cmulconj(num, q0) / (2.0 * m2);
   return true;
 }
 
-void main()
+// §6: the four products at pixel p (inside the image) with prior d0.
+vec4 terms(ivec2 p, float d0, float tmag)
 {
-  ivec3 g = ivec3(gl_GlobalInvocationID);
+  float xw = float(p.x) - float(eta_) * d0;
+  bool ok = p.x >= RADIUS && p.x <= size.x - 1 - RADIUS && p.y >= RADIUS &&
+            p.y <= size.y - 1 - RADIUS && xw - 1.0 >= float(RADIUS) &&
+            xw + 1.0 <= float(size.x - 1 - RADIUS);
+  if (!ok)
+    return vec4(0.0);
+  vec2 rm = qref(ivec2(p.x - 1, p.y));
+  vec2 r0 = qref(p);
+  vec2 rp = qref(ivec2(p.x + 1, p.y));
+  // Other image at xw - 1, xw, xw + 1: linear interpolation along x, 4 fetches.
+  float fl = floor(xw - 1.0);
+  int i0 = int(fl);
+  float f = (xw - 1.0) - fl;
+  vec2 o0 = qoth(ivec2(i0, p.y));
+  vec2 o1 = qoth(ivec2(i0 + 1, p.y));
+  vec2 o2 = qoth(ivec2(min(i0 + 2, size.x - 1), p.y));
+  vec2 o3 = qoth(ivec2(min(i0 + 3, size.x - 1), p.y));
+  vec2 om = mix(o0, o1, f);
+  vec2 oc = mix(o1, o2, f);
+  vec2 op = mix(o2, o3, f);
+  vec2 zr, zo;
+  bool okr = freq(rm, r0, rp, zr);
+  bool oko = freq(om, oc, op, zo);
+  float ar = length(r0), ao = length(oc);
+  if (!(okr && oko && dot(zr, zr) <= STAB2 && dot(zo, zo) <= STAB2 && min(ar, ao) >= tmag))
+    return vec4(0.0);
+  float wr = OMEGA0 + asin_precise(clamp(zr.y, -1.0, 1.0));
+  float wo = OMEGA0 + asin_precise(clamp(zo.y, -1.0, 1.0));
+  float w = 0.5 * (wr + wo);
+  vec2 C = cmulconj(oc, r0);
+  float dphi = atan2_precise(C.y, C.x);
+  float sym = 2.0 * ar * ao / (ar * ar + ao * ao);
+  float c = pow(sym, GAMMA_EXP);
+  float e = w * d0 + float(eta_) * dphi;
+  return vec4(c * w * w, c * w * e, c, c * e * e);
+}
+
+// Column pass and solve for output number o of the tile (row-major).
+void solve(ivec2 tile, int o, int z)
+{
+  ivec2 lid = ivec2(o % TILE_W, o / TILE_W);
+  ivec2 g = tile + lid;
   if (g.x >= size.x || g.y >= size.y)
     return;
-  vec4 P = vec4(0.0);
-  float d0 = imageLoad(disp, g).x;
-  float xw = float(g.x) - float(eta) * d0;
-  bool ok = g.x >= RADIUS && g.x <= size.x - 1 - RADIUS && g.y >= RADIUS &&
-            g.y <= size.y - 1 - RADIUS && xw - 1.0 >= float(RADIUS) &&
-            xw + 1.0 <= float(size.x - 1 - RADIUS);
-  if (ok) {
-    vec2 rm = qref(ivec3(g.x - 1, g.y, g.z));
-    vec2 r0 = qref(g);
-    vec2 rp = qref(ivec3(g.x + 1, g.y, g.z));
-    // Other image at xw - 1, xw, xw + 1: linear interpolation along x, 4 fetches.
-    float fl = floor(xw - 1.0);
-    int i0 = int(fl);
-    float f = (xw - 1.0) - fl;
-    vec2 o0 = qoth(ivec3(i0, g.y, g.z));
-    vec2 o1 = qoth(ivec3(i0 + 1, g.y, g.z));
-    vec2 o2 = qoth(ivec3(min(i0 + 2, size.x - 1), g.y, g.z));
-    vec2 o3 = qoth(ivec3(min(i0 + 3, size.x - 1), g.y, g.z));
-    vec2 om = mix(o0, o1, f);
-    vec2 oc = mix(o1, o2, f);
-    vec2 op = mix(o2, o3, f);
-    vec2 zr, zo;
-    bool okr = freq(rm, r0, rp, zr);
-    bool oko = freq(om, oc, op, zo);
-    float ar = length(r0), ao = length(oc);
-    vec2 mm = mean_mag[g.z * max_levels + level];
-    float tmag = max(kappa * (eta > 0 ? mm.x : mm.y), min_magnitude);
-    if (okr && oko && dot(zr, zr) <= stab2 && dot(zo, zo) <= stab2 && min(ar, ao) >= tmag) {
-      float wr = omega0 + asin_precise(clamp(zr.y, -1.0, 1.0));
-      float wo = omega0 + asin_precise(clamp(zo.y, -1.0, 1.0));
-      float w = 0.5 * (wr + wo);
-      vec2 C = cmulconj(oc, r0);
-      float dphi = atan2_precise(C.y, C.x);
-      float sym = 2.0 * ar * ao / (ar * ar + ao * ao);
-      float c = pow(sym, gamma_exp);
-      float e = w * d0 + float(eta) * dphi;
-      P = vec4(c * w * w, c * w * e, c, c * e * e);
+  vec4 acc = vec4(0.0);
+  for (int k = 0; k <= 2 * SMOOTH_R; k++)
+    acc += taps[k] * T[lid.y + k][lid.x];
+  float d0 = d_prior(g);
+  vec4 o4;
+  if (guard > 0.0 && acc.z >= C_MIN && abs(acc.y / acc.x - d0) > guard) {
+    o4 = vec4(clamp(d0, d_range.x, d_range.y), acc.z, 0.0, 1.0);
+  } else if (acc.z >= C_MIN) {
+    float d = acc.y / acc.x;
+    float var = max(acc.w / acc.x - d * d, 0.0);
+    o4 = vec4(clamp(d, d_range.x, d_range.y), acc.z, sqrt(var), 1.0);
+  } else {
+    o4 = vec4(clamp(d0, d_range.x, d_range.y), 0.0, 0.0, 0.0);
+  }
+  imageStore(dst, ivec3(g, z), o4);
+}
+
+#ifdef TERMS_ONLY
+void main()
+{
+  int z = int(gl_WorkGroupID.z);
+  pair_ = z / DIRS;
+  eta_ = z % DIRS == 0 ? 1 : -1;
+  vec2 mm = mean_mag[pair_ * MAX_LEVELS + level];
+  float tmag = max(KAPPA * (eta_ > 0 ? mm.x : mm.y), layer_params[pair_].min_magnitude);
+  int li = int(gl_LocalInvocationID.x);
+  ivec2 p = ivec2(gl_WorkGroupID.xy) * ivec2(16, 16) + ivec2(li % 16, li / 16);
+  if (all(lessThan(p, size)))
+    imageStore(terms_img, ivec3(p, z), terms(p, d_prior(p), tmag));
+}
+#else
+void main()
+{
+  int z = int(gl_WorkGroupID.z);
+  pair_ = z / DIRS;
+  eta_ = z % DIRS == 0 ? 1 : -1;
+  vec2 mm = mean_mag[pair_ * MAX_LEVELS + level];
+  float tmag = max(KAPPA * (eta_ > 0 ? mm.x : mm.y), layer_params[pair_].min_magnitude);
+  int li = int(gl_LocalInvocationID.x);
+  ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_W, TILE_H);
+  ivec2 origin = tile - SMOOTH_R;
+  for (int i = li; i < RW * RH; i += NT) {
+    ivec2 p = origin + ivec2(i % RW, i / RW);
+    vec4 P = vec4(0.0);
+#ifdef FROM_TERMS
+    if (all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, size)))
+      P = imageLoad(terms_img, ivec3(p, z));
+#else
+    if (all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, size)))
+      P = terms(p, d_prior(p), tmag);
+#endif
+    T[i / RW][i % RW] = P;
+  }
+  barrier();
+  vec4 r[ROWS_PER_THREAD];
+  for (int j = 0; j < ROWS_PER_THREAD; j++) {
+    int i = li + j * NT;
+    r[j] = vec4(0.0);
+    if (i < RH * TILE_W) {
+      int ty = i / TILE_W, tx = i % TILE_W;
+      for (int k = 0; k <= 2 * SMOOTH_R; k++)
+        r[j] += taps[k] * T[ty][tx + k];
     }
   }
-  imageStore(terms, g, P);
+  barrier();
+  for (int j = 0; j < ROWS_PER_THREAD; j++) {
+    int i = li + j * NT;
+    if (i < RH * TILE_W)
+      T[i / TILE_W][i % TILE_W] = r[j];
+  }
+  barrier();
+  for (int j = 0; j < OUT_PER_THREAD; j++)
+    solve(tile, li + j * NT, z);
 }
+#endif

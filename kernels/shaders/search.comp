@@ -1,8 +1,10 @@
 #version 450
-// Discrete search (docs/algorithm.md §5) for one direction: ZNCC with adaptive support
-// weights on the reference window, w_k = exp(-|a_k - a_c| / WEIGHT_GAMMA). Every integer
-// candidate t_min..t_max of a pixel is evaluated in this one dispatch and the best is
-// kept (argmax), refined by a parabola through its neighbours.
+// Discrete search (docs/algorithm.md §5), both directions in one dispatch: layer
+// z = pair * DIRS + direction of the output (direction 0: eta = +1, reference L, other R;
+// 1: eta = -1). ZNCC with adaptive support weights on the reference window,
+// w_k = exp(-|a_k - a_c| / WEIGHT_GAMMA). Every integer candidate t_min..t_max of a pixel
+// is evaluated in this one dispatch and the best is kept (argmax), refined by a parabola
+// through its neighbours.
 //
 // Two implementations with the same sums in the same order (tested against each other and
 // the reference):
@@ -16,17 +18,30 @@
 // The refinement search (§5b) is either variant compiled with SEARCH_REFINE: each pixel's
 // candidates are floor(min) - REFINE_PAD .. ceil(max) + REFINE_PAD of the level-0 prior
 // over x, y +- REFINE_WINDOW (every 2 px), within t_min..t_max; the tiled variant runs
-// the union of its tile's ranges and keeps each pixel's own.
+// the union of its tile's ranges and keeps each pixel's own. The prior is the upsample
+// (§8) of the level-1 state `prior`, made here where it is read.
 layout(local_size_x = 16, local_size_y = 16) in;
-layout(rg32f, binding = 0) readonly uniform image2DArray img;
-layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;
+layout(rg32f, binding = 0) readonly uniform image2DArray img;     // layer = pair
+layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;   // layer z
 uniform ivec2 size;
-uniform int eta;          // +1: reference L, other R; -1: reference R, other L
 uniform int t_min;
 uniform int t_max;
-#ifdef SEARCH_REFINE   // §5b: per-pixel candidates from `prior`
-layout(rgba32f, binding = 3) readonly uniform image2DArray prior;   // d in .x, level 0
+#ifdef SEARCH_REFINE   // §5b: per-pixel candidates from the upsampled `prior`
+layout(rgba32f, binding = 3) readonly uniform image2DArray prior;   // level 1, d in .x, layer z
+uniform ivec2 prior_size;
+
+// 2 x bilinear of the level-1 d at level-0 pixel q (as upsample: the mean of up to four).
+float prior_up(ivec2 q, int z)
+{
+  int x0 = q.x >> 1, y0 = q.y >> 1;
+  int x1 = min(x0 + (q.x & 1), prior_size.x - 1), y1 = min(y0 + (q.y & 1), prior_size.y - 1);
+  float a = imageLoad(prior, ivec3(x0, y0, z)).x, b = imageLoad(prior, ivec3(x1, y0, z)).x;
+  float c = imageLoad(prior, ivec3(x0, y1, z)).x, d = imageLoad(prior, ivec3(x1, y1, z)).x;
+  return 2.0 * (0.25 * (a + b + c + d));
+}
 #endif
+int eta;                  // +1: reference L, other R; -1: reference R, other L
+int pair;
 
 #define WN (2 * SEARCH_R + 1)
 #define WK (WN * WN)
@@ -37,13 +52,13 @@ layout(rgba32f, binding = 3) readonly uniform image2DArray prior;   // d in .x, 
 
 float ref_at(ivec3 g, int x, int y)
 {
-  vec2 p = imageLoad(img, ivec3(clamp(ivec2(x, y), ivec2(0), size - 1), g.z)).rg;
+  vec2 p = imageLoad(img, ivec3(clamp(ivec2(x, y), ivec2(0), size - 1), pair)).rg;
   return eta > 0 ? p.x : p.y;
 }
 
 float oth_at(ivec3 g, int x, int y)
 {
-  vec2 p = imageLoad(img, ivec3(x, clamp(y, 0, size.y - 1), g.z)).rg;
+  vec2 p = imageLoad(img, ivec3(x, clamp(y, 0, size.y - 1), pair)).rg;
   return eta > 0 ? p.y : p.x;
 }
 
@@ -127,6 +142,8 @@ float prior_at(ivec3 g, int i, int j)
 void main()
 {
   ivec3 g = ivec3(gl_GlobalInvocationID);
+  pair = g.z / DIRS;
+  eta = g.z % DIRS == 0 ? 1 : -1;
   int lx = int(gl_LocalInvocationID.x), ly = int(gl_LocalInvocationID.y);
   ivec2 origin = ivec2(gl_WorkGroupID.xy) * 16;
   bool inside = g.x < size.x && g.y < size.y;
@@ -162,7 +179,7 @@ void main()
     for (int i = ly * 16 + lx; i < PT * PT; i += 256) {
       int r = i / PT, col = i % PT;
       ivec2 q = clamp(origin + ivec2(col, r) - REFINE_WINDOW, ivec2(0), size - 1);
-      ptile[r][col] = imageLoad(prior, ivec3(q, 0)).x;
+      ptile[r][col] = prior_up(q, g.z);
     }
     barrier();
     refine_range(g, lo, hi);
@@ -230,7 +247,7 @@ void main()
 #ifdef SEARCH_REFINE
 float prior_at(ivec3 g, int i, int j)
 {
-  return imageLoad(prior, ivec3(clamp(g.xy + ivec2(i, j), ivec2(0), size - 1), 0)).x;
+  return prior_up(clamp(g.xy + ivec2(i, j), ivec2(0), size - 1), g.z);
 }
 #endif
 float wk[WK];        // support weights
@@ -257,6 +274,8 @@ float cost(ivec3 g, int t, float s_w, float s_aa)
 void main()
 {
   ivec3 g = ivec3(gl_GlobalInvocationID);
+  pair = g.z / DIRS;
+  eta = g.z % DIRS == 0 ? 1 : -1;
   if (g.x >= size.x || g.y >= size.y)
     return;
   float ac = ref_at(g, g.x, g.y);

@@ -275,10 +275,50 @@ test_bad_description(void)
   expect_new_error(ok, ok, 0, CAPTURE_ERROR_INVALID, "width and height");
 }
 
+/* A pool in the caller's memory (the GPU upload buffer in stereod): the frames lie in it,
+ * 64-byte aligned, hold the source's pixels, and the bytes outside the pool's size are
+ * never written. */
+static void
+test_external_pool(void)
+{
+  const int w = 63, h = 47;
+  g_autofree char *desc = src("pattern=checkers-8", "GRAY8", w, h, 30);
+  g_autoptr(CaptureNotifier) n = capture_notifier_new();
+  CapturePairParams prm = { .name = "pool", .left = desc, .right = desc, .width = w,
+                            .height = h, .held_pairs = 2, .notifier = n };
+  size_t bytes = capture_pair_pool_bytes(&prm);
+  g_assert_cmpuint(bytes, ==, 2 * (2 + 2 + 2) * ((64 * 47 + 63) / 64 * 64));
+  uint8_t *mem = g_aligned_alloc(bytes + 256, 1, 64);
+  memset(mem, 0xa5, bytes + 256);
+  prm.pool_memory = mem;
+  GError *error = NULL;
+  CapturePair *pair = capture_pair_new(&prm, &error);
+  g_assert_no_error(error);
+  capture_pair_start(pair);
+  for (int k = 0; k < 3; k++) {
+    const CaptureFrame *l, *r;
+    /* a deadline far beyond the 33 ms of a frame: the first test of the program also
+     * waits for GStreamer's registry on a busy machine */
+    g_assert_true(ct_take(pair, n, 30000, &l, &r, NULL, NULL));
+    for (int i = 0; i < 2; i++) {
+      const CaptureFrame *f = i ? r : l;
+      g_assert_true(f->data >= mem && f->data + f->stride * (size_t)h <= mem + bytes);
+      g_assert_cmpuint((uintptr_t)(f->data - mem) % 64, ==, 0);
+      check_checkers(f, NULL);
+    }
+    capture_pair_release(pair, l, r);
+  }
+  capture_pair_free(pair);
+  for (size_t i = bytes; i < bytes + 256; i++)
+    g_assert_cmpuint(mem[i], ==, 0xa5);
+  g_aligned_free(mem);
+}
+
 int
 main(int argc, char **argv)
 {
   ct_init(&argc, &argv);
+  ct_add_func("/capture/external-pool", test_external_pool);
   /* the formats taken as they are, then some that videoconvert turns into one of them */
   static const char *const formats[] = { "GRAY8", "I420", "NV12", "NV21", "Y42B", "Y444",
                                          "RGB", "BGR", "RGBx", "BGRx", "xRGB", "xBGR",

@@ -27,3 +27,4 @@ void test_gpu_add_image_tests(void);
 void test_gpu_add_program_tests(void);
 void test_gpu_add_buffer_tests(void);
 void test_gpu_add_measure_tests(void);
+void test_gpu_add_pass_tests(void);

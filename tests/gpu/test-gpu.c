@@ -262,5 +262,6 @@ main(int argc, char **argv)
   test_gpu_add_program_tests();
   test_gpu_add_buffer_tests();
   test_gpu_add_measure_tests();
+  test_gpu_add_pass_tests();
   return g_test_run();
 }

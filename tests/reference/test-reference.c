@@ -274,6 +274,38 @@ test_scene_load(void)
   g_assert_cmpint(s.n_noc, >, 384 * 288 / 2);
 }
 
+/* The automatic search level (stereo-params.h): level 2 at 1920 x 1080 (480 x 270), level
+ * 1 for the demo's 960 x 540, Middlebury's quarter size and anything smaller, level 3 at
+ * 3840 x 2160; a search level given explicitly is kept; the phase stage starts there. */
+static void
+test_search_level(void)
+{
+  static const struct { int w, h, level; } cases[] = {
+    { 1920, 1080, 2 }, { 3840, 2160, 3 }, { 1280, 720, 1 }, { 960, 540, 1 },
+    { 450, 375, 1 }, { 640, 480, 1 }, { 320, 240, 1 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    StereoParams p;
+    stereo_params_init(&p, cases[i].w, cases[i].h);
+    g_assert_cmpint(p.search_level, ==, STEREO_SEARCH_LEVEL_AUTO);
+    g_assert_true(stereo_params_validate(&p, NULL));
+    g_assert_cmpint(stereo_params_get_search_level(&p), ==, cases[i].level);
+    g_assert_true(stereo_params_use_search(&p));
+    g_assert_cmpint(stereo_params_start_level(&p), ==, cases[i].level);
+    int t_min, t_max;
+    stereo_params_search_range(&p, &t_min, &t_max);
+    g_assert_cmpint(t_max, ==, (int)ceil(128.0 / (1 << cases[i].level)));
+    p.search_level = 1;
+    g_assert_cmpint(stereo_params_get_search_level(&p), ==, 1);
+  }
+  StereoParams p;
+  stereo_params_init(&p, 1920, 1080);
+  p.levels = 2;   /* the search cannot lie below the coarsest phase level */
+  g_assert_cmpint(stereo_params_get_search_level(&p), ==, 1);
+  p.search_level = -3;
+  g_assert_false(stereo_params_validate(&p, NULL));
+}
+
 /* A random rotation of at most `angle` radians about a random axis (Rodrigues). */
 static void
 random_rotation(GRand *rng, double angle, double R[9])
@@ -366,6 +398,7 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/reference/taps", test_taps);
+  g_test_add_func("/reference/search-level", test_search_level);
   g_test_add_func("/reference/filter-grating", test_filter_grating);
   g_test_add_func("/reference/local-frequency", test_local_frequency);
   g_test_add_func("/reference/constant-disparity", test_constant_disparity);

@@ -60,15 +60,21 @@ upload_channels(GpuImage *img, const RefImage *const *src, const int *chan, int 
 }
 
 float *
-download(GpuImage *img)
+download_layer(GpuImage *img, int layer)
 {
   int w = gpu_image_get_width(img), h = gpu_image_get_height(img);
   int tc = gpu_format_channels(gpu_image_get_format(img));
   float *buf = g_new(float, (size_t)w * h * tc);
   GError *error = NULL;
-  g_assert_true(gpu_image_download(img, 0, buf, (size_t)w * tc * sizeof(float), &error));
+  g_assert_true(gpu_image_download(img, layer, buf, (size_t)w * tc * sizeof(float), &error));
   g_assert_no_error(error);
   return buf;
+}
+
+float *
+download(GpuImage *img)
+{
+  return download_layer(img, 0);
 }
 
 /* Rounds a reference image to float precision in place (what the GPU sees as input). */
@@ -101,6 +107,20 @@ make_pair(int w, int h, double disparity, uint8_t *left, uint8_t *right)
       left[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(&t, x, y));
       right[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(&t, x + disparity, y));
     }
+}
+
+GpuBuffer *
+layer_params(GpuContext *ctx, int n, const int *pairs, double min_magnitude)
+{
+  struct { int32_t pair; float min_magnitude, fb_mm, doffs; } lp[64];
+  g_assert_cmpint(n, <=, 64);
+  for (int k = 0; k < n; k++)
+    lp[k] = (typeof(lp[0])){ pairs ? pairs[k] : k, (float)min_magnitude, 0.0f, 0.0f };
+  GpuBuffer *buf = storage_buffer(ctx, "layers", (size_t)n * sizeof lp[0]);
+  GError *error = NULL;
+  g_assert_true(gpu_buffer_write(buf, 0, lp, (size_t)n * sizeof lp[0], &error));
+  g_assert_no_error(error);
+  return buf;
 }
 
 void

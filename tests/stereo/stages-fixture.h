@@ -36,6 +36,7 @@ void upload_channels(GpuImage *img, const RefImage *const *src, const int *chan,
 /* An RG32F image with l in .r and r in .g (the layout of the filter's intensity levels). */
 GpuImage *pair_image(GpuContext *ctx, const RefImage *l, const RefImage *r);
 float *download(GpuImage *img);
+float *download_layer(GpuImage *img, int layer);
 /* Rounds a reference image to float precision in place (what the GPU sees as input). */
 void round_to_float(RefImage *img);
 RefImage *random_image(int w, int h, int ch, double lo, double hi);
@@ -44,6 +45,9 @@ void make_pair(int w, int h, double disparity, uint8_t *left, uint8_t *right);
 /* The same, ingested (§1) into two 1-channel reference images. */
 void textured_pair(int w, int h, double shift, RefImage **l, RefImage **r);
 void check_all_finite(const float *v, size_t n, const char *what);
+/* The per-batch-position storage buffer of the passes (stereo-passes.h): position k uses
+ * pair pairs[k] (pairs NULL: k), noise floor min_magnitude, no depth constants. */
+GpuBuffer *layer_params(GpuContext *ctx, int n, const int *pairs, double min_magnitude);
 
 /* g_test_init plus the seed; stages_run runs the tests and frees the generator. */
 void stages_init(int *argc, char ***argv);

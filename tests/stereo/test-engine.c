@@ -293,6 +293,301 @@ test_calibrated_depth(void)
   gpu_context_free(ctx);
 }
 
+/* ------------------------------------------------------------ batches */
+
+/* A distorted calibration of its own for pair k (focal, principal point, distortion,
+ * baseline and a small rectifying rotation all differ). */
+static void
+pair_calib(StereoCalib *c, int w, int h, int k)
+{
+  const double dist[5] = { -0.05 * k, 0.01 * k, 0.0005 * k, -0.0003, 0.0 };
+  const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 10 + k };
+  calib_init_ideal(c, w, h, (0.8 + 0.1 * k) * w, 0.5 * w + k, 0.5 * h - 0.5 * k,
+                   0.4 + 0.1 * k, dist, rot, centre);
+  double a = 0.01 * k;
+  double r1[9] = { cos(a), 0, sin(a), 0, 1, 0, -sin(a), 0, cos(a) };
+  memcpy(c->R1, r1, sizeof r1);
+}
+
+typedef struct {
+  float *d;
+  uint8_t *c;
+  uint16_t *z;
+} Result;
+
+/* B different pairs in one batch give, pair by pair, what B engines of one pair each
+ * give, bit for bit: every pass runs the same arithmetic on each layer and the mean
+ * magnitudes are summed in a fixed order. Per pair its own scene, noise floor and (with
+ * `calibrated`) calibration and depth constants. The batch engine first runs a batch of
+ * other scenes (what a layer the batch failed to write would still show), then the
+ * pairs in a shuffled order, then a partial batch of two. */
+static void
+batch_case(bool calibrated)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  enum { B = 4 };
+  const int w = 128, h = 80;
+  size_t n = (size_t)w * h;
+  StereoParams p;
+  stereo_params_init(&p, w, h);
+  p.max_disparity = 30;
+  static const double floor_of[B] = { 0.0, 0.012, 0.0, 0.03 };
+  StereoCalib calib[B];
+  uint8_t *l[B], *r[B], *ol[B], *orr[B];
+  Result single[B];
+  GError *error = NULL;
+  for (int k = 0; k < B; k++) {
+    l[k] = g_new(uint8_t, n);
+    r[k] = g_new(uint8_t, n);
+    ol[k] = g_new(uint8_t, n);
+    orr[k] = g_new(uint8_t, n);
+    make_scene(w, h, g_rand_double_range(rng, 3, 10), g_rand_double_range(rng, 12, 24), l[k], r[k]);
+    make_scene(w, h, 20, 5, ol[k], orr[k]);
+    pair_calib(&calib[k], w, h, k);
+    StereoParams pk = p;
+    pk.min_magnitude = floor_of[k];
+    StereoEngineParams ep = { .label = "single", .params = pk, .output = STEREO_OUTPUT_FLOAT,
+                              .calib = calibrated ? &calib[k] : NULL, .depth = calibrated };
+    g_autoptr(StereoEngine) e = stereo_engine_new(ctx, &ep, &error);
+    g_assert_no_error(error);
+    single[k].d = g_new(float, n);
+    single[k].c = g_new(uint8_t, n);
+    single[k].z = calibrated ? g_new(uint16_t, n) : NULL;
+    g_assert_true(stereo_engine_process_full(e, l[k], w, r[k], w, single[k].d, single[k].c,
+                                             single[k].z, &error));
+    g_assert_no_error(error);
+  }
+  StereoEngineParams bp = { .label = "batch", .params = p, .output = STEREO_OUTPUT_FLOAT,
+                            .batch = B, .in_flight = 2, .calib = calibrated ? &calib[0] : NULL,
+                            .depth = calibrated };
+  g_autoptr(StereoEngine) be = stereo_engine_new(ctx, &bp, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(stereo_engine_get_batch(be), ==, B);
+  for (int k = 0; k < B; k++) {
+    StereoPairParams pp = { .calib = calibrated ? &calib[k] : NULL, .min_magnitude = floor_of[k] };
+    g_assert_true(stereo_engine_set_pair(be, k, &pp, &error));
+    g_assert_no_error(error);
+  }
+  StereoInput in[B];
+  for (int k = 0; k < B; k++)
+    in[k] = (StereoInput){ .pair = k, .tag = 900 + k, .left = ol[k], .right = orr[k],
+                           .left_stride = w, .right_stride = w };
+  uint64_t id0;
+  g_assert_true(stereo_engine_submit_batch(be, in, B, &id0, &error));
+  for (int k = 0; k < B; k++) {
+    StereoFrame f;
+    g_assert_true(stereo_engine_collect(be, true, &f, &error));
+    g_assert_cmpuint(f.tag, ==, 900 + k);
+    stereo_engine_release(be, &f);
+  }
+  static const int order[B] = { 2, 0, 3, 1 };
+  static const int partial[2] = { 3, 1 };
+  for (int round = 0; round < 2; round++) {
+    int m = round ? 2 : B;
+    const int *which = round ? partial : order;
+    for (int i = 0; i < m; i++)
+      in[i] = (StereoInput){ .pair = which[i], .tag = 100 * round + which[i], .left = l[which[i]],
+                             .right = r[which[i]], .left_stride = w, .right_stride = w };
+    uint64_t id;
+    g_assert_true(stereo_engine_submit_batch(be, in, m, &id, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(id, ==, id0 + 1 + round);
+    StereoWorkCounts wc;
+    stereo_engine_get_last_counts(be, &wc);
+    g_assert_cmpint(stereo_engine_pending(be), ==, m);
+    for (int i = 0; i < m; i++) {
+      StereoFrame f;
+      g_assert_true(stereo_engine_collect(be, true, &f, &error));
+      g_assert_no_error(error);
+      int k = which[i];
+      g_assert_cmpint(f.pair, ==, k);
+      g_assert_cmpuint(f.tag, ==, 100 * round + k);
+      g_assert_cmpint(f.batch_pairs, ==, m);
+      g_assert_cmpuint(f.submission, ==, id);
+      g_assert_true(stereo_engine_inputs_done(be, id));
+      g_assert_cmpmem(f.disparity, n * sizeof(float), single[k].d, n * sizeof(float));
+      g_assert_cmpmem(f.confidence, n, single[k].c, n);
+      if (calibrated)
+        g_assert_cmpmem(f.depth, n * 2, single[k].z, n * 2);
+      int valid = 0;
+      for (size_t q = 0; q < n; q++)
+        valid += !isnan(single[k].d[q]);
+      g_assert_cmpint(valid, >, (int)(n / 2));
+      stereo_engine_release(be, &f);
+    }
+    g_test_message("%s batch of %d (pairs %d %d ...): every layer equal to its single engine, "
+                   "%d dispatches, %d barriers", calibrated ? "calibrated" : "plain", m,
+                   which[0], which[1], wc.dispatches, wc.barriers);
+  }
+  for (int k = 0; k < B; k++) {
+    g_free(l[k]);
+    g_free(r[k]);
+    g_free(ol[k]);
+    g_free(orr[k]);
+    g_free(single[k].d);
+    g_free(single[k].c);
+    g_free(single[k].z);
+  }
+  g_clear_pointer(&be, stereo_engine_free);
+  gpu_context_free(ctx);
+}
+
+static void
+test_batch_plain(void)
+{
+  batch_case(false);
+}
+
+static void
+test_batch_calibrated(void)
+{
+  batch_case(true);
+}
+
+/* A batch slot is not reused while a frame of it is held: with one slot, a submit fails
+ * until the last frame of the previous batch is released, and the held frame's planes
+ * stay unchanged meanwhile. */
+static void
+test_batch_hold(void)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  const int w = 96, h = 64;
+  size_t n = (size_t)w * h;
+  StereoParams p;
+  stereo_params_init(&p, w, h);
+  p.max_disparity = 20;
+  GError *error = NULL;
+  StereoEngineParams ep = { .label = "hold", .params = p, .output = STEREO_OUTPUT_S16,
+                            .batch = 2, .in_flight = 1 };
+  g_autoptr(StereoEngine) e = stereo_engine_new(ctx, &ep, &error);
+  g_assert_no_error(error);
+  g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
+  g_autofree uint8_t *l2 = g_new(uint8_t, n), *r2 = g_new(uint8_t, n);
+  make_scene(w, h, 4, 12, l, r);
+  make_scene(w, h, 9, 3, l2, r2);
+  StereoInput in[2] = {
+    { .pair = 0, .tag = 1, .left = l, .right = r, .left_stride = w, .right_stride = w },
+    { .pair = 1, .tag = 2, .left = l2, .right = r2, .left_stride = w, .right_stride = w },
+  };
+  g_assert_true(stereo_engine_submit_batch(e, in, 2, NULL, &error));
+  g_assert_false(stereo_engine_can_submit(e));
+  StereoFrame a, b;
+  g_assert_true(stereo_engine_collect(e, true, &a, &error));
+  g_assert_true(stereo_engine_collect(e, true, &b, &error));
+  g_autofree int16_t *copy = g_memdup2(a.disparity, n * 2);
+  stereo_engine_release(e, &b);
+  g_assert_false(stereo_engine_can_submit(e));   /* a is still held */
+  g_assert_false(stereo_engine_submit_batch(e, in + 1, 1, NULL, &error));
+  g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+  g_clear_error(&error);
+  g_assert_cmpmem(a.disparity, n * 2, copy, n * 2);
+  stereo_engine_release(e, &a);
+  g_assert_true(stereo_engine_can_submit(e));
+  g_assert_true(stereo_engine_submit_batch(e, in + 1, 1, NULL, &error));
+  g_assert_true(stereo_engine_collect(e, true, &a, &error));
+  g_assert_cmpuint(a.tag, ==, 2);
+  stereo_engine_release(e, &a);
+  g_clear_pointer(&e, stereo_engine_free);
+  gpu_context_free(ctx);
+}
+
+/* ------------------------------------------------------------ work per batch */
+
+static StereoWorkCounts
+count_batch(GpuContext *ctx, StereoEngine *e, int n, bool dry)
+{
+  const StereoParams *p = stereo_engine_get_params(e);
+  size_t plane = (size_t)p->width * p->height;
+  g_autofree uint8_t *img = g_malloc0(plane);
+  for (size_t i = 0; i < plane; i++)
+    img[i] = (uint8_t)(i * 7 % 251);
+  StereoInput in[STEREO_MAX_BATCH];
+  for (int k = 0; k < n; k++)
+    in[k] = (StereoInput){ .pair = k, .left = img, .right = img, .left_stride = p->width,
+                           .right_stride = p->width };
+  GError *error = NULL;
+  gpu_context_set_dry_run(ctx, dry);
+  /* twice: the second is the steady state (its upload waits for the first's reads) */
+  for (int round = 0; round < 2; round++) {
+    g_assert_true(stereo_engine_submit_batch(e, in, n, NULL, &error));
+    g_assert_no_error(error);
+    for (int k = 0; k < n; k++) {
+      StereoFrame f;
+      g_assert_true(stereo_engine_collect(e, true, &f, &error));
+      stereo_engine_release(e, &f);
+    }
+  }
+  gpu_context_set_dry_run(ctx, false);
+  StereoWorkCounts c;
+  stereo_engine_get_last_counts(e, &c);
+  return c;
+}
+
+/* Dispatches and barriers per batch, counted in code: with the service's settings at
+ * 1920 x 1080 (stereo_params_init, s16 output, the depth plane) at most 20 dispatches
+ * per batch, with or without the level-0 refinement, in the schedule of GPUs (fused
+ * phase rounds: STEREOD_PHASE_SPLIT=0; a software renderer splits each round in two,
+ * which is reported too); counted in a dry run (every pass queued, barriers issued, only
+ * glDispatchCompute skipped: llvmpipe cannot run that size in a test's time). A dry run
+ * counts what a real run issues (a batch of 3 at 320x240 both ways), and the count does
+ * not depend on the batch size (1 and 3). */
+static void
+test_dispatch_count(void)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  GError *error = NULL;
+  g_autofree char *saved = g_strdup(g_getenv("STEREOD_PHASE_SPLIT"));
+  for (int round = 0; round < 3; round++) {
+    int refine = round == 1;
+    bool split = round == 2;
+    g_setenv("STEREOD_PHASE_SPLIT", split ? "1" : "0", TRUE);
+    StereoCalib calib;
+    const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 20 };
+    calib_init_ideal(&calib, 1920, 1080, 2000.0, 959.5, 539.5, 0.5, NULL, rot, centre);
+    StereoEngineParams ep = { .label = "1080p", .output = STEREO_OUTPUT_S16, .calib = &calib,
+                              .depth = true };
+    stereo_params_init(&ep.params, 1920, 1080);
+    ep.params.refine = refine;
+    g_autoptr(StereoEngine) e = stereo_engine_new(ctx, &ep, &error);
+    g_assert_no_error(error);
+    StereoWorkCounts c = count_batch(ctx, e, 1, true);
+    g_test_message("1920x1080, %d levels, search on level %d%s%s: %d dispatches, %d barriers "
+                   "per batch", stereo_params_get_levels(&ep.params),
+                   stereo_params_get_search_level(&ep.params), refine ? ", refine" : "",
+                   split ? ", phase rounds split (software renderers)" : "", c.dispatches,
+                   c.barriers);
+    if (!split)
+      g_assert_cmpint(c.dispatches, <=, 20);
+    g_assert_cmpint(c.barriers, <=, c.dispatches + 1);
+  }
+  if (saved)
+    g_setenv("STEREOD_PHASE_SPLIT", saved, TRUE);
+  else
+    g_unsetenv("STEREOD_PHASE_SPLIT");
+  StereoEngineParams sp = { .label = "small", .output = STEREO_OUTPUT_S16, .batch = 3 };
+  stereo_params_init(&sp.params, 320, 240);
+  g_autoptr(StereoEngine) e = stereo_engine_new(ctx, &sp, &error);
+  g_assert_no_error(error);
+  StereoWorkCounts dry = count_batch(ctx, e, 3, true);
+  StereoWorkCounts real = count_batch(ctx, e, 3, false);
+  StereoWorkCounts one = count_batch(ctx, e, 1, false);
+  g_test_message("320x240: %d dispatches, %d barriers per batch (dry run), %d, %d (run), %d, %d "
+                 "(a batch of one)", dry.dispatches, dry.barriers, real.dispatches, real.barriers,
+                 one.dispatches, one.barriers);
+  g_assert_cmpint(dry.dispatches, ==, real.dispatches);
+  g_assert_cmpint(dry.barriers, ==, real.barriers);
+  g_assert_cmpint(one.dispatches, ==, real.dispatches);
+  g_assert_cmpint(one.barriers, ==, real.barriers);
+  g_clear_pointer(&e, stereo_engine_free);
+  gpu_context_free(ctx);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -304,6 +599,10 @@ main(int argc, char **argv)
   g_test_add_func("/engine/formats-and-queue", test_formats_and_queue);
   g_test_add_func("/engine/bad-params", test_bad_params);
   g_test_add_func("/engine/calibrated-depth", test_calibrated_depth);
+  g_test_add_func("/engine/batch/plain", test_batch_plain);
+  g_test_add_func("/engine/batch/calibrated", test_batch_calibrated);
+  g_test_add_func("/engine/batch/hold", test_batch_hold);
+  g_test_add_func("/engine/dispatch-count", test_dispatch_count);
   int r = g_test_run();
   g_rand_free(rng);
   return r;

@@ -1,109 +1,167 @@
 /* test-stages-post.c: the post-processing passes (§10: L-R check, median, densify, pack)
  * and the rectification (§0) against the double-precision reference (stages-fixture.h).
+ * The sorting networks of the medians are proven by kernels/shaders/gen-sortnet.py
+ * --check (test sortnet).
  */
 #include <math.h>
 #include <string.h>
 
 #include "tests/stereo/stages-fixture.h"
 
-/* Post-processing, step by step, on random fields whose L-R consistency holds for about
- * half of the pixels. Validity is a comparison of fp32 values (|dL - dR| <= lr_max after
- * an interpolation): at most 0.2 % may flip. Median and densification only select and
- * compare values, so given the same validity they must agree exactly. */
+/* Fields for the post-processing whose every decision is at least 1e-3 from its
+ * threshold in double (certainty against c_min, sigma_d against sigma_d_max, the L-R
+ * difference against lr_max, x - dL against the image's ends), so that fp32 and double
+ * must agree on all of them; L-R consistency holds for about half of the pixels. Values
+ * are floats (what the GPU gets). */
 static void
-test_post(void)
+post_fields(const StereoParams *p, int w, int h, RefImage *fl, RefImage *fr)
 {
-  const int w = 81, h = 47;
-  Fixture f;
-  fixture_setup(&f, w, h);
-  if (!f.ctx)
-    return;
-  g_autoptr(RefImage) fl = ref_image_new(w, h, REF_FIELD_CHANNELS);
-  g_autoptr(RefImage) fr = ref_image_new(w, h, REF_FIELD_CHANNELS);
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
       double *l = ref_image_at(fl, x, y), *r = ref_image_at(fr, x, y);
       l[REF_D] = (float)(6.0 + 4.0 * sin(0.1 * x + 0.2 * y) + g_rand_double_range(stages_rng, -0.3, 0.3));
       r[REF_D] = (float)(6.0 + 4.0 * sin(0.1 * (x + 6) + 0.2 * y) +
                          (g_rand_double(stages_rng) < 0.5 ? 0.0 : g_rand_double_range(stages_rng, -3, 3)));
-      l[REF_CERT] = g_rand_double(stages_rng) < 0.1 ? 0.0 : (float)g_rand_double_range(stages_rng, 0.01, 1.0);
-      l[REF_SIGMA] = (float)g_rand_double_range(stages_rng, 0.0, 1.3);
+      l[REF_CERT] = g_rand_double(stages_rng) < 0.1 ? 0.0 : (float)g_rand_double_range(stages_rng, 0.03, 1.0);
+      do
+        l[REF_SIGMA] = (float)g_rand_double_range(stages_rng, 0.0, 1.3);
+      while (fabs(l[REF_SIGMA] - p->sigma_d_max) < 1e-3);
+      r[REF_CERT] = 0.5;
     }
-  g_autoptr(GpuImage) dl = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
-  g_autoptr(GpuImage) dr = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
-  g_autoptr(GpuImage) a = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
-  g_autoptr(GpuImage) b = image_new(f.ctx, w, h, GPU_FORMAT_RGBA32F);
-  /* Level-0 intensity for the densify side choice: 8-bit values with steps around the
-   * edge margin, as the engine's ingest produces them. */
-  g_autoptr(GpuImage) inten = image_new(f.ctx, w, h, GPU_FORMAT_RG32F);
-  g_autoptr(RefImage) ir = ref_image_new(w, h, 1);
-  for (int i = 0; i < w * h; i++)
-    ir->data[i] = (float)(g_rand_int_range(stages_rng, 0, 256) / 255.0);
-  const RefImage *si[1] = { ir };
-  upload_channels(inten, si, (int[]){ 0 }, 1);
-  const RefImage *sl[3] = { fl, fl, fl }, *sr[1] = { fr };
-  upload_channels(dl, sl, (int[]){ REF_D, REF_CERT, REF_SIGMA }, 3);
-  upload_channels(dr, sr, (int[]){ REF_D }, 1);
-  size_t n = (size_t)w * h;
+  for (int round = 0;; round++) {
+    int moved = 0;
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        double *l = ref_image_at(fl, x, y);
+        double xr = x - l[REF_D];
+        bool near = fabs(xr) < 1e-3 || fabs(xr - (w - 1)) < 1e-3;
+        if (!near && xr >= 0 && xr <= w - 1) {
+          int i0 = (int)floor(xr), i1 = MIN(i0 + 1, w - 1);
+          double f = xr - i0;
+          double dr = (1 - f) * ref_image_at(fr, i0, y)[REF_D] + f * ref_image_at(fr, i1, y)[REF_D];
+          near = fabs(fabs(l[REF_D] - dr) - p->lr_max) < 1e-3;
+        }
+        if (near) {
+          l[REF_D] = (float)(l[REF_D] + g_rand_double_range(stages_rng, 0.005, 0.02));
+          moved++;
+        }
+      }
+    if (!moved)
+      break;
+    g_assert_cmpint(round, <, 20);
+  }
+}
 
-  /* 1. validity */
-  poison(a);
-  stereo_pass_post_lr(f.ps, dl, dr, a);
-  g_autofree float *va = download(a);
-  check_all_finite(va, n * 4, "post_lr");
-  g_autofree bool *valid = g_new(bool, n);
-  ref_post_valid(&f.p, fl, fr, valid);
-  int flips = 0, nvalid = 0;
-  for (size_t i = 0; i < n; i++) {
-    flips += (va[4 * i + 1] > 0) != valid[i];
-    nvalid += valid[i];
-  }
-  g_test_message("post: %d valid of %zu, %d flips", nvalid, n, flips);
-  g_assert_cmpint(nvalid, >, n / 5);
-  g_assert_cmpint(nvalid, <, 4 * n / 5);
-  g_assert_cmpfloat(flips, <=, 0.002 * n);
-  /* From here on feed the reference's validity to both sides so that steps compare exactly. */
-  for (size_t i = 0; i < n; i++) {
-    va[4 * i] = (float)fl->data[3 * i];
-    va[4 * i + 1] = valid[i] ? 2.0f : 0.0f;
-  }
+/* Validity, 3x3 median and row fill (one pass), then the 9x3 median of the filled pixels
+ * and the packing (the pack pass), two pairs in one dispatch, against ref_post. With
+ * the decisions away from their thresholds (post_fields) and 8-bit intensities (the
+ * densify margin is half a level off any step), every disparity must be the same float
+ * (medians and fills select values) and every pixel in the same class (invalid, filled,
+ * measured); the confidence within 1 (k in fp32). Four configurations. */
+static void
+post_case(bool median, bool densify, bool lr_check)
+{
+  const int w = 81, h = 47, pairs = 2;
+  Fixture f;
+  fixture_setup(&f, w, h);
+  if (!f.ctx)
+    return;
+  f.p.median = median;
+  f.p.densify = densify;
+  f.p.lr_check = lr_check;
   GError *error = NULL;
-  g_assert_true(gpu_image_upload(a, 0, va, (size_t)w * 16, &error));
-
-  /* 2. median */
-  g_autofree double *d = g_new(double, n);
-  for (size_t i = 0; i < n; i++)
-    d[i] = (float)fl->data[3 * i];
-  poison(b);
-  stereo_pass_median(f.ps, a, b);
-  g_autofree float *vb = download(b);
-  check_all_finite(vb, n * 4, "median");
-  ref_median3x3(w, h, d, valid);
-  for (size_t i = 0; i < n; i++) {
-    g_assert_cmpint(vb[4 * i + 1] > 0, ==, valid[i]);
-    if (valid[i])
-      g_assert_cmpfloat(vb[4 * i], ==, (float)d[i]);
+  g_autoptr(StereoPasses) ps = stereo_passes_new(f.ctx, &f.p, &error);
+  g_assert_no_error(error);
+  int dirs = lr_check ? 2 : 1;
+  GpuImageParams sp = { .label = "state", .width = w, .height = h, .layers = pairs * dirs,
+                        .format = GPU_FORMAT_RGBA32F };
+  g_autoptr(GpuImage) state = gpu_image_new(f.ctx, &sp, &error);
+  sp.layers = pairs;
+  sp.format = GPU_FORMAT_RG32F;
+  g_autoptr(GpuImage) inten = gpu_image_new(f.ctx, &sp, &error);
+  sp.format = GPU_FORMAT_RGBA32F;
+  g_autoptr(GpuImage) post = gpu_image_new(f.ctx, &sp, &error);
+  g_assert_no_error(error);
+  StereoPackLayout layout;
+  stereo_pack_layout(w, h, false, false, &layout);
+  g_autoptr(GpuBuffer) out = storage_buffer(f.ctx, "packed", pairs * layout.layer_bytes);
+  size_t n = (size_t)w * h;
+  RefImage *fl[pairs], *fr[pairs], *ir[pairs];
+  g_autofree float *buf = g_new0(float, n * 4);
+  for (int k = 0; k < pairs; k++) {
+    fl[k] = ref_image_new(w, h, REF_FIELD_CHANNELS);
+    fr[k] = ref_image_new(w, h, REF_FIELD_CHANNELS);
+    post_fields(&f.p, w, h, fl[k], fr[k]);
+    for (int side = 0; side < dirs; side++) {
+      const RefImage *fs = side ? fr[k] : fl[k];
+      for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++)
+          buf[4 * i + c] = (float)fs->data[3 * i + c];
+      g_assert_true(gpu_image_upload(state, k * dirs + side, buf, (size_t)w * 16, &error));
+    }
+    /* Level-0 intensity for the densify side choice: 8-bit values, as the ingest makes. */
+    ir[k] = ref_image_new(w, h, 1);
+    for (size_t i = 0; i < n; i++) {
+      ir[k]->data[i] = (float)(g_rand_int_range(stages_rng, 0, 256) / 255.0);
+      buf[2 * i] = (float)ir[k]->data[i];
+      buf[2 * i + 1] = 0.0f;
+    }
+    g_assert_true(gpu_image_upload(inten, k, buf, (size_t)w * 8, &error));
   }
-
-  /* 3. densify (scanline fill, then the 9x3 median of the filled pixels) */
-  poison(a);
-  stereo_pass_densify(f.ps, b, inten, a);
-  poison(b);
-  stereo_pass_densify_median(f.ps, a, b);
-  g_autofree float *vd = download(b);
-  check_all_finite(vd, n * 4, "densify");
-  g_autofree bool *filled = g_new0(bool, n);
-  ref_densify(w, h, ir->data, d, valid, filled);
-  int nfilled = 0;
-  for (size_t i = 0; i < n; i++) {
-    float state = vd[4 * i + 1];
-    g_assert_cmpfloat(state, ==, filled[i] ? 1.0 : valid[i] ? 2.0 : 0.0);
-    if (valid[i])
-      g_assert_cmpfloat(vd[4 * i], ==, (float)d[i]);
-    nfilled += filled[i];
+  poison(post);
+  g_assert_true(gpu_buffer_fill_u32(out, 0xdeadbeefu, &error));
+  stereo_pass_post(ps, state, inten, post);
+  g_autoptr(GpuBuffer) layers = layer_params(f.ctx, pairs, NULL, 0.0);
+  stereo_pass_pack(ps, post, out, &layout, layers);
+  g_autofree uint8_t *packed = g_malloc(pairs * layout.layer_bytes);
+  g_assert_true(gpu_buffer_read(out, 0, packed, pairs * layout.layer_bytes, &error));
+  g_autofree float *rd = g_new(float, n);
+  g_autofree uint8_t *rc = g_new(uint8_t, n);
+  for (int k = 0; k < pairs; k++) {
+    ref_post(&f.p, fl[k], lr_check ? fr[k] : NULL, ir[k], rd, rc);
+    const float *gd = (const float *)(packed + k * layout.layer_bytes);
+    const uint8_t *gc = packed + k * layout.layer_bytes + layout.conf_offset;
+    int valid = 0, filled = 0, conf_off = 0;
+    for (size_t i = 0; i < n; i++) {
+      g_assert_cmpint(isnan(gd[i]), ==, isnan(rd[i]));
+      if (!isnan(rd[i]))
+        g_assert_cmpfloat(gd[i], ==, rd[i]);
+      g_assert_cmpint(gc[i] == 0, ==, rc[i] == 0);
+      g_assert_cmpint(gc[i] >= 128, ==, rc[i] >= 128);
+      g_assert_cmpint(abs((int)gc[i] - (int)rc[i]), <=, 1);
+      conf_off += gc[i] != rc[i];
+      valid += rc[i] >= 128;
+      filled += rc[i] > 0 && rc[i] < 128;
+    }
+    g_test_message("post (median %d, densify %d, L-R %d) pair %d: %d measured, %d filled of "
+                   "%zu, %d confidences 1 apart", median, densify, lr_check, k, valid, filled,
+                   n, conf_off);
+    g_assert_cmpint(valid, >, n / 5);
+    g_assert_cmpint(valid, <, (int)n - 10);
+    if (densify)
+      g_assert_cmpint(filled, >, n / 20);
+    else
+      g_assert_cmpint(filled, ==, 0);
+    ref_image_free(fl[k]);
+    ref_image_free(fr[k]);
+    ref_image_free(ir[k]);
   }
-  g_assert_cmpint(nfilled, >, 0);
+  g_clear_pointer(&state, gpu_image_free);
+  g_clear_pointer(&inten, gpu_image_free);
+  g_clear_pointer(&post, gpu_image_free);
+  g_clear_pointer(&out, gpu_buffer_free);
+  g_clear_pointer(&layers, gpu_buffer_free);
+  g_clear_pointer(&ps, stereo_passes_free);
   fixture_teardown(&f);
+}
+
+static void
+test_post(void)
+{
+  post_case(true, true, true);
+  post_case(false, true, true);
+  post_case(true, false, true);
+  post_case(true, true, false);
 }
 
 /* A calibration with a random lens of OpenCV's `model` (5, 8, 12 or 14 coefficients) on
@@ -141,71 +199,95 @@ random_calib(StereoCalib *c, int w, int h, int model)
   g_assert_cmpint(calib_dist_model(c->dist_left), ==, model);
 }
 
-/* Rectification with each of OpenCV's distortion models: the engine's map
- * (calib_rectified_to_raw, stored in fp32) sampled by the GPU against the reference
- * (ref_rectified_to_raw in double, bilinear in double). Intensities are in [0, 1], so
- * the bilinear sample moves by at most 1 per px of position per axis; fp32 rounds
- * positions within (-128, 128) px by <= 3.8e-6 px per axis, fp32 weights add ~1e-7:
- * 1e-5. */
+/* Rectification (§0) with each of OpenCV's distortion models, and the level-1 reduce, in
+ * the ingest pass: the engine's map (calib_rectified_to_raw, stored in fp32) sampled by
+ * the GPU against the reference (ref_rectified_to_raw in double, bilinear in double).
+ * Intensities are in [0, 1], so the bilinear sample moves by at most 1 per px of position
+ * per axis; fp32 rounds positions within (-128, 128) px by <= 3.8e-6 px per axis, fp32
+ * weights add ~1e-7: 1e-5, also after the 5 x 5 reduce (weights summing to 1). Two batch
+ * positions in one dispatch with two calibrations of the model: position 0 rectifies with
+ * the map of pair 1 and position 1 with that of pair 0 (the per-batch indirection). */
 static void
 test_rectify(void)
 {
-  const int w = 97, h = 61;
+  const int w = 97, h = 61, w1 = 49, h1 = 31;
   Fixture f;
   fixture_setup(&f, w, h);
   if (!f.ctx)
     return;
+  size_t n = (size_t)w * h;
+  GError *error = NULL;
+  GpuImageParams ip = { .label = "raw", .width = w, .height = h, .layers = 4,
+                        .format = GPU_FORMAT_R8 };
+  g_autoptr(GpuImage) raw8 = gpu_image_new(f.ctx, &ip, &error);
+  GpuImageParams mp = { .label = "map", .width = w, .height = h, .layers = 4,
+                        .format = GPU_FORMAT_RG32F };
+  g_autoptr(GpuImage) map = gpu_image_new(f.ctx, &mp, &error);
+  GpuImageParams dp = { .label = "level0", .width = w, .height = h, .layers = 2,
+                        .format = GPU_FORMAT_RG32F };
+  g_autoptr(GpuImage) dst = gpu_image_new(f.ctx, &dp, &error);
+  dp.label = "level1";
+  dp.width = w1;
+  dp.height = h1;
+  g_autoptr(GpuImage) dst1 = gpu_image_new(f.ctx, &dp, &error);
+  g_assert_no_error(error);
+  g_autoptr(GpuBuffer) layers = layer_params(f.ctx, 2, (int[]){ 1, 0 }, 0.0);
+  g_autofree uint8_t *raw = g_new(uint8_t, 4 * n);
+  g_autofree float *uv = g_new(float, 2 * n);
   static const int models[] = { 5, 8, 12, 14 };
   for (gsize m = 0; m < G_N_ELEMENTS(models); m++) {
-    StereoCalib calib;
-    random_calib(&calib, w, h, models[m]);
-    g_autofree uint8_t *raw = g_new(uint8_t, 2 * (size_t)w * h);
-    for (size_t i = 0; i < 2 * (size_t)w * h; i++)
+    StereoCalib calib[2];
+    for (size_t i = 0; i < 4 * n; i++)
       raw[i] = (uint8_t)g_rand_int_range(stages_rng, 0, 256);
-    /* two layers: left raw, right raw */
-    GError *error = NULL;
-    GpuImageParams ip = { .label = "raw", .width = w, .height = h, .layers = 2,
-                          .format = GPU_FORMAT_R8 };
-    g_autoptr(GpuImage) raw8 = gpu_image_new(f.ctx, &ip, &error);
-    g_assert_no_error(error);
-    g_assert_true(gpu_image_upload(raw8, 0, raw, w, &error));
-    g_assert_true(gpu_image_upload(raw8, 1, raw + (size_t)w * h, w, &error));
-    GpuImageParams mp = { .label = "map", .width = w, .height = h, .layers = 2,
-                          .format = GPU_FORMAT_RG32F };
-    g_autoptr(GpuImage) map = gpu_image_new(f.ctx, &mp, &error);
-    g_assert_no_error(error);
-    g_autofree float *uv = g_new(float, 2 * (size_t)w * h);
+    for (int l = 0; l < 4; l++)
+      g_assert_true(gpu_image_upload(raw8, l, raw + l * n, w, &error));
     int outside[2] = { 0, 0 };
-    for (int side = 0; side < 2; side++) {
-      for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-          double u, v;
-          calib_rectified_to_raw(&calib, side ? CALIB_RIGHT : CALIB_LEFT, x, y, &u, &v);
-          g_assert_cmpfloat(fabs(u), <, 128.0);
-          g_assert_cmpfloat(fabs(v), <, 128.0);
-          uv[2 * (y * w + x)] = (float)u;
-          uv[2 * (y * w + x) + 1] = (float)v;
-          outside[side] += u < 0 || v < 0 || u > w - 1 || v > h - 1;
-        }
-      g_assert_true(gpu_image_upload(map, side, uv, (size_t)w * 8, &error));
+    for (int pair = 0; pair < 2; pair++) {
+      random_calib(&calib[pair], w, h, models[m]);
+      for (int side = 0; side < 2; side++) {
+        for (int y = 0; y < h; y++)
+          for (int x = 0; x < w; x++) {
+            double u, v;
+            calib_rectified_to_raw(&calib[pair], side ? CALIB_RIGHT : CALIB_LEFT, x, y, &u, &v);
+            g_assert_cmpfloat(fabs(u), <, 128.0);
+            g_assert_cmpfloat(fabs(v), <, 128.0);
+            uv[2 * (y * w + x)] = (float)u;
+            uv[2 * (y * w + x) + 1] = (float)v;
+            outside[side] += u < 0 || v < 0 || u > w - 1 || v > h - 1;
+          }
+        g_assert_true(gpu_image_upload(map, 2 * pair + side, uv, (size_t)w * 8, &error));
+      }
     }
-    g_assert_cmpint(outside[0], >=, h);   /* the border rule is exercised */
-    g_assert_cmpint(outside[1], >=, h);
-    g_autoptr(GpuImage) dst = image_new(f.ctx, w, h, GPU_FORMAT_RG32F);
+    g_assert_cmpint(outside[0], >=, 2 * h);   /* the border rule is exercised */
+    g_assert_cmpint(outside[1], >=, 2 * h);
     poison(dst);
-    stereo_pass_rectify(f.ps, raw8, map, dst);
-    g_autofree float *out = download(dst);
-    check_all_finite(out, 2 * (size_t)w * h, "rectify");
-    g_autoptr(RefImage) rl = ref_rectify(&calib, CALIB_LEFT, raw, w);
-    g_autoptr(RefImage) rr = ref_rectify(&calib, CALIB_RIGHT, raw + (size_t)w * h, w);
-    double max_err = 0;
-    for (int i = 0; i < w * h; i++) {
-      max_err = MAX(max_err, fabs(out[2 * i] - rl->data[i]));
-      max_err = MAX(max_err, fabs(out[2 * i + 1] - rr->data[i]));
+    poison(dst1);
+    stereo_pass_ingest(f.ps, raw8, map, dst, dst1, layers);
+    for (int pos = 0; pos < 2; pos++) {
+      const StereoCalib *c = &calib[1 - pos];   /* position 0 uses pair 1's map */
+      g_autofree float *out = download_layer(dst, pos);
+      g_autofree float *out1 = download_layer(dst1, pos);
+      check_all_finite(out, 2 * n, "rectify");
+      check_all_finite(out1, 2 * (size_t)w1 * h1, "rectify level 1");
+      g_autoptr(RefImage) rl = ref_rectify(c, CALIB_LEFT, raw + 2 * pos * n, w);
+      g_autoptr(RefImage) rr = ref_rectify(c, CALIB_RIGHT, raw + (2 * pos + 1) * n, w);
+      g_autoptr(RefImage) rl1 = ref_reduce(rl);
+      g_autoptr(RefImage) rr1 = ref_reduce(rr);
+      double max_err = 0, max_err1 = 0;
+      for (size_t i = 0; i < n; i++) {
+        max_err = MAX(max_err, fabs(out[2 * i] - rl->data[i]));
+        max_err = MAX(max_err, fabs(out[2 * i + 1] - rr->data[i]));
+      }
+      for (int i = 0; i < w1 * h1; i++) {
+        max_err1 = MAX(max_err1, fabs(out1[2 * i] - rl1->data[i]));
+        max_err1 = MAX(max_err1, fabs(out1[2 * i + 1] - rr1->data[i]));
+      }
+      g_test_message("rectify, %d coefficients, position %d: %d + %d px outside, max abs "
+                     "error %.3g, level 1 %.3g", models[m], pos, outside[0], outside[1],
+                     max_err, max_err1);
+      g_assert_cmpfloat(max_err, <, 1e-5);
+      g_assert_cmpfloat(max_err1, <, 1e-5);
     }
-    g_test_message("rectify, %d coefficients: %d + %d px outside, max abs error %.3g",
-                   models[m], outside[0], outside[1], max_err);
-    g_assert_cmpfloat(max_err, <, 1e-5);
   }
   fixture_teardown(&f);
 }

@@ -1,0 +1,162 @@
+/* frame-loop-private.h: what frame-loop.c (the GPU thread, stats, reload) and
+ * frame-groups.c (the engine groups, their batches and the hand-over of frames) share.
+ * Internal to daemon/. Everything here belongs to the GPU thread unless a field says
+ * otherwise. */
+#pragma once
+
+#include "client/ring-writer.h"
+#include "daemon/capture.h"
+#include "daemon/config.h"
+#include "daemon/frame-loop.h"
+#include "daemon/frame-publish.h"
+#include "gpu/gpu.h"
+#include "kernels/stereo.h"
+
+#define MAX_LATENCIES 4096     /* latency samples kept per pair and stats interval */
+#define MAX_HELD 8             /* capture pairs a pair may hold (the capture's limit) */
+/* latency histogram: bin i covers [0.01 ms * 1.01^i, 0.01 ms * 1.01^(i+1)), up to 116 s */
+#define LATENCY_BINS 1640
+#define LATENCY_BIN0_MS 0.01
+
+/* A pair taken from its capture: held until the GPU has uploaded it. */
+typedef struct {
+  uint64_t submission;
+  const CaptureFrame *left, *right;
+} HeldPair;
+
+typedef struct {
+  const StereodPairConfig *cfg;
+  RingWriter *ring;
+  CapturePair *capture;
+  int group, pos;            /* its engine group and its position (StereoInput.pair) there */
+  HeldPair held[MAX_HELD];   /* oldest first */
+  int n_held;
+  uint64_t last_seq;         /* of the last frame handed to the publisher */
+  /* offline: taken for the next round of one instant, not submitted yet */
+  const CaptureFrame *pending_left, *pending_right;
+  uint64_t pending_ns, pending_seq;
+  /* written by the publishers: under FrameLoop.stats_lock */
+  uint64_t published;        /* frames published over the loop's life */
+  /* since the last stats line (under FrameLoop.stats_lock) */
+  uint64_t in, out;
+  double gpu_ms;
+  double latency_ms[MAX_LATENCIES];
+  int n_latency;
+  /* the GPU thread's */
+  CaptureStats last_capture;
+  CaptureState last_state;   /* at the last stats line */
+  CaptureHealth health;
+  double out_fps;            /* of the last interval, for STATUS= */
+} LoopPair;
+
+typedef struct LoopGroup LoopGroup;
+
+/* A frame handed to a publisher. */
+typedef struct {
+  struct LoopBatch *batch;
+  int k;
+} LoopJob;
+
+/* A submitted batch: what the loop keeps of it until its frames are published. */
+typedef struct LoopBatch {
+  LoopGroup *group;
+  uint64_t id;               /* the engine's submission id; 0 = record free */
+  int n;
+  int pairs[STEREO_MAX_BATCH];             /* loop pair index per position */
+  uint64_t seq[STEREO_MAX_BATCH], capture_ns[STEREO_MAX_BATCH];
+  StereoFrame frames[STEREO_MAX_BATCH];
+  LoopJob jobs[STEREO_MAX_BATCH];
+  int64_t submit_us;
+  int collected;
+  gint unpublished;          /* frames collected and not yet published (atomic) */
+  double gpu_ms;             /* the batch's GPU time */
+} LoopBatch;
+
+/* The pairs of equal size and filter parameters: one engine, one batch per submission. */
+struct LoopGroup {
+  FrameLoop *fl;
+  StereoEngine *engine;
+  int pairs[STEREO_MAX_BATCH];   /* loop pair index per position */
+  int n;
+  LoopBatch batches[STEREO_MAX_IN_FLIGHT];
+  int queued;                    /* batches submitted and not all collected */
+  double last_gpu_ms;            /* of its last finished batch */
+};
+
+struct FrameLoop {
+  GThread *thread;
+  GMutex lock;
+  GCond cond;
+  bool started;              /* start-up finished (successfully or not) */
+  GError *start_error;
+  gint stop;                 /* atomic */
+
+  const StereodConfig *config;
+  StereodConfig *owned_config;       /* a reloaded config the loop owns */
+  StereodConfig *pending_config;     /* handed over by frame_loop_reload, under lock */
+  guint32 pending_engines;
+  StereodConfig *next_config;        /* reload: waiting for its engines to be built */
+
+  GpuContext *gpu;
+  CaptureNotifier *notifier;
+  CaptureTimebase *timebase;   /* the replay start shared by the pairs */
+  int64_t started_us;          /* when the pipelines started (offline summary) */
+  gint exit_status;            /* atomic: what the daemon exits with once the loop is done */
+  GpuBuffer *arena;          /* the capture pools of every pair (persistent upload map) */
+  FramePublisher *publisher;
+  LoopPair *pairs;
+  int n_pairs;
+  LoopGroup *groups, *next_groups;   /* next: reload, being built */
+  int n_groups, n_next_groups;
+  int in_flight;             /* batches on the GPU at most, the whole daemon (K) */
+  int queued;                /* batches on the GPU now */
+  int rr;                    /* the group that submits first next time */
+  GMutex stats_lock;
+  int publish_error;         /* the first failed ring_writer_publish (negative errno) */
+  /* totals for frame_loop_get_stats, under stats_lock */
+  int64_t totals_since_us;
+  uint64_t total_submitted, total_published, total_batches;
+  double total_gpu_ms, total_latency_max_ms;
+  uint32_t latency_hist[LATENCY_BINS];
+  CaptureStats capture_base[STEREOD_CONFIG_MAX_PAIRS];   /* capture counters at the reset */
+  char *status;              /* under lock */
+  GMainContext *main_context;
+  GSourceFunc on_done;
+  gpointer on_done_data;
+};
+
+/* frame-groups.c */
+
+/* Groups the pairs of `config` by engine (size, filter parameters except the noise floor,
+ * calibration or none, depth) and creates one engine per group. `async`: the programs
+ * build in the background (reload). */
+bool frame_groups_build(FrameLoop *fl, const StereodConfig *config, bool async,
+                        LoopGroup **groups, int *n_groups, GError **error);
+void frame_groups_free(LoopGroup *groups, int n_groups);
+/* Runs one batch of a blank pair through every engine and waits for it: the drivers that
+ * compile a program at its first dispatch (Mesa) do it now, not on the first frames. */
+bool frame_groups_warm_up(LoopGroup *groups, int n_groups, GError **error);
+/* Whether two pairs have the same filter, noise floor included. */
+bool frame_groups_same_filter(const StereodPairConfig *a, const StereodPairConfig *b);
+/* Whether two configs group the pairs alike (then a reload changes no engine). */
+bool frame_groups_same(const StereodConfig *a, const StereodConfig *b);
+/* Gives back the capture pairs whose uploads are done. */
+void frame_groups_release_uploaded(FrameLoop *fl);
+/* Collects the finished batches (wait: the oldest one, blocking) and hands their frames
+ * to the publishers. TRUE when a frame was collected. */
+bool frame_groups_collect(FrameLoop *fl, bool wait, GError **error);
+/* Submits batches while fewer than fl->in_flight are on the GPU: per group, the newest
+ * captured pair of every member that has one. TRUE when a batch was submitted. */
+bool frame_groups_submit(FrameLoop *fl, GError **error);
+/* Offline: one round of one instant. Every pair that can still deliver takes its next
+ * pair; once all hold one (a pair whose streams ended holds none), those within their
+ * tolerance of the earliest capture time are submitted in their groups' batches and all
+ * are collected before it returns. TRUE when a round ran. */
+bool frame_groups_offline_round(FrameLoop *fl, GError **error);
+/* Offline: whether a pair holds a pair taken for a round that has not run. */
+bool frame_groups_pending(FrameLoop *fl);
+/* Waits for everything on the GPU and in the publishers, and gives every held capture
+ * pair back. */
+bool frame_groups_drain(FrameLoop *fl, GError **error);
+/* When the loop expects the oldest batch on the GPU to finish (monotonic us), or 0. */
+int64_t frame_groups_expected_done(FrameLoop *fl);

@@ -1,0 +1,203 @@
+#version 450
+// Post-processing at level 0 (docs/algorithm.md §10) up to the densification, in one
+// pass, one workgroup per image row and pair:
+//  1. validity: certainty, L-R check (LR_CHECK), window spread (SIGMA_D_MAX);
+//  2. MEDIAN: the 3 x 3 median of the valid values (valid iff >= 5 of the 9 are; pixels
+//     outside count as invalid), by a sorting network;
+//  3. DENSIFY: an invalid pixel takes the d of the nearest valid pixel to its left or
+//     right in the row: the smaller one (background), unless the strongest intensity
+//     step towards the larger one is weaker by more than EDGE_MARGIN than the strongest
+//     step towards the smaller one.
+// Step 3 needs, per pixel, the nearest valid neighbour on each side and the largest
+// step on the way: segmented scans over the row. Each of the ROW_THREADS invocations
+// (a power of two) owns ROW_CHUNK consecutive pixels; it summarises its chunk in each
+// direction, the workgroup scans the summaries in shared memory (log2 steps), and each
+// invocation walks its chunk again with the carry it receives. The cost per pixel is
+// the same whatever the image holds (the scans of the former shader stopped at the
+// first valid pixel, so a row with long gaps cost more).
+// Output (d, state, k, 0): state 2 measured, 1 filled, 0 invalid;
+// k = clamp(C/0.5, 0, 1) exp(-(sigma_d/0.5)^2) of the left view's state at the pixel.
+#include "sortnet.glsl"
+layout(local_size_x = ROW_THREADS) in;
+layout(rgba32f, binding = 0) readonly uniform image2DArray disp;      // layers pair * DIRS (+ 1)
+layout(rg32f, binding = 1) readonly uniform image2DArray intensity;   // level 0, L in .r
+layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;
+uniform ivec2 size;
+
+#define C ROW_CHUNK
+#define BIG 3.0e38
+
+int pair, y;
+
+// Step 1 at (x, yy): (1 valid / 0, d); outside the image invalid.
+vec2 validity(int x, int yy)
+{
+  if (x < 0 || yy < 0 || x >= size.x || yy >= size.y)
+    return vec2(0.0);
+  vec4 l = imageLoad(disp, ivec3(x, yy, pair * DIRS));
+  bool valid = l.y >= C_MIN;
+  if (LR_CHECK != 0) {
+    float xr = float(x) - l.x;
+    if (xr < 0.0 || xr > float(size.x - 1)) {
+      valid = false;
+    } else {
+      float fl = floor(xr);
+      int i0 = int(fl);
+      int i1 = min(i0 + 1, size.x - 1);
+      int zr = pair * DIRS + DIRS - 1;
+      float dr = mix(imageLoad(disp, ivec3(i0, yy, zr)).x, imageLoad(disp, ivec3(i1, yy, zr)).x,
+                     xr - fl);
+      valid = valid && abs(l.x - dr) <= LR_MAX;
+    }
+  }
+  if (SIGMA_D_MAX > 0.0)
+    valid = valid && l.z <= SIGMA_D_MAX;
+  return vec2(valid ? 1.0 : 0.0, l.x);
+}
+
+float I(int x) { return imageLoad(intensity, ivec3(x, y, pair)).r; }
+
+// |I(x+1) - I(x)|, 0 where it leaves the row.
+float step_at(int x) { return x >= 0 && x + 1 < size.x ? abs(I(x + 1) - I(x)) : 0.0; }
+
+// A segment summary: whether it has a valid pixel, the d of the one nearest to the
+// side the scan runs towards, and the largest step from it to the segment's end (or over
+// the whole segment when it has none).
+struct Sum { bool has; float d, e; };
+
+// `a` followed by `b` (in the direction of the scan).
+Sum combine(Sum a, Sum b) { return b.has ? b : Sum(a.has, a.d, max(a.e, b.e)); }
+
+shared bool s_has[2][ROW_THREADS];
+shared float s_d[2][ROW_THREADS], s_e[2][ROW_THREADS];
+
+// Inclusive scan of the summaries of direction `dir` over the invocations in the order
+// of the scan (dir 0: 0 .. ROW_THREADS - 1, dir 1: backwards), Hillis-Steele; every
+// invocation takes part.
+Sum scan(int dir, Sum mine)
+{
+  int t = int(gl_LocalInvocationID.x);
+  int r = dir == 0 ? t : ROW_THREADS - 1 - t;   // position in the scan order
+  for (int off = 1; off < ROW_THREADS; off <<= 1) {
+    s_has[dir][t] = mine.has;
+    s_d[dir][t] = mine.d;
+    s_e[dir][t] = mine.e;
+    barrier();
+    if (r >= off) {
+      int o = dir == 0 ? t - off : t + off;
+      mine = combine(Sum(s_has[dir][o], s_d[dir][o], s_e[dir][o]), mine);
+    }
+    barrier();
+  }
+  return mine;
+}
+
+void main()
+{
+  y = int(gl_WorkGroupID.y);
+  pair = int(gl_WorkGroupID.z);
+  int t = int(gl_LocalInvocationID.x);
+  int a = t * C;
+
+  // Steps 1 and 2 for this invocation's chunk.
+  float dm[C];
+  bool vm[C];
+#ifdef MEDIAN
+  vec2 win[3][3];   // validity of columns x - 1, x, x + 1 of rows y - 1, y, y + 1
+  for (int j = 0; j < 3; j++) {
+    win[j][0] = vec2(0.0);
+    win[j][1] = validity(a - 1, y + j - 1);
+    win[j][2] = validity(a, y + j - 1);
+  }
+#endif
+  for (int i = 0; i < C; i++) {
+    int x = a + i;
+#ifdef MEDIAN
+    for (int j = 0; j < 3; j++) {
+      win[j][0] = win[j][1];
+      win[j][1] = win[j][2];
+      win[j][2] = validity(x + 1, y + j - 1);
+    }
+    float v[9];
+    int n = 0;
+    for (int j = 0; j < 3; j++)
+      for (int c = 0; c < 3; c++) {
+        bool ok = win[j][c].x > 0.0;
+        v[3 * j + c] = ok ? win[j][c].y : BIG;
+        n += ok ? 1 : 0;
+      }
+    sort9(v);
+    int k = (n - 1) / 2;
+    float med = v[0];
+    for (int q = 1; q < 5; q++)   // the median index is at most 4
+      med = q == k ? v[q] : med;
+    vm[i] = n >= 5 && x < size.x;
+    dm[i] = n >= 5 ? med : win[1][1].y;
+#else
+    vec2 c0 = validity(x, y);
+    vm[i] = c0.x > 0.0;
+    dm[i] = c0.y;
+#endif
+  }
+
+#ifdef DENSIFY
+  // Step 3: summaries of the chunk, forward (towards +x) and backward.
+  float st[C];   // step from pixel a + i to a + i + 1
+  for (int i = 0; i < C; i++)
+    st[i] = step_at(a + i);
+  float st_before = step_at(a - 1);
+  Sum fw = Sum(false, 0.0, 0.0), bw = Sum(false, 0.0, 0.0);
+  for (int i = 0; i < C; i++)
+    fw = vm[i] ? Sum(true, dm[i], st[i]) : Sum(fw.has, fw.d, max(fw.e, st[i]));
+  for (int i = C - 1; i >= 0; i--) {
+    float sb = i > 0 ? st[i - 1] : st_before;
+    bw = vm[i] ? Sum(true, dm[i], sb) : Sum(bw.has, bw.d, max(bw.e, sb));
+  }
+  Sum fi = scan(0, fw), bi = scan(1, bw);
+  // Exclusive carries: what the chunks before (after) this one leave.
+  s_has[0][t] = fi.has;
+  s_d[0][t] = fi.d;
+  s_e[0][t] = fi.e;
+  s_has[1][t] = bi.has;
+  s_d[1][t] = bi.d;
+  s_e[1][t] = bi.e;
+  barrier();
+  Sum f = t > 0 ? Sum(s_has[0][t - 1], s_d[0][t - 1], s_e[0][t - 1]) : Sum(false, 0.0, 0.0);
+  Sum b = t < ROW_THREADS - 1 ? Sum(s_has[1][t + 1], s_d[1][t + 1], s_e[1][t + 1])
+                              : Sum(false, 0.0, 0.0);
+  // Forward walk: the nearest valid pixel to the left of each pixel and the step maximum.
+  bool lh[C];
+  float ld[C], le[C];
+  for (int i = 0; i < C; i++) {
+    lh[i] = f.has;
+    ld[i] = f.d;
+    le[i] = f.e;
+    f = vm[i] ? Sum(true, dm[i], st[i]) : Sum(f.has, f.d, max(f.e, st[i]));
+  }
+#endif
+
+  // Backward walk (with DENSIFY) and the output.
+  for (int i = C - 1; i >= 0; i--) {
+    int x = a + i;
+    if (x >= size.x)
+      continue;
+    vec4 l = imageLoad(disp, ivec3(x, y, pair * DIRS));
+    float kc = clamp(l.y / 0.5, 0.0, 1.0) * exp(-(l.z / 0.5) * (l.z / 0.5));
+    vec4 o = vec4(dm[i], vm[i] ? 2.0 : 0.0, kc, 0.0);
+#ifdef DENSIFY
+    if (!vm[i]) {
+      // b describes the pixels right of x: the nearest valid one and the step maximum.
+      if (lh[i] && b.has) {
+        bool l_low = ld[i] <= b.d;
+        float e_low = l_low ? le[i] : b.e, e_high = l_low ? b.e : le[i];
+        o = vec4(e_high + EDGE_MARGIN < e_low ? max(ld[i], b.d) : min(ld[i], b.d), 1.0, kc, 0.0);
+      } else if (lh[i] || b.has) {
+        o = vec4(lh[i] ? ld[i] : b.d, 1.0, kc, 0.0);
+      }
+    }
+    float sb = i > 0 ? st[i - 1] : st_before;
+    b = vm[i] ? Sum(true, dm[i], sb) : Sum(b.has, b.d, max(b.e, sb));
+#endif
+    imageStore(dst, ivec3(x, y, pair), o);
+  }
+}
