@@ -4,25 +4,26 @@
  *
  *   stereod-bench [--sizes 640x480,1920x1080] [--scales 1,5] [--in-flight 1,4]
  *                 [--frames N] [--warmup N] [--max-disparity D] [--format s16|float]
- *                 [--refine] [--csv FILE] [--reference N] [--device D]
+ *                 [--refine] [--csv FILE] [--device D] [--save-pairs DIR]
  *
  * For each combination: 8 different synthetic textured pairs are generated and rotated
  * (so caches do not flatter), `warmup` pairs are run and discarded, then `frames` pairs
  * are pushed through the submit/collect queue with `in_flight` pairs outstanding.
  * Reported: pairs/s and Mpixel/s (wall clock over the timed pairs), latency p50/p99 per
  * pair (submit call to collect return, wall clock), and the median GPU ms of each stage.
- * --reference N also times the plain-C double-precision reference (one thread) on N
- * pairs of each size, for the ratio.
+ * The pairs come from bench/pairs.h; tests/reference/ref-bench (built, not installed)
+ * times the plain-C double-precision reference on the same pairs, for the ratio: an
+ * installed program does not carry the test code.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/pairs.h"
 #include "kernels/stereo.h"
-#include "tests/reference/reference.h"
 
-#define N_INPUTS 8
+#define N_INPUTS BENCH_N_INPUTS
 
 typedef struct {
   int w, h;
@@ -41,35 +42,6 @@ percentile(double *v, int n, double q)
   qsort(v, n, sizeof *v, cmp_double);
   int i = (int)ceil(q * n) - 1;
   return v[CLAMP(i, 0, n - 1)];
-}
-
-/* Smooth random texture; the right view shifted by a disparity that grows down the image
- * (a ground-plane-like scene) plus a box nearer the camera. */
-static void
-make_pair(GRand *rng, int w, int h, double dmax, uint8_t *l, uint8_t *r)
-{
-  double a[16], fx[16], fy[16], ph[16];
-  for (int i = 0; i < 16; i++) {
-    double f = g_rand_double_range(rng, 0.2, 1.4), ang = g_rand_double_range(rng, -1.2, 1.2);
-    fx[i] = f * cos(ang);
-    fy[i] = f * sin(ang);
-    a[i] = 0.25 / (1.0 + 2.0 * f);
-    ph[i] = g_rand_double_range(rng, 0, 2 * G_PI);
-  }
-  for (int y = 0; y < h; y++) {
-    double d = 0.2 * dmax + 0.5 * dmax * y / h;
-    for (int x = 0; x < w; x++) {
-      double dd = (y > h / 3 && y < 2 * h / 3 && x > w / 3 && x < 2 * w / 3) ? d + 0.2 * dmax : d;
-      for (int k = 0; k < 2; k++) {
-        double xs = k == 0 ? x : x + dd;
-        double v = 0.5;
-        for (int i = 0; i < 16; i++)
-          v += a[i] * sin(fx[i] * xs + fy[i] * y + ph[i]);
-        uint8_t u = (uint8_t)lround(255.0 * CLAMP(v, 0.0, 1.0));
-        (k == 0 ? l : r)[(size_t)y * w + x] = u;
-      }
-    }
-  }
 }
 
 static bool
@@ -102,7 +74,7 @@ parse_sizes(const char *s, Size *out, int max, int *n)
 }
 
 typedef struct {
-  int frames, warmup, reference;
+  int frames, warmup;
   gboolean refine;
   double max_disparity;
   StereoOutputFormat format;
@@ -187,29 +159,6 @@ fail:
   return false;
 }
 
-static void
-bench_reference(const Options *o, Size sz, int scales, uint8_t **left, uint8_t **right)
-{
-  StereoParams p;
-  stereo_params_init(&p, sz.w, sz.h);
-  p.levels = scales;
-  p.max_disparity = MIN(o->max_disparity, sz.w / 2);
-  g_autofree float *d = g_new(float, (size_t)sz.w * sz.h);
-  double *t = g_new(double, o->reference);
-  for (int i = 0; i < o->reference; i++) {
-    int64_t t0 = g_get_monotonic_time();
-    if (!ref_stereo_run(&p, left[i % N_INPUTS], sz.w, right[i % N_INPUTS], sz.w, d, NULL, NULL))
-      break;
-    t[i] = (g_get_monotonic_time() - t0) * 1e-3;
-  }
-  double med = percentile(t, o->reference, 0.5);
-  printf("reference %dx%d scales %d (plain C, double, 1 thread): %.1f ms per pair, %.3f pairs/s\n",
-         sz.w, sz.h, scales, med, 1000.0 / med);
-  if (o->csv)
-    fprintf(o->csv, "# reference,%d,%d,%d,%.3f\n", sz.w, sz.h, scales, med);
-  g_free(t);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -227,7 +176,6 @@ main(int argc, char **argv)
       "with the level-0 refinement search (docs/algorithm.md §5b)", NULL },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_s, "output format s16|float", "F" },
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path, "also write CSV", "FILE" },
-    { "reference", 0, 0, G_OPTION_ARG_INT, &o.reference, "time the CPU reference on N pairs", "N" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &device, "EGL device", "D" },
     { "save-pairs", 0, 0, G_OPTION_ARG_FILENAME, &save_dir,
       "write the first input pair of each size as PGM (for bench/opencv_peer.py)", "DIR" },
@@ -287,8 +235,8 @@ main(int argc, char **argv)
     for (int k = 0; k < N_INPUTS; k++) {
       left[k] = g_malloc((size_t)sizes[i].w * sizes[i].h);
       right[k] = g_malloc((size_t)sizes[i].w * sizes[i].h);
-      make_pair(rng, sizes[i].w, sizes[i].h, MIN(o.max_disparity, sizes[i].w / 2) * 0.6,
-                left[k], right[k]);
+      bench_make_pair(rng, sizes[i].w, sizes[i].h,
+                      MIN(o.max_disparity, sizes[i].w / 2) * 0.6, left[k], right[k]);
     }
     if (save_dir)
       for (int k = 0; k < 2; k++) {
@@ -308,8 +256,6 @@ main(int argc, char **argv)
       for (int f = 0; f < n_flights; f++)
         if (!bench_one(gpu, &o, sizes[i], scales[s], flights[f], left, right))
           rc = 1;
-      if (o.reference > 0)
-        bench_reference(&o, sizes[i], scales[s], left, right);
     }
     for (int k = 0; k < N_INPUTS; k++) {
       g_free(left[k]);

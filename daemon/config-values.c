@@ -1,18 +1,17 @@
-/* config-values.c: the keys of [daemon] and [pair NAME], read from the merged files.
- * Numbers are parsed with g_ascii_* (no locale) and must be consumed completely; numbers
- * in messages are formatted with g_ascii_formatd for the same reason. The keys are
- * documented in config/stereod.conf. */
+/* config-values.c: the keys of [daemon] and [pair NAME], read from the merged files with
+ * common/keyfile.h (decimal numbers without locale effects, consumed completely; every
+ * message names the file that set the value). Numbers in messages are formatted with
+ * g_ascii_formatd for the same reason. The keys are documented in config/stereod.conf. */
 #include "config-private.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #define DEFAULT_TOLERANCE_MS 5.0
 #define DEFAULT_MAX_DISPARITY 128.0
 
-static const char *const log_level_names[STEREOD_LOG_COUNT] = {
-  "error", "warning", "message", "info", "debug"
+static const char *const log_level_names[STEREOD_LOG_COUNT + 1] = {
+  "error", "warning", "message", "info", "debug", NULL
 };
 
 const char *
@@ -37,28 +36,13 @@ stereod_log_level_mask(StereodLogLevel level)
   return masks[level];
 }
 
-/* Value access ---------------------------------------------------------------------- */
+/* Value access: common/keyfile.h, which names the file that set the value. ------------ */
 
-/* The file to blame for `key`: the one that set it, else the group's first file. */
-static const char *
-blame(const ConfigGroup *c, const char *key)
-{
-  const char *file = config_origin(c->set, c->group, key);
-  return file ? file : config_group_file(c->set, c->group);
-}
+#define KF_REQUIRED KEYFILE_REQUIRED
+#define KF_OPTIONAL KEYFILE_OPTIONAL
 
-static bool G_GNUC_PRINTF(5, 6)
-fail(const ConfigGroup *c, const char *key, GError **error, StereodConfigError code,
-     const char *format, ...)
-{
-  va_list ap;
-  va_start(ap, format);
-  g_autofree char *what = g_strdup_vprintf(format, ap);
-  va_end(ap);
-  return config_fail(error, code, blame(c, key), c->group, key, "%s", what);
-}
-
-#define invalid(c, key, error, ...) fail(c, key, error, STEREOD_CONFIG_ERROR_INVALID, __VA_ARGS__)
+#define invalid(c, key, error, ...) \
+  keyfile_fail((c)->kf, error, STEREOD_CONFIG_ERROR_INVALID, (c)->group, key, __VA_ARGS__)
 
 static const char *
 num(char buf[G_ASCII_DTOSTR_BUF_SIZE], double x)
@@ -66,94 +50,30 @@ num(char buf[G_ASCII_DTOSTR_BUF_SIZE], double x)
   return g_ascii_formatd(buf, G_ASCII_DTOSTR_BUF_SIZE, "%g", x);
 }
 
-/* The raw value with blanks stripped, or NULL when no file sets the key. */
 static char *
 get(const ConfigGroup *c, const char *key)
 {
-  char *v = g_key_file_get_value(c->set->merged, c->group, key, NULL);
-  return v ? g_strstrip(v) : NULL;
+  return keyfile_get_value(c->kf, c->group, key);
 }
 
 static bool
-missing(const ConfigGroup *c, const char *key, GError **error)
+has(const ConfigGroup *c, const char *key)
 {
-  return fail(c, key, error, STEREOD_CONFIG_ERROR_MISSING, "missing (required)");
+  return keyfile_has_key(c->kf, c->group, key);
 }
 
 static bool
-get_int(const ConfigGroup *c, const char *key, bool required, int lo, int hi, int *out,
-        bool *present, GError **error)
+get_int(const ConfigGroup *c, const char *key, KeyFileFlags flags, int lo, int hi, int *out,
+        GError **error)
 {
-  g_autofree char *v = get(c, key);
-  if (present)
-    *present = v != NULL;
-  if (!v)
-    return required ? missing(c, key, error) : true;
-  gint64 x;
-  if (!g_ascii_string_to_signed(v, 10, G_MININT64, G_MAXINT64, &x, NULL))
-    return invalid(c, key, error, "'%s' is not an integer", v);
-  if (x < lo || x > hi)
-    return invalid(c, key, error, "%s is outside %d..%d", v, lo, hi);
-  *out = (int)x;
-  return true;
+  return keyfile_get_int(c->kf, c->group, key, flags, lo, hi, out, error);
 }
 
 static bool
-get_double(const ConfigGroup *c, const char *key, bool required, double lo, double hi,
-           double *out, bool *present, GError **error)
+get_double(const ConfigGroup *c, const char *key, KeyFileFlags flags, double lo, double hi,
+           double *out, GError **error)
 {
-  g_autofree char *v = get(c, key);
-  if (present)
-    *present = v != NULL;
-  if (!v)
-    return required ? missing(c, key, error) : true;
-  char *end = NULL;
-  errno = 0;
-  double x = g_ascii_strtod(v, &end);
-  if (end == v || *end)
-    return invalid(c, key, error, "'%s' is not a number", v);
-  if (!isfinite(x) || errno == ERANGE)
-    return invalid(c, key, error, "'%s' is not a finite number", v);
-  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
-  if (x < lo || x > hi)
-    return invalid(c, key, error, "%s is outside %s..%s", v, num(a, lo), num(b, hi));
-  *out = x;
-  return true;
-}
-
-static bool
-get_bool(const ConfigGroup *c, const char *key, bool *out, GError **error)
-{
-  g_autofree char *v = get(c, key);
-  if (!v)
-    return true;
-  if (strcmp(v, "true") == 0)
-    *out = true;
-  else if (strcmp(v, "false") == 0)
-    *out = false;
-  else
-    return invalid(c, key, error, "'%s' is not true or false", v);
-  return true;
-}
-
-/* A non-empty string with GKeyFile's escapes (\s \n \t \\) resolved; *out stays NULL
- * when the key is absent and not required. */
-static bool
-get_string(const ConfigGroup *c, const char *key, bool required, char **out, GError **error)
-{
-  g_autoptr(GError) local = NULL;
-  if (!g_key_file_has_key(c->set->merged, c->group, key, NULL))
-    return required ? missing(c, key, error) : true;
-  /* On a bad escape GKeyFile returns the value AND sets an error. */
-  g_autofree char *v = g_key_file_get_string(c->set->merged, c->group, key, &local);
-  if (!v || local)
-    return invalid(c, key, error, "not a valid string (the escapes are \\s \\n \\t \\r "
-                   "\\\\; write a backslash as \\\\)");
-  g_strstrip(v);
-  if (!*v)
-    return invalid(c, key, error, "empty");
-  *out = g_steal_pointer(&v);
-  return true;
+  return keyfile_get_double(c->kf, c->group, key, flags, lo, hi, out, error);
 }
 
 /* [daemon] -------------------------------------------------------------------------- */
@@ -171,20 +91,15 @@ config_load_daemon(const ConfigGroup *c, StereodConfig *cfg, GError **error)
     g_free(cfg->device);
     cfg->device = g_steal_pointer(&device);
   }
-  g_autofree char *level = get(c, "log_level");
-  if (level) {
-    int i = 0;
-    while (i < STEREOD_LOG_COUNT && strcmp(level, log_level_names[i]) != 0)
-      i++;
-    if (i == STEREOD_LOG_COUNT)
-      return invalid(c, "log_level", error,
-                     "'%s' is not error, warning, message, info or debug", level);
-    cfg->log_level = (StereodLogLevel)i;
-  }
-  return get_int(c, "stats_interval", false, 1, 3600, &cfg->stats_interval_s, NULL, error) &&
-         get_int(c, "ring_slots", false, 2, (int)STEREOD_RING_MAX_SLOTS, &cfg->ring_slots,
-                 NULL, error) &&
-         get_int(c, "in_flight", false, 1, 8, &cfg->in_flight, NULL, error);
+  int level = (int)cfg->log_level;
+  if (!keyfile_get_choice(c->kf, c->group, "log_level", KF_OPTIONAL, log_level_names, &level,
+                          error))
+    return false;
+  cfg->log_level = (StereodLogLevel)level;
+  return get_int(c, "stats_interval", KF_OPTIONAL, 1, 3600, &cfg->stats_interval_s, error) &&
+         get_int(c, "ring_slots", KF_OPTIONAL, 2, (int)STEREOD_RING_MAX_SLOTS,
+                 &cfg->ring_slots, error) &&
+         get_int(c, "in_flight", KF_OPTIONAL, 1, 8, &cfg->in_flight, error);
 }
 
 /* [pair NAME] ----------------------------------------------------------------------- */
@@ -228,10 +143,9 @@ static bool
 get_tolerance(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 {
   double period_ms = 1000.0 / p->fps, tol_ms = DEFAULT_TOLERANCE_MS;
-  bool present = false;
-  if (!get_double(c, "pair_tolerance_ms", false, 0.1, 1000.0, &tol_ms, &present, error))
+  if (!get_double(c, "pair_tolerance_ms", KF_OPTIONAL, 0.1, 1000.0, &tol_ms, error))
     return false;
-  if (!present)
+  if (!has(c, "pair_tolerance_ms"))
     tol_ms = MIN(DEFAULT_TOLERANCE_MS, period_ms / 4.0);
   else if (tol_ms >= period_ms / 2.0) {
     char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE], f[G_ASCII_DTOSTR_BUF_SIZE];
@@ -246,15 +160,13 @@ get_tolerance(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 static bool
 get_backoff(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 {
-  bool has_max = false;
   p->reconnect_min_ms = 500;
   p->reconnect_max_ms = 30000;
-  if (!get_int(c, "reconnect_min_ms", false, 10, 600000, &p->reconnect_min_ms, NULL, error) ||
-      !get_int(c, "reconnect_max_ms", false, 10, 3600000, &p->reconnect_max_ms, &has_max,
-               error))
+  if (!get_int(c, "reconnect_min_ms", KF_OPTIONAL, 10, 600000, &p->reconnect_min_ms, error) ||
+      !get_int(c, "reconnect_max_ms", KF_OPTIONAL, 10, 3600000, &p->reconnect_max_ms, error))
     return false;
   if (p->reconnect_min_ms > p->reconnect_max_ms) {
-    if (has_max)
+    if (has(c, "reconnect_max_ms"))
       return invalid(c, "reconnect_max_ms", error, "%d is below reconnect_min_ms (%d)",
                      p->reconnect_max_ms, p->reconnect_min_ms);
     return invalid(c, "reconnect_min_ms", error, "%d is above reconnect_max_ms (%d)",
@@ -272,22 +184,21 @@ get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   StereoParams *sp = &p->params;
   stereo_params_init(sp, p->width, p->height);
   double max_d = MIN(DEFAULT_MAX_DISPARITY, p->width - 1);
-  bool has_max = false;
-  if (!get_double(c, "max_disparity", false, 1.0, 1000.0, &max_d, &has_max, error))
+  if (!get_double(c, "max_disparity", KF_OPTIONAL, 1.0, 1000.0, &max_d, error))
     return false;
-  if (has_max && max_d >= p->width) {
+  if (has(c, "max_disparity") && max_d >= p->width) {
     char a[G_ASCII_DTOSTR_BUF_SIZE];
     return invalid(c, "max_disparity", error, "%s is not below the width (%d px)",
                    num(a, max_d), p->width);
   }
   sp->max_disparity = max_d;
   double noise_floor = 0.0;
-  if (!get_int(c, "scales", false, 0, STEREO_MAX_LEVELS, &sp->levels, NULL, error) ||
-      !get_bool(c, "lr_check", &sp->lr_check, error) ||
-      !get_bool(c, "refine", &sp->refine, error) ||
-      !get_int(c, "window", false, 1, 7, &sp->search_radius, NULL, error) ||
-      !get_double(c, "smoothing", false, 0.5, 5.0, &sp->smooth_sigma, NULL, error) ||
-      !get_double(c, "noise_floor", false, 0.0, 64.0, &noise_floor, NULL, error))
+  if (!get_int(c, "scales", KF_OPTIONAL, 0, STEREO_MAX_LEVELS, &sp->levels, error) ||
+      !keyfile_get_bool(c->kf, c->group, "lr_check", KF_OPTIONAL, &sp->lr_check, error) ||
+      !keyfile_get_bool(c->kf, c->group, "refine", KF_OPTIONAL, &sp->refine, error) ||
+      !get_int(c, "window", KF_OPTIONAL, 1, 7, &sp->search_radius, error) ||
+      !get_double(c, "smoothing", KF_OPTIONAL, 0.5, 5.0, &sp->smooth_sigma, error) ||
+      !get_double(c, "noise_floor", KF_OPTIONAL, 0.0, 64.0, &noise_floor, error))
     return false;
   sp->min_magnitude = noise_floor / 255.0;   /* grey levels -> intensity units */
 
@@ -309,22 +220,22 @@ static bool
 get_calibration(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 {
   g_autofree char *value = NULL;
-  if (!get_string(c, "calibration", false, &value, error))
+  if (!keyfile_get_string(c->kf, c->group, "calibration", KF_OPTIONAL, &value, error))
     return false;
   if (!value)
     return true;
-  g_autofree char *dir = g_path_get_dirname(blame(c, "calibration"));
+  g_autofree char *dir = g_path_get_dirname(keyfile_get_file(c->kf, c->group, "calibration"));
   g_autofree char *abs_dir = g_canonicalize_filename(dir, NULL);
   p->calibration_path = g_canonicalize_filename(value, abs_dir);
 
   g_autoptr(GError) local = NULL;
   if (!calib_load(p->calibration_path, &p->calib, &local))
-    return fail(c, "calibration", error, STEREOD_CONFIG_ERROR_CALIBRATION, "%s",
-                local->message);
+    return keyfile_fail(c->kf, error, STEREOD_CONFIG_ERROR_CALIBRATION, c->group,
+                        "calibration", "%s", local->message);
   if (p->calib.width != p->width || p->calib.height != p->height)
-    return fail(c, "calibration", error, STEREOD_CONFIG_ERROR_CALIBRATION,
-                "%s is %dx%d, the pair is %dx%d", p->calibration_path, p->calib.width,
-                p->calib.height, p->width, p->height);
+    return keyfile_fail(c->kf, error, STEREOD_CONFIG_ERROR_CALIBRATION, c->group,
+                        "calibration", "%s is %dx%d, the pair is %dx%d", p->calibration_path,
+                        p->calib.width, p->calib.height, p->width, p->height);
   p->has_calibration = true;
   return true;
 }
@@ -333,16 +244,15 @@ bool
 config_load_pair(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 {
   p->outputs = STEREOD_OUTPUT_DISPARITY | STEREOD_OUTPUT_CONFIDENCE;
-  if (!get_string(c, "left", true, &p->left, error) ||
-      !get_string(c, "right", true, &p->right, error) ||
-      !get_int(c, "width", true, 16, 8192, &p->width, NULL, error) ||
-      !get_int(c, "height", true, 16, 8192, &p->height, NULL, error) ||
-      !get_double(c, "fps", true, 0.1, 1000.0, &p->fps, NULL, error) ||
+  if (!keyfile_get_string(c->kf, c->group, "left", KF_REQUIRED, &p->left, error) ||
+      !keyfile_get_string(c->kf, c->group, "right", KF_REQUIRED, &p->right, error) ||
+      !get_int(c, "width", KF_REQUIRED, 16, 8192, &p->width, error) ||
+      !get_int(c, "height", KF_REQUIRED, 16, 8192, &p->height, error) ||
+      !get_double(c, "fps", KF_REQUIRED, 0.1, 1000.0, &p->fps, error) ||
       !get_tolerance(c, p, error) || !get_filter(c, p, error) ||
       !get_outputs(c, &p->outputs, error) || !get_backoff(c, p, error))
     return false;
-  if ((p->outputs & STEREOD_OUTPUT_DEPTH) &&
-      !g_key_file_has_key(c->set->merged, c->group, "calibration", NULL))
+  if ((p->outputs & STEREOD_OUTPUT_DEPTH) && !has(c, "calibration"))
     return invalid(c, "outputs", error, "depth needs a calibration (the calibration key)");
   return get_calibration(c, p, error);
 }

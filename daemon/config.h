@@ -6,10 +6,13 @@
  * locale). A later file may set any key again; the last value wins. Drop-in names must
  * end in ".conf" and not start with '.'; other entries of conf.d are ignored.
  *
- * Every key is documented in config/stereod.conf. Every value is range-checked, numbers
- * are parsed without locale effects and completely ("12abc" is an error), unknown groups
- * and keys are errors. Error messages (domain STEREOD_CONFIG_ERROR) name the file the bad
- * value came from:
+ * Every file is read with common/keyfile.h: only a regular file of at most
+ * STEREOD_CONFIG_MAX_FILE_SIZE bytes (a FIFO or a device is refused at once), no NUL
+ * byte, no group twice in one file, no key twice in one group, a UTF-8 byte order mark
+ * skipped. Every key is documented in config/stereod.conf. Every value is range-checked,
+ * numbers are decimal, parsed without locale effects and completely ("12abc" and "0x10"
+ * are errors), unknown groups and keys are errors. Error messages (domain
+ * STEREOD_CONFIG_ERROR) name the file the bad value came from:
  *     "FILE: [group] key: problem"     a value (or a required key that no file sets: FILE
  *                                      is then the first file with that group)
  *     "FILE: [group]: problem"         a whole group (unknown group, bad pair name, ...)
@@ -118,6 +121,12 @@ const char *stereod_config_default_path(void);
  * every calibration file. Returns a new config, or NULL and an error in the
  * STEREOD_CONFIG_ERROR domain. Reads files only; thread safe. */
 StereodConfig *stereod_config_load(const char *path, GError **error);
+
+/* The same for one file's text in memory (no drop-ins); `name` stands for the file in
+ * messages and a relative calibration path is taken from name's directory. For tests
+ * and fuzzing. */
+StereodConfig *stereod_config_load_data(const char *data, gsize length, const char *name,
+                                        GError **error);
 
 /* Accepts NULL. */
 void stereod_config_free(StereodConfig *config);

@@ -10,7 +10,7 @@
 
 #include "client/ring-writer.h"
 #include "daemon/capture.h"
-#include "daemon/notify.h"
+#include "common/notify.h"
 #include "gpu/gpu.h"
 #include "kernels/stereo.h"
 

@@ -17,7 +17,7 @@
 
 #include "daemon/config.h"
 #include "daemon/frame-loop.h"
-#include "daemon/notify.h"
+#include "common/notify.h"
 #include "stereod-config.h"
 
 typedef struct {

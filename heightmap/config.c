@@ -1,16 +1,17 @@
 /* config.c: the stereod-heightmap configuration (config/heightmap.conf documents every
- * key). One GKeyFile: [heightmap] and one [pair NAME] group per camera pair. Numbers are
- * parsed with g_ascii_strtod (no locale) and must be consumed completely; unknown groups
- * and keys are errors; every message reads "FILE: [group] key: problem". */
+ * key). One key file: [heightmap] and one [pair NAME] group per camera pair, read with
+ * common/keyfile.h (a regular file of at most 1 MiB, no NUL byte, no group or key twice,
+ * decimal numbers without locale effects, consumed completely); unknown groups and keys
+ * are errors; every message reads "FILE: [group] key: problem". */
 #include "heightmap/heightmap.h"
 
-#include <errno.h>
 #include <gio/gio.h>
-#include <math.h>
 #include <string.h>
 
+#include "common/file.h"
+#include "common/keyfile.h"
+
 #define PAIR_PREFIX "pair "
-#define MAX_FILE_SIZE (1 << 20)
 
 G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 
@@ -21,73 +22,51 @@ static const char *const heightmap_keys[] = {
   "socket", "ring", "format", "metrics", NULL
 };
 static const char *const pair_keys[] = { "ring", "calibration", NULL };
-static const char *const format_names[HEIGHTMAP_FORMAT_COUNT] = { "float", "mm" };
+static const char *const format_names[HEIGHTMAP_FORMAT_COUNT + 1] = { "float", "mm", NULL };
+
+static KeyFileParams
+reader_params(void)
+{
+  return (KeyFileParams){
+    .domain = HEIGHTMAP_CONFIG_ERROR,
+    .codes = {
+      [KEYFILE_ERROR_IO] = HEIGHTMAP_CONFIG_ERROR_IO,
+      [KEYFILE_ERROR_SYNTAX] = HEIGHTMAP_CONFIG_ERROR_SYNTAX,
+      [KEYFILE_ERROR_DUPLICATE] = HEIGHTMAP_CONFIG_ERROR_INVALID,
+      [KEYFILE_ERROR_UNKNOWN] = HEIGHTMAP_CONFIG_ERROR_UNKNOWN,
+      [KEYFILE_ERROR_MISSING] = HEIGHTMAP_CONFIG_ERROR_MISSING,
+      [KEYFILE_ERROR_MALFORMED] = HEIGHTMAP_CONFIG_ERROR_INVALID,
+      [KEYFILE_ERROR_RANGE] = HEIGHTMAP_CONFIG_ERROR_INVALID,
+    },
+    .max_size = FILE_MAX_CONFIG_SIZE,
+  };
+}
 
 typedef struct {
-  GKeyFile *kf;
-  const char *file;
+  const KeyFile *kf;
   const char *group;
 } Ctx;
 
-static bool G_GNUC_PRINTF(5, 6)
-fail(const Ctx *c, const char *key, GError **error, HeightmapConfigError code,
-     const char *format, ...)
-{
-  va_list ap;
-  va_start(ap, format);
-  g_autofree char *what = g_strdup_vprintf(format, ap);
-  va_end(ap);
-  if (key)
-    g_set_error(error, HEIGHTMAP_CONFIG_ERROR, code, "%s: [%s] %s: %s", c->file, c->group, key,
-                what);
-  else
-    g_set_error(error, HEIGHTMAP_CONFIG_ERROR, code, "%s: [%s]: %s", c->file, c->group, what);
-  return false;
-}
+#define fail(c, key, error, code, ...) keyfile_fail((c)->kf, error, code, (c)->group, key, \
+                                                    __VA_ARGS__)
 
 /* The raw value, or NULL when the key is absent. */
 static char *
 get(const Ctx *c, const char *key)
 {
-  char *v = g_key_file_get_value(c->kf, c->group, key, NULL);
-  if (v)
-    g_strstrip(v);
-  return v;
+  return keyfile_get_value(c->kf, c->group, key);
 }
 
 static bool
 get_double(const Ctx *c, const char *key, double lo, double hi, double *out, GError **error)
 {
-  g_autofree char *v = get(c, key);
-  if (!v)
-    return true;
-  char *end;
-  errno = 0;
-  double x = g_ascii_strtod(v, &end);
-  if (!*v || *end || errno || !isfinite(x))
-    return fail(c, key, error, HEIGHTMAP_CONFIG_ERROR_INVALID, "\"%s\" is not a number", v);
-  if (x < lo || x > hi) {
-    char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
-    return fail(c, key, error, HEIGHTMAP_CONFIG_ERROR_INVALID, "%s is out of range [%s, %s]", v,
-                g_ascii_formatd(a, sizeof a, "%g", lo), g_ascii_formatd(b, sizeof b, "%g", hi));
-  }
-  *out = x;
-  return true;
+  return keyfile_get_double(c->kf, c->group, key, KEYFILE_OPTIONAL, lo, hi, out, error);
 }
 
 static bool
 get_int(const Ctx *c, const char *key, int lo, int hi, int *out, GError **error)
 {
-  g_autofree char *v = get(c, key);
-  if (!v)
-    return true;
-  gint64 x;
-  g_autoptr(GError) local = NULL;
-  if (!g_ascii_string_to_signed(v, 10, lo, hi, &x, &local))
-    return fail(c, key, error, HEIGHTMAP_CONFIG_ERROR_INVALID, "\"%s\" is not an integer in "
-                "[%d, %d]", v, lo, hi);
-  *out = (int) x;
-  return true;
+  return keyfile_get_int(c->kf, c->group, key, KEYFILE_OPTIONAL, lo, hi, out, error);
 }
 
 static bool
@@ -120,11 +99,7 @@ get_name(const Ctx *c, const char *key, char **out, GError **error)
 static bool
 check_keys(const Ctx *c, const char *const *known, GError **error)
 {
-  g_auto(GStrv) keys = g_key_file_get_keys(c->kf, c->group, NULL, NULL);
-  for (char **k = keys; k && *k; k++)
-    if (!g_strv_contains(known, *k))
-      return fail(c, *k, error, HEIGHTMAP_CONFIG_ERROR_UNKNOWN, "unknown key");
-  return true;
+  return keyfile_check_keys(c->kf, c->group, known, error);
 }
 
 static bool
@@ -179,20 +154,15 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
     g_autoptr(GError) local = NULL;
     g_autoptr(GInetSocketAddress) address = metrics_address_parse(metrics, &local);
     if (!address)
-      return fail(c, "metrics", error, HEIGHTMAP_CONFIG_ERROR_INVALID, "\"%s\": %s", metrics,
+      return fail(c, "metrics", error, HEIGHTMAP_CONFIG_ERROR_INVALID, "'%s': %s", metrics,
                   local->message);
     cfg->metrics_address = g_steal_pointer(&metrics);
   }
-  g_autofree char *fmt = get(c, "format");
-  if (fmt) {
-    int i = 0;
-    while (i < HEIGHTMAP_FORMAT_COUNT && strcmp(fmt, format_names[i]) != 0)
-      i++;
-    if (i == HEIGHTMAP_FORMAT_COUNT)
-      return fail(c, "format", error, HEIGHTMAP_CONFIG_ERROR_INVALID,
-                  "\"%s\" is neither float nor mm", fmt);
-    cfg->format = (HeightmapFormat) i;
-  }
+  int format = (int) cfg->format;
+  if (!keyfile_get_choice(c->kf, c->group, "format", KEYFILE_OPTIONAL, format_names, &format,
+                          error))
+    return false;
+  cfg->format = (HeightmapFormat) format;
   return true;
 }
 
@@ -225,7 +195,7 @@ load_pair(const Ctx *c, const char *name, const char *dir, HeightmapPairConfig *
 }
 
 static HeightmapConfig *
-load(GKeyFile *kf, const char *name, const char *dir, GError **error)
+load(const KeyFile *kf, const char *name, const char *dir, GError **error)
 {
   g_autoptr(HeightmapConfig) cfg = g_new0(HeightmapConfig, 1);
   cfg->path = g_strdup(name);
@@ -247,11 +217,11 @@ load(GKeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->confirm = 2;
   cfg->ring_name = g_strdup("heightmap");
   cfg->format = HEIGHTMAP_FORMAT_FLOAT;
-  Ctx c = { .kf = kf, .file = name, .group = "heightmap" };
+  Ctx c = { .kf = kf, .group = "heightmap" };
   if (!load_main(&c, cfg, error))
     return NULL;
 
-  g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+  g_auto(GStrv) groups = keyfile_get_groups(kf, NULL);
   int n = 0;
   for (char **g = groups; *g; g++) {
     c.group = *g;
@@ -290,48 +260,30 @@ load(GKeyFile *kf, const char *name, const char *dir, GError **error)
   return g_steal_pointer(&cfg);
 }
 
-static HeightmapConfig *
-load_text(const char *data, gsize length, const char *name, const char *dir, GError **error)
-{
-  g_autoptr(GKeyFile) kf = g_key_file_new();
-  g_autoptr(GError) local = NULL;
-  if (!g_key_file_load_from_data(kf, data, length, G_KEY_FILE_NONE, &local)) {
-    g_set_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_SYNTAX, "%s: %s", name,
-                local->message);
-    return NULL;
-  }
-  return load(kf, name, dir, error);
-}
-
 HeightmapConfig *
 heightmap_config_load_data(const char *data, gsize length, const char *name, GError **error)
 {
   g_return_val_if_fail(data && name, NULL);
+  KeyFileParams params = reader_params();
+  g_autoptr(KeyFile) kf = keyfile_load_data(&params, data, length, name, error);
+  if (!kf)
+    return NULL;
   g_autofree char *cwd = g_get_current_dir();
-  return load_text(data, length, name, cwd, error);
+  return load(kf, name, cwd, error);
 }
 
 HeightmapConfig *
 heightmap_config_load(const char *path, GError **error)
 {
   g_return_val_if_fail(path, NULL);
-  g_autofree char *data = NULL;
-  gsize length = 0;
-  g_autoptr(GError) local = NULL;
-  if (!*path || !g_file_get_contents(path, &data, &length, &local)) {
-    g_set_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_IO, "%s: %s", path,
-                local ? local->message : "empty file name");
+  KeyFileParams params = reader_params();
+  g_autoptr(KeyFile) kf = keyfile_load_file(&params, path, error);
+  if (!kf)
     return NULL;
-  }
-  if (length > MAX_FILE_SIZE) {
-    g_set_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_IO,
-                "%s: larger than %d bytes", path, MAX_FILE_SIZE);
-    return NULL;
-  }
   g_autofree char *dir = g_path_get_dirname(path);
   g_autofree char *cwd = g_get_current_dir();
   g_autofree char *abs_dir = g_canonicalize_filename(dir, cwd);
-  return load_text(data, length, path, abs_dir, error);
+  return load(kf, path, abs_dir, error);
 }
 
 HeightmapFusionParams

@@ -40,7 +40,7 @@
 #include <stereod/client.h>
 
 #include "client/ring-writer.h"
-#include "daemon/notify.h"
+#include "common/notify.h"
 #include "heightmap/heightmap.h"
 #include "stereod-config.h"
 

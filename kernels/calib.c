@@ -2,9 +2,11 @@
  * The format is documented in config/calib/example.conf. */
 #include "calib.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
+
+#include "common/file.h"
+#include "common/keyfile.h"
 
 G_DEFINE_QUARK(stereod-calib-error-quark, calib_error)
 
@@ -48,94 +50,61 @@ close_to(double a, double b)
   return fabs(a - b) <= MATCH_TOL * MAX(1.0, MAX(fabs(a), fabs(b)));
 }
 
-/* Parsing ------------------------------------------------------------------------- */
+/* Parsing: common/keyfile.h (bounded regular files, no NUL, no duplicate group or key,
+ * decimal numbers without locale effects). ------------------------------------------- */
+
+static KeyFileParams
+reader_params(void)
+{
+  return (KeyFileParams){
+    .domain = CALIB_ERROR,
+    .codes = {
+      [KEYFILE_ERROR_IO] = CALIB_ERROR_IO,
+      [KEYFILE_ERROR_SYNTAX] = CALIB_ERROR_SYNTAX,
+      [KEYFILE_ERROR_DUPLICATE] = CALIB_ERROR_MALFORMED,
+      [KEYFILE_ERROR_UNKNOWN] = CALIB_ERROR_UNKNOWN,
+      [KEYFILE_ERROR_MISSING] = CALIB_ERROR_MISSING,
+      [KEYFILE_ERROR_MALFORMED] = CALIB_ERROR_MALFORMED,
+      [KEYFILE_ERROR_RANGE] = CALIB_ERROR_INVALID,
+    },
+    .max_size = FILE_MAX_CONFIG_SIZE,
+  };
+}
 
 typedef struct {
-  GKeyFile *kf;
+  const KeyFile *kf;
   const char *file;
 } Reader;
-
-static char *
-read_value(const Reader *r, const char *group, const char *key, GError **error)
-{
-  char *value = g_key_file_get_value(r->kf, group, key, NULL);
-  if (!value)
-    fail(error, CALIB_ERROR_MISSING, r->file, group, key, "missing");
-  return value;
-}
 
 /* A list of exactly n finite numbers separated by spaces and/or commas. */
 static bool
 read_numbers(const Reader *r, const char *group, const char *key, int n, double *out,
              GError **error)
 {
-  g_autofree char *value = read_value(r, group, key, error);
-  if (!value)
-    return false;
-  g_auto(GStrv) tokens = g_strsplit_set(value, " \t,", -1);
-  int count = 0;
-  for (int i = 0; tokens[i]; i++) {
-    const char *t = tokens[i];
-    if (!*t)
-      continue;
-    char *end = NULL;
-    errno = 0;
-    double v = g_ascii_strtod(t, &end);
-    if (end == t || *end != '\0')
-      return fail(error, CALIB_ERROR_MALFORMED, r->file, group, key,
-                  "'%s' is not a number", t);
-    if (!isfinite(v) || errno == ERANGE)
-      return fail(error, CALIB_ERROR_MALFORMED, r->file, group, key,
-                  "'%s' is not a finite number", t);
-    if (count < n)
-      out[count] = v;
-    count++;
-  }
-  if (count != n)
-    return fail(error, CALIB_ERROR_MALFORMED, r->file, group, key,
-                "expected %d numbers, found %d", n, count);
-  return true;
+  return keyfile_get_doubles(r->kf, group, key, KEYFILE_REQUIRED, n, -G_MAXDOUBLE,
+                             G_MAXDOUBLE, out, error);
 }
 
 static bool
 read_int(const Reader *r, const char *group, const char *key, int lo, int hi, int *out,
          GError **error)
 {
-  g_autofree char *value = read_value(r, group, key, error);
-  if (!value)
-    return false;
-  g_strstrip(value);
-  gint64 v;
-  if (!g_ascii_string_to_signed(value, 10, G_MININT64, G_MAXINT64, &v, NULL))
-    return fail(error, CALIB_ERROR_MALFORMED, r->file, group, key,
-                "'%s' is not an integer", value);
-  if (v < lo || v > hi)
-    return fail(error, CALIB_ERROR_INVALID, r->file, group, key,
-                "%" G_GINT64_FORMAT " is outside %d..%d", v, lo, hi);
-  *out = (int)v;
-  return true;
+  return keyfile_get_int(r->kf, group, key, KEYFILE_REQUIRED, lo, hi, out, error);
 }
 
 static bool
 check_known(const Reader *r, GError **error)
 {
-  gsize n_groups = 0;
-  g_auto(GStrv) groups = g_key_file_get_groups(r->kf, &n_groups);
-  for (gsize g = 0; g < n_groups; g++) {
+  g_auto(GStrv) groups = keyfile_get_groups(r->kf, NULL);
+  for (int g = 0; groups[g]; g++) {
     const CalibGroup *known = NULL;
     for (gsize i = 0; i < G_N_ELEMENTS(calib_groups); i++)
       if (strcmp(groups[g], calib_groups[i].group) == 0)
         known = &calib_groups[i];
     if (!known)
       return fail(error, CALIB_ERROR_UNKNOWN, r->file, groups[g], NULL, "unknown group");
-    g_auto(GStrv) keys = g_key_file_get_keys(r->kf, groups[g], NULL, NULL);
-    for (int k = 0; keys && keys[k]; k++) {
-      bool ok = false;
-      for (int i = 0; known->keys[i]; i++)
-        ok = ok || strcmp(keys[k], known->keys[i]) == 0;
-      if (!ok)
-        return fail(error, CALIB_ERROR_UNKNOWN, r->file, groups[g], keys[k], "unknown key");
-    }
+    if (!keyfile_check_keys(r->kf, groups[g], known->keys, error))
+      return false;
   }
   return true;
 }
@@ -262,17 +231,10 @@ calib_validate(const StereoCalib *calib, GError **error)
 
 /* Loading ------------------------------------------------------------------------- */
 
-bool
-calib_load_data(const char *data, gsize length, const char *name, StereoCalib *calib,
-                GError **error)
+/* The values of a loaded calibration file. */
+static bool
+load_keyfile(const KeyFile *kf, const char *name, StereoCalib *calib, GError **error)
 {
-  g_return_val_if_fail(data != NULL && name != NULL && calib != NULL, false);
-  g_autoptr(GKeyFile) kf = g_key_file_new();
-  g_autoptr(GError) local = NULL;
-  if (!g_key_file_load_from_data(kf, data, length, G_KEY_FILE_NONE, &local)) {
-    g_set_error(error, CALIB_ERROR, CALIB_ERROR_SYNTAX, "%s: %s", name, local->message);
-    return false;
-  }
   Reader r = { kf, name };
   StereoCalib c = { 0 };
   int version = 0;
@@ -299,17 +261,22 @@ calib_load_data(const char *data, gsize length, const char *name, StereoCalib *c
 }
 
 bool
+calib_load_data(const char *data, gsize length, const char *name, StereoCalib *calib,
+                GError **error)
+{
+  g_return_val_if_fail(data != NULL && name != NULL && calib != NULL, false);
+  KeyFileParams params = reader_params();
+  g_autoptr(KeyFile) kf = keyfile_load_data(&params, data, length, name, error);
+  return kf && load_keyfile(kf, name, calib, error);
+}
+
+bool
 calib_load(const char *path, StereoCalib *calib, GError **error)
 {
   g_return_val_if_fail(path != NULL && calib != NULL, false);
-  g_autofree char *data = NULL;
-  gsize length = 0;
-  g_autoptr(GError) local = NULL;
-  if (!g_file_get_contents(path, &data, &length, &local)) {
-    g_set_error(error, CALIB_ERROR, CALIB_ERROR_IO, "%s: %s", path, local->message);
-    return false;
-  }
-  return calib_load_data(data, length, path, calib, error);
+  KeyFileParams params = reader_params();
+  g_autoptr(KeyFile) kf = keyfile_load_file(&params, path, error);
+  return kf && load_keyfile(kf, path, calib, error);
 }
 
 /* Saving -------------------------------------------------------------------------- */

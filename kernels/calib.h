@@ -61,7 +61,10 @@ typedef enum {
 } CalibError;
 
 /* Reads and validates a calibration file. On failure returns FALSE, leaves *calib
- * unspecified and sets an error whose message is "FILE: [group] key: problem". */
+ * unspecified and sets an error whose message is "FILE: [group] key: problem". The file
+ * is read with common/keyfile.h: only a regular file of at most 1 MiB (a FIFO or a
+ * device is CALIB_ERROR_IO at once), no NUL byte, no group or key twice, decimal numbers
+ * only. */
 bool calib_load(const char *path, StereoCalib *calib, GError **error);
 
 /* Parses calibration text; `name` stands for the file name in error messages. */

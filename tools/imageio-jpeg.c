@@ -7,7 +7,8 @@
 #include <turbojpeg.h>
 
 ImageioU8 *
-imageio_jpeg_decode_gray(const uint8_t *data, size_t size, const char *name, GError **error)
+imageio_jpeg_decode_gray(const uint8_t *data, size_t size, const char *name,
+                         const ImageioLimits *limits, GError **error)
 {
   tjhandle tj = tjInitDecompress();
   if (!tj)
@@ -20,7 +21,7 @@ imageio_jpeg_decode_gray(const uint8_t *data, size_t size, const char *name, GEr
                  tjGetErrorStr2(tj));
   } else if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) {
     imageio_fail(error, IMAGEIO_ERROR_UNSUPPORTED, name, "CMYK JPEG files are not supported");
-  } else if (imageio_check_size(w, h, name, error)) {
+  } else if (imageio_check_size(w, h, limits, name, error)) {
     out = imageio_u8_new(w, h);
     /* Warnings (premature end of data, corrupt segments) count as failures: a file tool
      * should not silently compute on a half-grey image. LIMITSCANS bounds the work a

@@ -85,6 +85,14 @@ parse_int(const char *s, int64_t *v)
 ImageioF32 *
 imageio_decode_pfm(const void *data, size_t size, const char *name, GError **error)
 {
+  return imageio_decode_pfm_full(data, size, name, NULL, error);
+}
+
+ImageioF32 *
+imageio_decode_pfm_full(const void *data, size_t size, const char *name,
+                        const ImageioLimits *limits, GError **error)
+{
+  ImageioLimits l = imageio_limits_resolve(limits);
   const uint8_t *p = data, *end = p + size;
   if (size < 2 || p[0] != 'P' || (p[1] != 'f' && p[1] != 'F'))
     return imageio_fail(error, IMAGEIO_ERROR_UNKNOWN_FORMAT, name, "not a PFM file");
@@ -106,7 +114,7 @@ imageio_decode_pfm(const void *data, size_t size, const char *name, GError **err
   if (!parse_int(tok[0], &w) || !parse_int(tok[1], &h) || *scale_end != '\0' ||
       !isfinite(scale) || scale == 0.0)
     return imageio_fail(error, IMAGEIO_ERROR_CORRUPT, name, "malformed PFM header");
-  if (!imageio_check_size(w, h, name, error))
+  if (!imageio_check_size(w, h, &l, name, error))
     return NULL;
   /* One whitespace byte ends the header. */
   if (p >= end || !g_ascii_isspace(*p))
@@ -133,10 +141,17 @@ imageio_decode_pfm(const void *data, size_t size, const char *name, GError **err
 ImageioF32 *
 imageio_read_pfm(const char *path, GError **error)
 {
-  g_autoptr(GBytes) bytes = imageio_map_file(path, error);
+  return imageio_read_pfm_full(path, NULL, error);
+}
+
+ImageioF32 *
+imageio_read_pfm_full(const char *path, const ImageioLimits *limits, GError **error)
+{
+  ImageioLimits l = imageio_limits_resolve(limits);
+  g_autoptr(GBytes) bytes = imageio_read_file(path, &l, error);
   if (!bytes)
     return NULL;
   size_t size;
   const void *data = g_bytes_get_data(bytes, &size);
-  return imageio_decode_pfm(data, size, path, error);
+  return imageio_decode_pfm_full(data, size, path, &l, error);
 }

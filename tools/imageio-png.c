@@ -89,6 +89,7 @@ job_fail(PngJob *job, ImageioErrorCode code, const char *msg)
 
 typedef struct {
   int want_gray16;       /* imageio_read_png16: 16-bit gray only, no conversion */
+  const ImageioLimits *limits;
   ImageioU8 *gray;
   ImageioU16 *gray16;
   uint8_t *rows;         /* interlaced images: the whole image */
@@ -122,14 +123,17 @@ decode_step(PngJob *job)
   png_infop info = job->info;
 
   png_set_read_fn(png, job, job_read);
+  /* An ancillary chunk (text, ICC profile) larger than 8 MB is not read into memory. */
+  png_set_chunk_malloc_max(png, 8u << 20);
   png_read_info(png, info);
   png_uint_32 w, h;
   int depth, color, interlace;
   png_get_IHDR(png, info, &w, &h, &depth, &color, &interlace, NULL, NULL);
 
-  if (w > IMAGEIO_MAX_SIDE || h > IMAGEIO_MAX_SIDE) {
-    g_snprintf(job->msg, sizeof job->msg, "image size %ux%u is outside 1..%d per side",
-               (unsigned)w, (unsigned)h, IMAGEIO_MAX_SIDE);
+  g_autoptr(GError) size_error = NULL;
+  if (!imageio_check_size(w, h, st->limits, "", &size_error)) {
+    /* The message without the "name: " prefix that imageio_fail adds again. */
+    g_strlcpy(job->msg, size_error->message + 2, sizeof job->msg);
     job->code = IMAGEIO_ERROR_TOO_LARGE;
     return false;
   }
@@ -208,9 +212,10 @@ png_decode(const uint8_t *data, size_t size, const char *name, DecodeState *st,
 }
 
 ImageioU8 *
-imageio_png_decode_gray(const uint8_t *data, size_t size, const char *name, GError **error)
+imageio_png_decode_gray(const uint8_t *data, size_t size, const char *name,
+                        const ImageioLimits *limits, GError **error)
 {
-  DecodeState st = { 0 };
+  DecodeState st = { .limits = limits };
   if (!png_decode(data, size, name, &st, error))
     return NULL;
   return st.gray;
@@ -220,14 +225,15 @@ ImageioU16 *
 imageio_read_png16(const char *path, GError **error)
 {
   static const uint8_t magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-  g_autoptr(GBytes) bytes = imageio_map_file(path, error);
+  ImageioLimits limits = imageio_limits_resolve(NULL);
+  g_autoptr(GBytes) bytes = imageio_read_file(path, &limits, error);
   if (!bytes)
     return NULL;
   size_t size;
   const uint8_t *data = g_bytes_get_data(bytes, &size);
   if (size < 8 || memcmp(data, magic, 8) != 0)
     return imageio_fail(error, IMAGEIO_ERROR_UNSUPPORTED, path, "not a PNG file");
-  DecodeState st = { .want_gray16 = 1 };
+  DecodeState st = { .want_gray16 = 1, .limits = &limits };
   if (!png_decode(data, size, path, &st, error))
     return NULL;
   return st.gray16;

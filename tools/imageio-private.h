@@ -25,24 +25,32 @@ imageio_luma(uint32_t r, uint32_t g, uint32_t b, uint32_t maxval)
 void *imageio_fail(GError **error, ImageioErrorCode code, const char *name,
                    const char *format, ...) G_GNUC_PRINTF(4, 5);
 
-/* Refuses sides outside 1..IMAGEIO_MAX_SIDE with IMAGEIO_ERROR_TOO_LARGE. */
-bool imageio_check_size(int64_t width, int64_t height, const char *name, GError **error);
+/* `limits` with the defaults filled in (limits may be NULL). */
+ImageioLimits imageio_limits_resolve(const ImageioLimits *limits);
 
-/* Maps a whole file read-only. Errors are G_FILE_ERROR "<path>: <strerror>". */
-GBytes *imageio_map_file(const char *path, GError **error);
+/* Refuses sides outside 1..IMAGEIO_MAX_SIDE and more than limits->max_pixels pixels with
+ * IMAGEIO_ERROR_TOO_LARGE. `limits` is resolved. */
+bool imageio_check_size(int64_t width, int64_t height, const ImageioLimits *limits,
+                        const char *name, GError **error);
+
+/* Reads a whole regular file of at most limits->max_file_size bytes (common/file.h).
+ * Errors are G_FILE_ERROR "<path>: <reason>", IMAGEIO_ERROR_TOO_LARGE for a larger
+ * file. `limits` is resolved. */
+GBytes *imageio_read_file(const char *path, const ImageioLimits *limits, GError **error);
 
 /* Writes a whole file: to a temporary name in the same folder, then renamed over `path`
  * (a device or pipe such as /dev/stdout is written directly). G_FILE_ERROR
  * "<path>: <strerror>" on failure, and no temporary file is left behind. */
 bool imageio_save_file(const char *path, const void *data, size_t size, GError **error);
 
-/* Decoders behind imageio_decode_gray(), each given a buffer that starts with its magic. */
+/* Decoders behind imageio_decode_gray(), each given a buffer that starts with its magic
+ * and resolved limits. */
 ImageioU8 *imageio_png_decode_gray(const uint8_t *data, size_t size, const char *name,
-                                   GError **error);
+                                   const ImageioLimits *limits, GError **error);
 ImageioU8 *imageio_pnm_decode_gray(const uint8_t *data, size_t size, const char *name,
-                                   GError **error);
+                                   const ImageioLimits *limits, GError **error);
 ImageioU8 *imageio_jpeg_decode_gray(const uint8_t *data, size_t size, const char *name,
-                                    GError **error);
+                                    const ImageioLimits *limits, GError **error);
 
 /* PNG encoder for every layout libpng writes. `rows`: `height` rows `stride` bytes apart;
  * 16-bit samples are uint16_t in host order. color_type is a PNG_COLOR_TYPE_* value;

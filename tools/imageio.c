@@ -1,6 +1,8 @@
 /* imageio.c: planes, format detection, PGM/PPM, shared helpers (see imageio.h). */
 #include "tools/imageio-private.h"
 
+#include "common/file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -92,8 +94,27 @@ imageio_fail(GError **error, ImageioErrorCode code, const char *name, const char
   return NULL;
 }
 
+ImageioLimits
+imageio_limits_resolve(const ImageioLimits *limits)
+{
+  ImageioLimits l = limits ? *limits : (ImageioLimits){ 0 };
+  if (!l.max_pixels)
+    l.max_pixels = IMAGEIO_DEFAULT_MAX_PIXELS;
+  if (!l.max_file_size) {
+    /* Saturating: a huge pixel limit must not wrap round to a small file limit. */
+    uint64_t per_pixel = IMAGEIO_FILE_BYTES_PER_PIXEL;
+    l.max_file_size = l.max_pixels > (G_MAXUINT64 - IMAGEIO_FILE_SLACK) / per_pixel
+                        ? G_MAXUINT64
+                        : l.max_pixels * per_pixel + IMAGEIO_FILE_SLACK;
+  }
+  /* What one read can hold: the address space, less room for the terminator. */
+  l.max_file_size = MIN(l.max_file_size, (uint64_t)G_MAXSSIZE - 1);
+  return l;
+}
+
 bool
-imageio_check_size(int64_t width, int64_t height, const char *name, GError **error)
+imageio_check_size(int64_t width, int64_t height, const ImageioLimits *limits,
+                   const char *name, GError **error)
 {
   if (width < 1 || height < 1 || width > IMAGEIO_MAX_SIDE || height > IMAGEIO_MAX_SIDE) {
     imageio_fail(error, IMAGEIO_ERROR_TOO_LARGE, name,
@@ -101,7 +122,31 @@ imageio_check_size(int64_t width, int64_t height, const char *name, GError **err
                  " is outside 1..%d per side", width, height, IMAGEIO_MAX_SIDE);
     return false;
   }
+  uint64_t pixels = (uint64_t)width * (uint64_t)height;
+  if (pixels > limits->max_pixels) {
+    imageio_fail(error, IMAGEIO_ERROR_TOO_LARGE, name,
+                 "image size %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " is %" G_GUINT64_FORMAT
+                 " pixels, more than the limit of %" G_GUINT64_FORMAT, width, height, pixels,
+                 limits->max_pixels);
+    return false;
+  }
   return true;
+}
+
+GBytes *
+imageio_read_file(const char *path, const ImageioLimits *limits, GError **error)
+{
+  char *data = NULL;
+  gsize size = 0;
+  g_autoptr(GError) local = NULL;
+  if (!file_read_regular(path, (gsize)limits->max_file_size, &data, &size, &local)) {
+    if (g_error_matches(local, G_FILE_ERROR, FILE_ERROR_TOO_LARGE))
+      g_set_error_literal(error, IMAGEIO_ERROR, IMAGEIO_ERROR_TOO_LARGE, local->message);
+    else
+      g_propagate_error(error, g_steal_pointer(&local));
+    return NULL;
+  }
+  return g_bytes_new_take(data, size);
 }
 
 static void
@@ -109,42 +154,6 @@ set_errno_error(GError **error, int err, const char *path)
 {
   g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "%s: %s", path,
               g_strerror(err));
-}
-
-GBytes *
-imageio_map_file(const char *path, GError **error)
-{
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    set_errno_error(error, errno, path);
-    return NULL;
-  }
-  struct stat st;
-  if (fstat(fd, &st) < 0) {
-    set_errno_error(error, errno, path);
-    close(fd);
-    return NULL;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    g_set_error(error, G_FILE_ERROR, S_ISDIR(st.st_mode) ? G_FILE_ERROR_ISDIR : G_FILE_ERROR_INVAL,
-                "%s: not a regular file", path);
-    return NULL;
-  }
-  if (st.st_size == 0) {
-    close(fd);
-    return g_bytes_new(NULL, 0);
-  }
-  g_autoptr(GError) local = NULL;
-  GMappedFile *map = g_mapped_file_new_from_fd(fd, FALSE, &local);
-  close(fd);
-  if (!map) {
-    g_set_error(error, G_FILE_ERROR, local->code, "%s: cannot map the file", path);
-    return NULL;
-  }
-  GBytes *bytes = g_mapped_file_get_bytes(map);
-  g_mapped_file_unref(map);
-  return bytes;
 }
 
 static bool
@@ -207,17 +216,25 @@ imageio_save_file(const char *path, const void *data, size_t size, GError **erro
 ImageioU8 *
 imageio_decode_gray(const void *data, size_t size, const char *name, GError **error)
 {
+  return imageio_decode_gray_full(data, size, name, NULL, error);
+}
+
+ImageioU8 *
+imageio_decode_gray_full(const void *data, size_t size, const char *name,
+                         const ImageioLimits *limits, GError **error)
+{
+  ImageioLimits l = imageio_limits_resolve(limits);
   static const uint8_t png_magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
   const uint8_t *b = data;
 
   if (size == 0)
     return imageio_fail(error, IMAGEIO_ERROR_CORRUPT, name, "empty file");
   if (size >= 8 && memcmp(b, png_magic, 8) == 0)
-    return imageio_png_decode_gray(b, size, name, error);
+    return imageio_png_decode_gray(b, size, name, &l, error);
   if (size >= 3 && b[0] == 0xff && b[1] == 0xd8 && b[2] == 0xff)
-    return imageio_jpeg_decode_gray(b, size, name, error);
+    return imageio_jpeg_decode_gray(b, size, name, &l, error);
   if (size >= 2 && b[0] == 'P' && b[1] >= '1' && b[1] <= '7')
-    return imageio_pnm_decode_gray(b, size, name, error);
+    return imageio_pnm_decode_gray(b, size, name, &l, error);
   if (size >= 2 && b[0] == 'P' && (b[1] == 'f' || b[1] == 'F'))
     return imageio_fail(error, IMAGEIO_ERROR_UNSUPPORTED, name,
                         "PFM holds float data, not an image");
@@ -228,12 +245,19 @@ imageio_decode_gray(const void *data, size_t size, const char *name, GError **er
 ImageioU8 *
 imageio_read_gray(const char *path, GError **error)
 {
-  g_autoptr(GBytes) bytes = imageio_map_file(path, error);
+  return imageio_read_gray_full(path, NULL, error);
+}
+
+ImageioU8 *
+imageio_read_gray_full(const char *path, const ImageioLimits *limits, GError **error)
+{
+  ImageioLimits l = imageio_limits_resolve(limits);
+  g_autoptr(GBytes) bytes = imageio_read_file(path, &l, error);
   if (!bytes)
     return NULL;
   size_t size;
   const void *data = g_bytes_get_data(bytes, &size);
-  return imageio_decode_gray(data, size, path, error);
+  return imageio_decode_gray_full(data, size, path, &l, error);
 }
 
 /* ---------------------------------------------------------------- PGM / PPM */
@@ -277,7 +301,8 @@ pnm_read_uint(Cursor *c, uint32_t limit, uint32_t *value)
 }
 
 ImageioU8 *
-imageio_pnm_decode_gray(const uint8_t *data, size_t size, const char *name, GError **error)
+imageio_pnm_decode_gray(const uint8_t *data, size_t size, const char *name,
+                        const ImageioLimits *limits, GError **error)
 {
   char kind = (char)data[1];
   if (kind != '2' && kind != '3' && kind != '5' && kind != '6')
@@ -298,7 +323,7 @@ imageio_pnm_decode_gray(const uint8_t *data, size_t size, const char *name, GErr
   if (maxval < 1 || maxval > 65535)
     return imageio_fail(error, IMAGEIO_ERROR_CORRUPT, name, "%s maxval %u is outside 1..65535",
                         what, maxval);
-  if (!imageio_check_size(w, h, name, error))
+  if (!imageio_check_size(w, h, limits, name, error))
     return NULL;
 
   const size_t samples = (size_t)w * h * channels;

@@ -7,8 +7,13 @@
  *  - JPEG: decoded straight to gray by TurboJPEG (the JPEG's own Y channel).
  * Colour becomes Y = 0.299 R + 0.587 G + 0.114 B and any sample depth is scaled to 0..255,
  * both computed exactly in integers and rounded half up: Y8 = round(255 * Y / maxval).
- * Alpha is ignored (not composited). Files wider or taller than IMAGEIO_MAX_SIDE pixels are
- * refused before anything that size is allocated.
+ * Alpha is ignored (not composited).
+ *
+ * Limits (ImageioLimits): a file is read only when it is a regular file (a FIFO or a
+ * device is refused at once, common/file.h) of at most max_file_size bytes; an image is
+ * decoded only when each side is 1..IMAGEIO_MAX_SIDE and width x height is at most
+ * max_pixels. Both are checked from the file's size and the image's header, before any
+ * pixel buffer is allocated. The functions without a limits argument use the defaults.
  *
  * Disparity files (left view is the reference, d >= 0 in px, NaN = invalid in memory):
  *  - PFM (Middlebury): "Pf" one channel, little endian (scale -1), rows bottom to top,
@@ -37,6 +42,22 @@ G_BEGIN_DECLS
 
 #define IMAGEIO_MAX_SIDE 16384
 
+/* The default pixel limit, width x height: 64 Mpixel, room for 8K sensors (7680 x 4320 is
+ * 33 Mpixel). It bounds what a small compressed file can make us allocate before a
+ * single pixel is decoded; the engine's own cost grows with the size too (a 4096 x 4096
+ * pair takes minutes and 3.9 GB on llvmpipe): --max-pixels lowers or raises it. */
+#define IMAGEIO_DEFAULT_MAX_PIXELS UINT64_C(64000000)
+/* The default file size limit: no image format needs more than 8 bytes per pixel
+ * (16-bit RGBA) plus its headers, or a PFM 4; 16 MiB over that is room for metadata. */
+#define IMAGEIO_FILE_BYTES_PER_PIXEL 8
+#define IMAGEIO_FILE_SLACK (UINT64_C(16) << 20)
+
+typedef struct {
+  uint64_t max_pixels;      /* width x height; 0: IMAGEIO_DEFAULT_MAX_PIXELS */
+  uint64_t max_file_size;   /* bytes; 0: IMAGEIO_FILE_BYTES_PER_PIXEL x max_pixels +
+                               IMAGEIO_FILE_SLACK */
+} ImageioLimits;
+
 #define IMAGEIO_ERROR (imageio_error_quark())
 GQuark imageio_error_quark(void);
 
@@ -44,7 +65,8 @@ typedef enum {
   IMAGEIO_ERROR_UNKNOWN_FORMAT,  /* the first bytes match no supported format */
   IMAGEIO_ERROR_UNSUPPORTED,     /* a known format in a variant we do not read (P1, PF, CMYK) */
   IMAGEIO_ERROR_CORRUPT,         /* truncated or malformed data */
-  IMAGEIO_ERROR_TOO_LARGE,       /* a side is 0 or larger than IMAGEIO_MAX_SIDE */
+  IMAGEIO_ERROR_TOO_LARGE,       /* a side is 0 or larger than IMAGEIO_MAX_SIDE, more pixels
+                                    or a larger file than the limits allow */
   IMAGEIO_ERROR_ENCODE,          /* an encoder (libpng, TurboJPEG) failed */
   IMAGEIO_ERROR_COUNT
 } ImageioErrorCode;
@@ -87,6 +109,11 @@ ImageioU8 *imageio_read_gray(const char *path, GError **error);
 /* The same from memory; `name` starts the error messages (e.g. the path or "frame"). */
 ImageioU8 *imageio_decode_gray(const void *data, size_t size, const char *name,
                                GError **error);
+/* The same with limits (NULL: the defaults). */
+ImageioU8 *imageio_read_gray_full(const char *path, const ImageioLimits *limits,
+                                  GError **error);
+ImageioU8 *imageio_decode_gray_full(const void *data, size_t size, const char *name,
+                                    const ImageioLimits *limits, GError **error);
 
 /* Reads a 16-bit single-channel PNG without any conversion (KITTI disparity and ground
  * truth). Anything else (8-bit, colour) is IMAGEIO_ERROR_UNSUPPORTED. */
@@ -111,6 +138,10 @@ bool imageio_write_pfm(const char *path, const float *disparity, int width, int 
 ImageioF32 *imageio_read_pfm(const char *path, GError **error);
 ImageioF32 *imageio_decode_pfm(const void *data, size_t size, const char *name,
                                GError **error);
+ImageioF32 *imageio_read_pfm_full(const char *path, const ImageioLimits *limits,
+                                  GError **error);
+ImageioF32 *imageio_decode_pfm_full(const void *data, size_t size, const char *name,
+                                    const ImageioLimits *limits, GError **error);
 
 /* A 16-bit gray PNG of host-order samples (depth maps in mm), rows `stride` bytes apart. */
 bool imageio_write_png16(const char *path, const uint16_t *data, int width, int height,

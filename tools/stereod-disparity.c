@@ -4,8 +4,11 @@
  *                     [--max-disparity N] [--scales N] [--no-lr-check] [--refine]
  *                     [--window N] [--smoothing S]
  *                     [--device auto|hardware|software|surfaceless|N] [--verbose|--quiet]
+ *                     [--max-pixels N]
  *
- * LEFT and RIGHT: PNG, PGM/PPM or JPEG (colour is converted to luma). Exit status 0 on
+ * LEFT and RIGHT: PNG, PGM/PPM or JPEG (colour is converted to luma), regular files of at
+ * most --max-pixels pixels (default 64 Mpixel; tools/imageio.h), refused from their
+ * headers before anything that size is allocated. Exit status 0 on
  * success, 1 when something fails at run time (files, sizes, GPU), 2 for bad usage; the
  * reason is one line "stereod-disparity: ..." on stderr.
  */
@@ -25,6 +28,7 @@
 static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt, *opt_calib, *opt_depth;
 static double opt_max_disparity = 0.0;
 static int opt_scales = 0, opt_repeat = 1, opt_window = 0;
+static gint64 opt_max_pixels = (gint64)IMAGEIO_DEFAULT_MAX_PIXELS;
 static double opt_smoothing = 0.0;
 static gboolean opt_no_lr_check, opt_refine, opt_verbose, opt_quiet;
 static char **opt_files;
@@ -62,6 +66,9 @@ static const GOptionEntry entries[] = {
     "EGL device: auto, hardware, software, surfaceless or an index (default auto)", "DEV" },
   { "repeat", 'n', 0, G_OPTION_ARG_INT, &opt_repeat,
     "Process the pair N times and report the best and mean time (default 1)", "N" },
+  { "max-pixels", 0, 0, G_OPTION_ARG_INT64, &opt_max_pixels,
+    "Largest image read, width x height (default 64000000); larger files are refused "
+    "before they are decoded", "N" },
   { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose, "Say more, enable debug logs", NULL },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print nothing on success", NULL },
   { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_files, NULL, "LEFT RIGHT" },
@@ -122,6 +129,9 @@ check_usage(void)
                             "index, not '%s'", opt_device);
   if (opt_verbose && opt_quiet)
     return fail(EXIT_USAGE, "--verbose and --quiet exclude each other");
+  if (opt_max_pixels < 1 || opt_max_pixels > (gint64)IMAGEIO_MAX_SIDE * IMAGEIO_MAX_SIDE)
+    return fail(EXIT_USAGE, "--max-pixels must be within 1..%" G_GINT64_FORMAT,
+                (gint64)IMAGEIO_MAX_SIDE * IMAGEIO_MAX_SIDE);
   return 0;
 }
 
@@ -206,7 +216,8 @@ static int
 score_gt(const float *disp, int w, int h)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(ImageioF32) gt = imageio_read_pfm(opt_gt, &error);
+  const ImageioLimits limits = { .max_pixels = (uint64_t)opt_max_pixels };
+  g_autoptr(ImageioF32) gt = imageio_read_pfm_full(opt_gt, &limits, &error);
   if (!gt)
     return fail(EXIT_FAILURE, "%s", error->message);
   if (gt->width != w || gt->height != h)
@@ -250,10 +261,11 @@ run(void)
   const char *left_path = opt_files[0], *right_path = opt_files[1];
   g_autoptr(GError) error = NULL;
 
-  g_autoptr(ImageioU8) left = imageio_read_gray(left_path, &error);
+  const ImageioLimits limits = { .max_pixels = (uint64_t)opt_max_pixels };
+  g_autoptr(ImageioU8) left = imageio_read_gray_full(left_path, &limits, &error);
   if (!left)
     return fail(EXIT_FAILURE, "%s", error->message);
-  g_autoptr(ImageioU8) right = imageio_read_gray(right_path, &error);
+  g_autoptr(ImageioU8) right = imageio_read_gray_full(right_path, &limits, &error);
   if (!right)
     return fail(EXIT_FAILURE, "%s", error->message);
   if (left->width != right->width || left->height != right->height)

@@ -3,6 +3,7 @@
  *
  *   stereod-dump PAIR [--count N] [--timeout S] [--follow] [--dir DIR] [--quiet]
  *                [--pfm DIR] [--png16 DIR] [--color DIR] [--max-disparity PX]
+ *   stereod-dump --version
  *
  * The ring is DIR/stereod.PAIR (DIR: --dir, else the rule of <stereod/ring.h>:
  * $STEREOD_RING_DIR, /run/stereod, /dev/shm). Only rings owned by this user, root or
@@ -32,6 +33,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stereod-config.h"
+
 static gint count = 0;
 static gdouble timeout_s = -1.0;     /* not given: 5 s, or forever with --follow */
 static gboolean follow = FALSE;
@@ -41,9 +44,11 @@ static char *pfm_dir = NULL;
 static char *png16_dir = NULL;
 static char *color_dir = NULL;
 static gdouble max_disparity = 0.0;
+static gboolean version = FALSE;
 
 static const GOptionEntry entries[] = {
   { "count", 'n', 0, G_OPTION_ARG_INT, &count, "Stop after N frames (0: never)", "N" },
+  { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
   { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout_s, "Give up after S s without a frame (default 5; with --follow: never; 0: never)", "S" },
   { "follow", 'f', 0, G_OPTION_ARG_NONE, &follow, "Keep reading across writer restarts, waiting for the ring to come back", NULL },
   { "dir", 0, 0, G_OPTION_ARG_FILENAME, &ring_dir, "Ring directory (default: $STEREOD_RING_DIR, /run/stereod, /dev/shm)", "DIR" },
@@ -245,6 +250,10 @@ main(int argc, char **argv)
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
     g_printerr("stereod-dump: %s\n", error->message);
     return 1;
+  }
+  if (version) {
+    printf("stereod-dump %s\n", STEREOD_VERSION);
+    return 0;
   }
   if (argc != 2) {
     g_printerr("stereod-dump: exactly one PAIR expected (see --help)\n");

@@ -1,6 +1,9 @@
 /* test-config-errors: every kind of configuration error, with the exact message
  * "FILE: [group] key: problem" naming the file the bad value came from. */
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config-test-util.h"
 
@@ -99,7 +102,7 @@ static const ErrorCase cases[] = {
   { "pair-name-long", "[pair abcdefghijklmnopqrstuvwxyz0123456]\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair abcdefghijklmnopqrstuvwxyz0123456]: invalid pair name *" },
   { "pair-twice", WEST "\n" WEST, STEREOD_CONFIG_ERROR_INVALID,
-    "[pair west]: appears twice in this file" },
+    "[pair west]: appears twice in this file (lines 1 and 8)" },
   { "pair-case", WEST "[pair West]\nleft=a\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair West]: the name differs from [pair west] (*" },
   { "no-pair", "[daemon]\nlog_level=info\n", STEREOD_CONFIG_ERROR_MISSING,
@@ -122,6 +125,26 @@ static const ErrorCase cases[] = {
   { "backoff-range", WEST "reconnect_min_ms=5\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] reconnect_min_ms: 5 is outside 10..600000" },
   { "syntax", "this is not a key file\n", STEREOD_CONFIG_ERROR_SYNTAX, "not a key file: *" },
+  /* Issue 12: what GKeyFile alone accepts silently or reports without the key. */
+  { "duplicate-key", WEST "fps=30\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] fps: set twice in this group (lines 6 and 7)" },
+  { "duplicate-daemon-key", "[daemon]\nring_slots=4\nring_slots = 8\n" WEST,
+    STEREOD_CONFIG_ERROR_INVALID,
+    "[daemon] ring_slots: set twice in this group (lines 2 and 3)" },
+  { "duplicate-group-apart", "[daemon]\nlog_level=info\n" WEST "[daemon]\nin_flight=1\n",
+    STEREOD_CONFIG_ERROR_INVALID, "[daemon]: appears twice in this file (lines 1 and 9)" },
+  { "hex-number", HEAD SIZE "fps=0x10\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] fps: '0x10' is not a number" },
+  { "hex-integer", HEAD "width=0x280\nheight=360\n" FPS, STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] width: '0x280' is not an integer" },
+  { "number-inf", HEAD SIZE "fps=inf\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] fps: 'inf' is not a finite number" },
+  { "number-empty", HEAD SIZE "fps=\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] fps: empty (expected a number)" },
+  { "integer-empty", HEAD "width= \nheight=360\n" FPS, STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] width: empty (expected an integer)" },
+  { "bad-utf8", WEST "left=videotestsrc name=caf\xe9\n", STEREOD_CONFIG_ERROR_SYNTAX,
+    "[pair west] left: line 7 is not valid UTF-8" },
 };
 
 static void
@@ -155,7 +178,7 @@ test_missing_file(void)
   check_message(message, path, "cannot read: No such file or directory");
   g_free(message);
   message = test_load_error(dir, STEREOD_CONFIG_ERROR_IO);
-  check_message(message, dir, "not a regular file");
+  check_message(message, dir, "not a regular file (a directory)");
   g_free(message);
   message = test_load_error("", STEREOD_CONFIG_ERROR_IO);
   g_assert_cmpstr(message, ==, "'': empty file name");
@@ -246,6 +269,91 @@ test_calibration_errors(void)
   test_dir_remove(dir);
 }
 
+/* A NUL byte would cut the value short in GKeyFile: it is an error naming the line. */
+static void
+test_nul_byte(void)
+{
+  char *dir = test_dir_new();
+  static const char text[] = WEST "left=videotestsrc\0 pattern=snow\n";
+  g_autofree char *path = g_build_filename(dir, "stereod.conf", NULL);
+  g_assert_true(g_file_set_contents(path, text, sizeof text - 1, NULL));
+  g_autofree char *message = test_load_error(path, STEREOD_CONFIG_ERROR_SYNTAX);
+  check_message(message, path, "[pair west] left: line 7 contains a NUL byte (not a text file?)");
+  test_dir_remove(dir);
+}
+
+/* Files that are not regular files fail at once, as the main file, as a drop-in and as
+ * a calibration; SIGALRM ends the test if anything blocks on the FIFO. */
+static void
+test_not_files(void)
+{
+  char *dir = test_dir_new();
+  g_autofree char *fifo = g_build_filename(dir, "fifo", NULL);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  alarm(30);
+
+  g_autofree char *message = test_load_error(fifo, STEREOD_CONFIG_ERROR_IO);
+  check_message(message, fifo, "not a regular file (a FIFO)");
+  g_free(message);
+  message = test_load_error("/dev/zero", STEREOD_CONFIG_ERROR_IO);
+  g_assert_cmpstr(message, ==, "/dev/zero: not a regular file (a character device)");
+
+  g_autofree char *path = test_write(dir, "stereod.conf", WEST "calibration=fifo\n");
+  g_free(message);
+  message = test_load_error(path, STEREOD_CONFIG_ERROR_CALIBRATION);
+  g_autofree char *tail = g_strdup_printf("[pair west] calibration: %s: not a regular file "
+                                          "(a FIFO)", fifo);
+  check_message(message, path, tail);
+  g_free(test_write(dir, "stereod.conf", WEST "calibration=/dev/zero\n"));
+  g_free(message);
+  message = test_load_error(path, STEREOD_CONFIG_ERROR_CALIBRATION);
+  check_message(message, path, "[pair west] calibration: /dev/zero: not a regular file "
+                               "(a character device)");
+
+  g_free(test_write(dir, "stereod.conf", WEST));
+  g_autofree char *confd = g_build_filename(dir, "conf.d", NULL);
+  g_assert_cmpint(g_mkdir(confd, 0700), ==, 0);
+  g_autofree char *dropin = g_build_filename(confd, "50-fifo.conf", NULL);
+  g_assert_cmpint(mkfifo(dropin, 0600), ==, 0);
+  g_free(message);
+  message = test_load_error(path, STEREOD_CONFIG_ERROR_IO);
+  check_message(message, dropin, "not a regular file (a FIFO)");
+  alarm(0);
+  test_dir_remove(dir);
+}
+
+/* Over STEREOD_CONFIG_MAX_FILE_SIZE: the main file, a drop-in's duplicate group, a
+ * calibration. */
+static void
+test_too_large(void)
+{
+  char *dir = test_dir_new();
+  g_autofree char *padding = g_strnfill(STEREOD_CONFIG_MAX_FILE_SIZE, '#');
+  g_autofree char *big = g_strdup_printf("%s\n%s", WEST, padding);
+  g_autofree char *path = test_write(dir, "stereod.conf", big);
+  g_autofree char *message = test_load_error(path, STEREOD_CONFIG_ERROR_IO);
+  check_message(message, path, "larger than 1048576 bytes");
+
+  g_autofree char *calib = test_write(dir, "big.calib", padding);
+  g_autofree char *more = g_strdup_printf("%s#", padding);
+  g_free(test_write(dir, "big.calib", more));
+  g_free(test_write(dir, "stereod.conf", WEST "calibration=big.calib\n"));
+  g_free(message);
+  message = test_load_error(path, STEREOD_CONFIG_ERROR_CALIBRATION);
+  g_autofree char *tail = g_strdup_printf("[pair west] calibration: %s: larger than 1048576 "
+                                          "bytes", calib);
+  check_message(message, path, tail);
+
+  /* A group twice within one drop-in is refused; across files it is the override. */
+  g_free(test_write(dir, "stereod.conf", WEST));
+  g_autofree char *dropin = test_write(dir, "conf.d/10-a.conf",
+                                       "[pair west]\nfps=30\n[pair west]\nfps=20\n");
+  g_free(message);
+  message = test_load_error(path, STEREOD_CONFIG_ERROR_INVALID);
+  check_message(message, dropin, "[pair west]: appears twice in this file (lines 1 and 3)");
+  test_dir_remove(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -258,5 +366,8 @@ main(int argc, char **argv)
   g_test_add_func("/config-errors/dropin-blame", test_dropin_blame);
   g_test_add_func("/config-errors/too-many-pairs", test_too_many_pairs);
   g_test_add_func("/config-errors/calibration", test_calibration_errors);
+  g_test_add_func("/config-errors/nul-byte", test_nul_byte);
+  g_test_add_func("/config-errors/not-files", test_not_files);
+  g_test_add_func("/config-errors/too-large", test_too_large);
   return g_test_run();
 }

@@ -10,7 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "daemon/notify.h"
+#include "common/notify.h"
 
 /* A bound datagram socket; `name` is a path or "@abstract", as NOTIFY_SOCKET takes it. */
 static int

@@ -102,7 +102,7 @@ wait_for "reloaded $conf: min_height 0.5 -> 0.7, confirm 2 -> 3" 5
 # 2. a value that does not load
 sed -i 's/^min_height=.*/min_height=abc/' "$conf"
 hup
-wait_for "$conf: [heightmap] min_height: \"abc\" is not a number" 5
+wait_for "$conf: [heightmap] min_height: 'abc' is not a number" 5
 sleep 0.3   # anything else this reload would log
 alive || fail "stereod-heightmap ended after a bad reload"
 n=$(grep -F "$conf: [heightmap] min_height" "$err" | grep -c WARNING || true)

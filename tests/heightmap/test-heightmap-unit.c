@@ -89,16 +89,16 @@ test_config_errors(void)
   } cases[] = {
     { "[heightmap]\ncel=0.1\n[pair a]\n", "hm.conf: [heightmap] cel: unknown key",
       HEIGHTMAP_CONFIG_ERROR_UNKNOWN },
-    { "[heightmap]\ncell=0.1m\n[pair a]\n", "hm.conf: [heightmap] cell: \"0.1m\" is not a number",
+    { "[heightmap]\ncell=0.1m\n[pair a]\n", "hm.conf: [heightmap] cell: '0.1m' is not a number",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
-    { "[heightmap]\ncell=0\n[pair a]\n", "hm.conf: [heightmap] cell: 0 is out of range [0.01, 10]",
+    { "[heightmap]\ncell=0\n[pair a]\n", "hm.conf: [heightmap] cell: 0 is outside 0.01..10",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nx0=5\nx1=4\n[pair a]\n", "hm.conf: [heightmap] x1: must be greater than x0",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nformat=png\n[pair a]\n",
-      "hm.conf: [heightmap] format: \"png\" is neither float nor mm", HEIGHTMAP_CONFIG_ERROR_INVALID },
+      "hm.conf: [heightmap] format: 'png' is not float or mm", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nmin_points=1.5\n[pair a]\n",
-      "hm.conf: [heightmap] min_points: \"1.5\" is not an integer in [1, 1000]",
+      "hm.conf: [heightmap] min_points: '1.5' is not an integer",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nsocket=rel.sock\n[pair a]\n",
       "hm.conf: [heightmap] socket: \"rel.sock\" is not an absolute path shorter than 108 bytes",
@@ -107,11 +107,11 @@ test_config_errors(void)
       "hm.conf: [heightmap] blob_max_area: must not be less than blob_min_area",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nacceleration=-1\n[pair a]\n",
-      "hm.conf: [heightmap] acceleration: -1 is out of range [0, 100]", HEIGHTMAP_CONFIG_ERROR_INVALID },
+      "hm.conf: [heightmap] acceleration: -1 is outside 0..100", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ndisparity_noise=fast\n[pair a]\n",
-      "hm.conf: [heightmap] disparity_noise: \"fast\" is not a number", HEIGHTMAP_CONFIG_ERROR_INVALID },
+      "hm.conf: [heightmap] disparity_noise: 'fast' is not a number", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ncell=0.001\n[pair a]\n",
-      "hm.conf: [heightmap] cell: 0.001 is out of range [0.01, 10]", HEIGHTMAP_CONFIG_ERROR_INVALID },
+      "hm.conf: [heightmap] cell: 0.001 is outside 0.01..10", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nx0=-10000\nx1=10000\ny0=-10000\ny1=10000\ncell=0.01\n[pair a]\n",
       "hm.conf: [heightmap] cell: the extent makes more than 67108864 cells",
       HEIGHTMAP_CONFIG_ERROR_INVALID },
@@ -124,7 +124,24 @@ test_config_errors(void)
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[pair a]\ncalibration=/nonexistent/calib.conf\n", "hm.conf: [pair a] calibration: ",
       HEIGHTMAP_CONFIG_ERROR_CALIBRATION },
-    { "not a key file\n", "hm.conf: ", HEIGHTMAP_CONFIG_ERROR_SYNTAX },
+    { "not a key file\n", "hm.conf: not a key file: ", HEIGHTMAP_CONFIG_ERROR_SYNTAX },
+    /* Issue 12: a group twice was merged, a key twice took the last value. */
+    { "[pair a]\nring=x\n[pair b]\n[pair a]\n",
+      "hm.conf: [pair a]: appears twice in this file (lines 1 and 4)", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ncell=0.1\ncell=0.2\n[pair a]\n",
+      "hm.conf: [heightmap] cell: set twice in this group (lines 2 and 3)",
+      HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nmin_points=0x10\n[pair a]\n",
+      "hm.conf: [heightmap] min_points: '0x10' is not an integer", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ngate=0x1\n[pair a]\n",
+      "hm.conf: [heightmap] gate: '0x1' is not a number", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ngate=nan\n[pair a]\n",
+      "hm.conf: [heightmap] gate: 'nan' is not a finite number", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ngate=\n[pair a]\n",
+      "hm.conf: [heightmap] gate: empty (expected a number)", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[pair a]\ncalibration=/dev/zero\n",
+      "hm.conf: [pair a] calibration: /dev/zero: not a regular file (a character device)",
+      HEIGHTMAP_CONFIG_ERROR_CALIBRATION },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(GError) error = NULL;
@@ -137,6 +154,60 @@ test_config_errors(void)
   g_autoptr(GError) error = NULL;
   g_assert_null(heightmap_config_load("/nonexistent/heightmap.conf", &error));
   g_assert_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_IO);
+
+  /* A NUL byte would cut the value in GKeyFile. */
+  static const char nul[] = "[pair a]\nring=x\0y\n";
+  g_clear_error(&error);
+  g_assert_null(heightmap_config_load_data(nul, sizeof nul - 1, "hm.conf", &error));
+  g_assert_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_SYNTAX);
+  g_assert_cmpstr(error->message, ==,
+                  "hm.conf: [pair a] ring: line 2 contains a NUL byte (not a text file?)");
+
+  /* A UTF-8 byte order mark is skipped. */
+  g_clear_error(&error);
+  g_autoptr(HeightmapConfig) bom = load("\xef\xbb\xbf[heightmap]\ngate=2\n[pair a]\n", &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(bom->gate, ==, 2);
+}
+
+/* A FIFO, /dev/zero or an over-size file as the configuration or as a calibration fails
+ * at once (SIGALRM ends the test if an open or a read blocks). */
+static void
+test_config_files(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("hm-files-XXXXXX", NULL);
+  g_autofree char *fifo = g_build_filename(dir, "fifo", NULL);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  alarm(30);
+  g_autoptr(GError) error = NULL;
+  g_assert_null(heightmap_config_load(fifo, &error));
+  g_assert_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_IO);
+  g_autofree char *want = g_strdup_printf("%s: not a regular file (a FIFO)", fifo);
+  g_assert_cmpstr(error->message, ==, want);
+  g_clear_error(&error);
+  g_assert_null(heightmap_config_load("/dev/zero", &error));
+  g_assert_cmpstr(error->message, ==, "/dev/zero: not a regular file (a character device)");
+  g_clear_error(&error);
+
+  g_autofree char *path = g_build_filename(dir, "hm.conf", NULL);
+  g_assert_true(g_file_set_contents(path, "[pair a]\ncalibration=fifo\n", -1, NULL));
+  g_assert_null(heightmap_config_load(path, &error));
+  g_assert_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_CALIBRATION);
+  g_autofree char *want_cal = g_strdup_printf("%s: [pair a] calibration: %s: not a regular "
+                                              "file (a FIFO)", path, fifo);
+  g_assert_cmpstr(error->message, ==, want_cal);
+  g_clear_error(&error);
+
+  g_autofree char *big = g_strnfill((1 << 20) + 1, '#');
+  g_assert_true(g_file_set_contents(path, big, -1, NULL));
+  g_assert_null(heightmap_config_load(path, &error));
+  g_assert_error(error, HEIGHTMAP_CONFIG_ERROR, HEIGHTMAP_CONFIG_ERROR_IO);
+  g_autofree char *want_big = g_strdup_printf("%s: larger than 1048576 bytes", path);
+  g_assert_cmpstr(error->message, ==, want_big);
+  alarm(0);
+  g_unlink(path);
+  g_unlink(fifo);
+  g_rmdir(dir);
 }
 
 static void
@@ -586,6 +657,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/config/defaults", test_config_defaults);
   g_test_add_func("/heightmap/config/values", test_config_values);
   g_test_add_func("/heightmap/config/errors", test_config_errors);
+  g_test_add_func("/heightmap/config/files", test_config_files);
   g_test_add_func("/heightmap/config/calibration", test_config_calibration);
   g_test_add_func("/heightmap/config/update", test_config_update);
   g_test_add_func("/heightmap/select", test_select);

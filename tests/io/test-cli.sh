@@ -122,6 +122,52 @@ disparity_tests() {
   expect 1 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/missing/o.pfm"
   [ -e "$tmp/o.pfm" ] && fail "a failed run left an output file"
 
+  # Files that are not files fail at once (timeout: a hang would be exit 124, not 1).
+  mkfifo "$tmp/fifo.png"
+  expect 1 $p timeout 60 "$disp" "$tmp/fifo.png" "$tmp/r.png" -o "$tmp/o.pfm"
+  grep -q "fifo.png: not a regular file (a FIFO)" "$tmp/err" || fail "FIFO: wrong message"
+  expect 1 $p timeout 60 "$disp" /dev/zero "$tmp/r.png" -o "$tmp/o.pfm"
+  grep -q "/dev/zero: not a regular file (a character device)" "$tmp/err" ||
+    fail "/dev/zero: wrong message"
+  expect 1 $p timeout 60 "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" \
+    --calib "$tmp/fifo.png"
+  grep -q "fifo.png: not a regular file (a FIFO)" "$tmp/err" || fail "FIFO calib: wrong message"
+  expect 1 $p timeout 60 "$disp" "$tmp/l.png" "$tmp/r.png" --gt "$tmp/fifo.png"
+  grep -q "fifo.png: not a regular file (a FIFO)" "$tmp/err" || fail "FIFO gt: wrong message"
+
+  # The pixel limit: small PNGs (complete: all black, zlib level 9) declaring 4096 x 4096
+  # (16 KB) and 8192 x 8192 (66 KB). The default (64 Mpixel) refuses 8192 x 8192 and
+  # reads 4096 x 4096 (the run then stops at the size check against the 160 x 120 right
+  # image, before the GPU); --max-pixels 16000000 refuses 4096 x 4096, --max-pixels
+  # 67108864 reads 8192 x 8192.
+  for s in 4096 8192; do
+    python3 -c 'import struct, sys, zlib
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+s = int(sys.argv[1])
+z = zlib.compress(bytes(s * (s + 1)), 9)
+sys.stdout.buffer.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", s, s, 8, 0, 0, 0, 0)) +
+                        chunk(b"IDAT", z) + chunk(b"IEND", b""))' $s >"$tmp/huge$s.png" ||
+      fail "cannot write the ${s}x$s PNG"
+    [ "$(wc -c <"$tmp/huge$s.png")" -lt 80000 ] || fail "huge$s.png is not a small file"
+  done
+  expect 1 $p "$disp" "$tmp/huge8192.png" "$tmp/r.png" -o "$tmp/o.pfm"
+  grep -q "huge8192.png: image size 8192x8192 is 67108864 pixels, more than the limit of 64000000" \
+    "$tmp/err" || fail "8192x8192: wrong message"
+  expect 1 $p "$disp" "$tmp/huge8192.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-pixels 67108864
+  grep -q "huge8192.png is 8192x8192 but .*r.png is 160x120" "$tmp/err" ||
+    fail "--max-pixels 67108864 did not read the 8192x8192 image"
+  expect 1 $p "$disp" "$tmp/huge4096.png" "$tmp/r.png" -o "$tmp/o.pfm"
+  grep -q "huge4096.png is 4096x4096 but .*r.png is 160x120" "$tmp/err" ||
+    fail "the default limit did not read the 4096x4096 image"
+  expect 1 $p "$disp" "$tmp/huge4096.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-pixels 16000000
+  grep -q "huge4096.png: image size 4096x4096 is 16777216 pixels, more than the limit of 16000000" \
+    "$tmp/err" || fail "--max-pixels 16000000: wrong message"
+  expect 1 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-pixels 19199
+  grep -q "l.png: image size 160x120 is 19200 pixels, more than the limit of 19199" \
+    "$tmp/err" || fail "--max-pixels 19199: wrong message"
+  expect 2 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-pixels 0
+  [ -e "$tmp/o.pfm" ] && fail "a failed run left an output file"
+
   # Success needs a GPU (llvmpipe will do). Without one the run fails with a "GPU:" line:
   # a skip (77) unless STEREOD_REQUIRE_GPU=1 says a GPU must be there.
   "$disp" "$tmp/small.png" "$tmp/small-r.png" -o "$tmp/probe.pfm" -q 2>"$tmp/err"

@@ -1,13 +1,18 @@
 /* test-imageio-errors.c: missing, truncated, garbage and oversized files give errors
- * (one line, naming the file), never crashes. Run under -Db_sanitize=address,undefined to
- * catch reads past the end. */
+ * (one line, naming the file), never crashes; files that are not files (a FIFO,
+ * /dev/zero) fail at once; the pixel and file size limits hold before anything is
+ * allocated. Run under -Db_sanitize=address,undefined to catch reads past the end. */
 #include "tools/imageio-private.h"
 #include "io-test-util.h"
 
 #include <glib/gstdio.h>
 #include <png.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <turbojpeg.h>
+#include <unistd.h>
+#include <zlib.h>
 
 static void
 assert_error_line(const GError *error, const char *name)
@@ -210,7 +215,7 @@ test_bad_files(void)
   const char *zero = "P5\n0 10\n255\n";
   g_autofree char *zp = io_tmp_write("zero.pgm", zero, strlen(zero));
   assert_file_fails(zp, IMAGEIO_ERROR, IMAGEIO_ERROR_TOO_LARGE);
-  const char *big_short = "P5\n16384 16384\n255\nabc";
+  const char *big_short = "P5\n4000 4000\n255\nabc";
   g_autofree char *bp = io_tmp_write("big.pgm", big_short, strlen(big_short));
   assert_file_fails(bp, IMAGEIO_ERROR, IMAGEIO_ERROR_CORRUPT);
 
@@ -242,12 +247,252 @@ test_bad_files(void)
   g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
 }
 
+/* A FIFO with no writer and /dev/zero are refused at once: the open does not wait for a
+ * writer, nothing reads "until the end" of an endless device. SIGALRM ends the test if
+ * either blocks. */
+static void
+test_not_files(void)
+{
+  g_autofree char *fifo = io_tmp_path("fifo.png");
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  alarm(20);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ImageioU8) img = imageio_read_gray(fifo, &error);
+  g_assert_null(img);
+  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_autofree char *want = g_strdup_printf("%s: not a regular file (a FIFO)", fifo);
+  g_assert_cmpstr(error->message, ==, want);
+  g_clear_error(&error);
+  g_autoptr(ImageioF32) pfm = imageio_read_pfm(fifo, &error);
+  g_assert_null(pfm);
+  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_clear_error(&error);
+  g_autoptr(ImageioU8) zero = imageio_read_gray("/dev/zero", &error);
+  g_assert_null(zero);
+  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_assert_cmpstr(error->message, ==, "/dev/zero: not a regular file (a character device)");
+  alarm(0);
+  g_unlink(fifo);
+}
+
+/* A file over max_file_size is refused from its size, whatever it holds. */
+static void
+test_file_size_limit(void)
+{
+  g_autoptr(GBytes) png = make_png();
+  size_t size;
+  const uint8_t *data = g_bytes_get_data(png, &size);
+  g_autofree char *path = io_tmp_write("limit.png", data, size);
+  ImageioLimits tight = { .max_file_size = size - 1 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ImageioU8) img = imageio_read_gray_full(path, &tight, &error);
+  g_assert_null(img);
+  g_assert_error(error, IMAGEIO_ERROR, IMAGEIO_ERROR_TOO_LARGE);
+  g_autofree char *want = g_strdup_printf("%s: larger than %zu bytes", path, size - 1);
+  g_assert_cmpstr(error->message, ==, want);
+  g_clear_error(&error);
+  ImageioLimits exact = { .max_file_size = size };
+  g_autoptr(ImageioU8) ok = imageio_read_gray_full(path, &exact, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(ok->width, ==, 48);
+
+  /* The default file limit follows the pixel limit, saturating. */
+  ImageioLimits d = imageio_limits_resolve(NULL);
+  g_assert_cmpuint(d.max_pixels, ==, IMAGEIO_DEFAULT_MAX_PIXELS);
+  g_assert_cmpuint(d.max_file_size, ==, 8 * IMAGEIO_DEFAULT_MAX_PIXELS + (16u << 20));
+  ImageioLimits huge = imageio_limits_resolve(&(ImageioLimits){ .max_pixels = G_MAXUINT64 });
+  g_assert_cmpuint(huge.max_file_size, ==, (uint64_t)G_MAXSSIZE - 1);
+}
+
+/* Every decoder refuses one pixel over max_pixels and takes exactly max_pixels. */
+static void
+test_pixel_limit_each_format(void)
+{
+  g_autofree float *pfm_data = g_new0(float, 7 * 5);
+  g_autofree char *pfm_path = io_tmp_path("limit.pfm");
+  g_assert_true(imageio_write_pfm(pfm_path, pfm_data, 7, 5, 7 * sizeof(float), NULL));
+  g_autofree char *pfm_text = NULL;
+  gsize pfm_size = 0;
+  g_assert_true(g_file_get_contents(pfm_path, &pfm_text, &pfm_size, NULL));
+  GBytes *files[] = { make_png(), make_jpeg(), make_pnm("P5", 255), make_pnm("P2", 255),
+                      g_bytes_new(pfm_text, pfm_size) };
+  const uint64_t pixels[] = { 48 * 16, 48 * 24, 9 * 4, 9 * 4, 7 * 5 };
+  for (gsize i = 0; i < G_N_ELEMENTS(files); i++) {
+    size_t size;
+    const void *data = g_bytes_get_data(files[i], &size);
+    ImageioLimits below = { .max_pixels = pixels[i] - 1 }, at = { .max_pixels = pixels[i] };
+    g_autoptr(GError) error = NULL;
+    bool is_pfm = i == G_N_ELEMENTS(files) - 1;
+    if (is_pfm) {
+      g_autoptr(ImageioF32) no = imageio_decode_pfm_full(data, size, "f", &below, &error);
+      g_assert_null(no);
+      g_assert_error(error, IMAGEIO_ERROR, IMAGEIO_ERROR_TOO_LARGE);
+      g_clear_error(&error);
+      g_autoptr(ImageioF32) yes = imageio_decode_pfm_full(data, size, "f", &at, &error);
+      g_assert_no_error(error);
+    } else {
+      g_autoptr(ImageioU8) no = imageio_decode_gray_full(data, size, "f", &below, &error);
+      g_assert_null(no);
+      g_assert_error(error, IMAGEIO_ERROR, IMAGEIO_ERROR_TOO_LARGE);
+      g_autofree char *want = g_strdup_printf("f: image size %dx%d is %" G_GUINT64_FORMAT
+                                              " pixels, more than the limit of %"
+                                              G_GUINT64_FORMAT, i == 0 ? 48 : i == 1 ? 48 : 9,
+                                              i == 0 ? 16 : i == 1 ? 24 : 4, pixels[i],
+                                              pixels[i] - 1);
+      g_assert_cmpstr(error->message, ==, want);
+      g_clear_error(&error);
+      g_autoptr(ImageioU8) yes = imageio_decode_gray_full(data, size, "f", &at, &error);
+      g_assert_no_error(error);
+    }
+    g_bytes_unref(files[i]);
+  }
+}
+
+/* Appends one PNG chunk (length, type, data, CRC over type and data). */
+static void
+append_chunk(GByteArray *out, const char *type, const uint8_t *data, uint32_t length)
+{
+  uint8_t be[4] = { length >> 24, length >> 16, length >> 8, length };
+  g_byte_array_append(out, be, 4);
+  g_byte_array_append(out, (const uint8_t *)type, 4);
+  if (length)
+    g_byte_array_append(out, data, length);
+  uLong crc = crc32(0, (const Bytef *)type, 4);
+  if (length)   /* crc32(crc, NULL, 0) would return the initial value */
+    crc = crc32(crc, data, length);
+  uint8_t c[4] = { crc >> 24, crc >> 16, crc >> 8, crc };
+  g_byte_array_append(out, c, 4);
+}
+
+/* An all-black side x side 8-bit gray PNG compressed at zlib level 9: a complete, valid
+ * image in very few bytes (deflate's best ratio is about 1030:1): 4096 x 4096 is 16 KB. */
+static GBytes *
+make_small_huge_png(int side)
+{
+  gsize raw_size = (gsize)side * (side + 1);   /* filter byte + row */
+  g_autofree uint8_t *raw = g_malloc0(raw_size);
+  uLongf z_size = compressBound(raw_size);
+  g_autofree uint8_t *z = g_malloc(z_size);
+  g_assert_cmpint(compress2(z, &z_size, raw, raw_size, 9), ==, Z_OK);
+  GByteArray *out = g_byte_array_new();
+  g_byte_array_append(out, (const uint8_t *)"\x89PNG\r\n\x1a\n", 8);
+  uint8_t ihdr[13] = { side >> 24, side >> 16, side >> 8, side,
+                       side >> 24, side >> 16, side >> 8, side, 8, 0, 0, 0, 0 };
+  append_chunk(out, "IHDR", ihdr, 13);
+  append_chunk(out, "IDAT", z, (uint32_t)z_size);
+  append_chunk(out, "IEND", NULL, 0);
+  return g_byte_array_free_to_bytes(out);
+}
+
+/* The bytes of address space this process has mapped (/proc/self/statm, field 1). */
+static guint64
+mapped_bytes(void)
+{
+  g_autofree char *statm = NULL;
+  g_assert_true(g_file_get_contents("/proc/self/statm", &statm, NULL, NULL));
+  return g_ascii_strtoull(statm, NULL, 10) * (guint64)sysconf(_SC_PAGESIZE);
+}
+
+/* A small PNG that declares side x side is refused from its header, before anything of
+ * the image's size is allocated: a subprocess reads it with its address space capped
+ * 8 MiB above what it uses, where a plane of side x side bytes could not be allocated
+ * (checked with g_try_malloc). `limits` NULL is the default limit (64 Mpixel). */
+static void
+assert_refused_before_allocating(int side, const ImageioLimits *limits, const char *path)
+{
+  if (g_test_subprocess()) {
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan reserves terabytes of shadow memory: an address-space cap cannot be used. */
+    g_test_message("address-space cap skipped under AddressSanitizer");
+#else
+    guint64 cap = mapped_bytes() + (8u << 20);
+    struct rlimit rl = { .rlim_cur = cap, .rlim_max = RLIM_INFINITY };
+    g_assert_cmpint(setrlimit(RLIMIT_AS, &rl), ==, 0);
+    void *plane = g_try_malloc((gsize)side * side);
+    g_assert_null(plane);   /* the cap is real: a plane that size cannot be allocated */
+#endif
+    g_autoptr(GError) error = NULL;
+    g_autoptr(ImageioU8) img = limits ? imageio_read_gray_full(path, limits, &error)
+                                      : imageio_read_gray(path, &error);
+    g_assert_null(img);
+    g_assert_error(error, IMAGEIO_ERROR, IMAGEIO_ERROR_TOO_LARGE);
+    guint64 max = limits ? limits->max_pixels : IMAGEIO_DEFAULT_MAX_PIXELS;
+    g_autofree char *want = g_strdup_printf("%s: image size %dx%d is %" G_GUINT64_FORMAT
+                                            " pixels, more than the limit of %"
+                                            G_GUINT64_FORMAT, path, side, side,
+                                            (guint64)side * side, max);
+    g_assert_cmpstr(error->message, ==, want);
+    return;
+  }
+  g_test_trap_subprocess(NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed();
+}
+
+/* Decodes a small all-black PNG of side x side with the limit raised to fit it. */
+static void
+assert_decodes_when_allowed(int side, const char *path)
+{
+  ImageioLimits raised = { .max_pixels = (uint64_t)side * side };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ImageioU8) img = imageio_read_gray_full(path, &raised, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(img->width, ==, side);
+  g_assert_cmpint(img->height, ==, side);
+  for (int y = 0; y < side; y += 511)
+    g_assert_cmpint(((uint8_t *)IMAGEIO_ROW(img, y))[y], ==, 0);
+}
+
+/* The reproducer of issue 12: a 16 KB PNG that declares 4096 x 4096, refused under a
+ * limit of 16 Mpixel (the tools' --max-pixels 16000000), decoded with the default. */
+static void
+test_small_file_huge_image(void)
+{
+  g_autoptr(GBytes) png = make_small_huge_png(4096);
+  size_t size;
+  const uint8_t *data = g_bytes_get_data(png, &size);
+  g_test_message("a %zu byte PNG declaring 4096x4096", size);
+  g_assert_cmpuint(size, <, 17 * 1024);
+  g_autofree char *path = io_tmp_write("small-huge.png", data, size);
+  ImageioLimits lowered = { .max_pixels = 16000000 };
+  assert_refused_before_allocating(4096, &lowered, path);
+  if (g_test_subprocess())
+    return;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ImageioU8) img = imageio_read_gray(path, &error);
+  g_assert_no_error(error);
+  g_clear_pointer(&img, imageio_u8_free);
+  assert_decodes_when_allowed(4096, path);
+}
+
+/* Over the default limit: a 66 KB PNG declaring 8192 x 8192 (67 Mpixel) is refused with
+ * no option given; raising the limit decodes it. */
+static void
+test_small_file_over_default(void)
+{
+  g_autoptr(GBytes) png = make_small_huge_png(8192);
+  size_t size;
+  const uint8_t *data = g_bytes_get_data(png, &size);
+  g_test_message("a %zu byte PNG declaring 8192x8192", size);
+  g_assert_cmpuint(size, <, 80 * 1024);
+  g_autofree char *path = io_tmp_write("small-over-default.png", data, size);
+  assert_refused_before_allocating(8192, NULL, path);
+  if (g_test_subprocess())
+    return;
+  assert_decodes_when_allowed(8192, path);
+}
+
+void imageio_error_tests(void);
 void imageio_error_tests(void);
 
 void
 imageio_error_tests(void)
 {
   g_test_add_func("/imageio/errors/bad-files", test_bad_files);
+  g_test_add_func("/imageio/errors/not-files", test_not_files);
+  g_test_add_func("/imageio/errors/file-size-limit", test_file_size_limit);
+  g_test_add_func("/imageio/errors/pixel-limit", test_pixel_limit_each_format);
+  g_test_add_func("/imageio/errors/small-file-huge-image", test_small_file_huge_image);
+  g_test_add_func("/imageio/errors/small-file-over-default", test_small_file_over_default);
   g_test_add_func("/imageio/errors/truncated", test_truncated);
   g_test_add_func("/imageio/errors/fuzz", test_fuzz);
 }

@@ -63,7 +63,7 @@ set +e
 st=$?
 set -e
 [ "$st" = 78 ] || fail "metrics=127.0.0.1:99999: exit status $st, not 78"
-grep -qF "$tmp/bad.conf: [heightmap] metrics: \"127.0.0.1:99999\": the port is not a number" \
+grep -qF "$tmp/bad.conf: [heightmap] metrics: '127.0.0.1:99999': the port is not a number" \
   "$tmp/bad.err" || fail "the error does not name file, group and key: $(cat "$tmp/bad.err")"
 
 # 2. two rings fused, scraped

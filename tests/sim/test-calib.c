@@ -4,6 +4,8 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kernels/calib.h"
 
@@ -95,6 +97,15 @@ typedef struct {
 } ErrorCase;
 
 static const ErrorCase error_cases[] = {
+  /* Issue 12: a key or a group twice, hexadecimal numbers. */
+  { "duplicate-key", "centre=", "centre=-20 -79 25\ncentre=0 0 0", CALIB_ERROR_MALFORMED,
+    "[pose] centre", "set twice in this group" },
+  { "duplicate-group", "[pose]", "[left]\n[pose]", CALIB_ERROR_MALFORMED, "[left]",
+    "appears twice in this file" },
+  { "hex", "K=702.5", "K=0x2be 0 321.2  0 701.8 178.4  0 0 1", CALIB_ERROR_MALFORMED,
+    "[left] K", "'0x2be' is not a number" },
+  { "hex-width", "width=", "width=0x280", CALIB_ERROR_MALFORMED, "[calibration] width",
+    "'0x280' is not an integer" },
   { "missing-key", "distortion=-0.081", NULL, CALIB_ERROR_MISSING, "[left] distortion",
     "missing" },
   { "missing-group", "[pose]", CUT, CALIB_ERROR_MISSING, "[pose] rotation", "missing" },
@@ -161,6 +172,58 @@ test_unreadable(void)
   g_assert_false(calib_load(path, &c, &error));
   g_assert_error(error, CALIB_ERROR, CALIB_ERROR_IO);
   g_assert_true(g_str_has_prefix(error->message, path));
+}
+
+/* Files that are not files, too large a file, a NUL byte: refused at once, naming the
+ * file; a BOM is skipped. SIGALRM ends the test if anything blocks on the FIFO. */
+static void
+test_file_checks(void)
+{
+  g_autofree char *fifo = g_build_filename(tmp_dir, "fifo.conf", NULL);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  alarm(30);
+  StereoCalib c;
+  g_autoptr(GError) error = NULL;
+  g_assert_false(calib_load(fifo, &c, &error));
+  g_assert_error(error, CALIB_ERROR, CALIB_ERROR_IO);
+  g_autofree char *want = g_strdup_printf("%s: not a regular file (a FIFO)", fifo);
+  g_assert_cmpstr(error->message, ==, want);
+  g_clear_error(&error);
+  g_assert_false(calib_load("/dev/zero", &c, &error));
+  g_assert_error(error, CALIB_ERROR, CALIB_ERROR_IO);
+  g_assert_cmpstr(error->message, ==, "/dev/zero: not a regular file (a character device)");
+  g_clear_error(&error);
+  alarm(0);
+  g_unlink(fifo);
+
+  g_autofree char *text = example_text();
+  g_autofree char *padding = g_strnfill(1 << 20, '#');
+  g_autofree char *big_text = g_strdup_printf("%s%s\n", text, padding);
+  g_autofree char *big = g_build_filename(tmp_dir, "big.conf", NULL);
+  g_assert_true(g_file_set_contents(big, big_text, -1, NULL));
+  g_assert_false(calib_load(big, &c, &error));
+  g_assert_error(error, CALIB_ERROR, CALIB_ERROR_IO);
+  g_autofree char *want_big = g_strdup_printf("%s: larger than 1048576 bytes", big);
+  g_assert_cmpstr(error->message, ==, want_big);
+  g_clear_error(&error);
+  g_unlink(big);
+
+  /* A NUL byte inside a number list: GKeyFile alone would read "-20" and stop. */
+  g_autofree char *nul_text = g_strdup(text);
+  char *centre = strstr(nul_text, "centre=");
+  g_assert_nonnull(centre);
+  char *space = strchr(centre, ' ');
+  *space = '\0';
+  g_assert_false(calib_load_data(nul_text, strlen(text), "nul.conf", &c, &error));
+  g_assert_error(error, CALIB_ERROR, CALIB_ERROR_SYNTAX);
+  g_assert_true(g_str_has_prefix(error->message, "nul.conf: [pose] centre: line "));
+  g_assert_nonnull(strstr(error->message, "contains a NUL byte"));
+  g_clear_error(&error);
+
+  g_autofree char *bom_text = g_strdup_printf("\xef\xbb\xbf%s", text);
+  g_assert_true(calib_load_data(bom_text, strlen(bom_text), "bom.conf", &c, &error));
+  g_assert_no_error(error);
+  g_assert_cmpint(c.width, ==, 640);
 }
 
 /* A camera 80 m behind the y = 0 line, 20 m up, looking along +y, level. */
@@ -266,6 +329,7 @@ main(int argc, char **argv)
   g_test_add_func("/calib/example", test_example);
   g_test_add_func("/calib/round-trip", test_round_trip);
   g_test_add_func("/calib/error/unreadable", test_unreadable);
+  g_test_add_func("/calib/error/file-checks", test_file_checks);
   for (gsize i = 0; i < G_N_ELEMENTS(error_cases); i++) {
     g_autofree char *name = g_strdup_printf("/calib/error/%s", error_cases[i].name);
     g_test_add_data_func(name, &error_cases[i], test_error);

@@ -8,10 +8,12 @@
 #include <math.h>
 #include <png.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <turbojpeg.h>
 
 #include "kernels/calib.h"
+#include "tools/sim/sim.h"
 
 #define W 160
 #define H 90
@@ -427,7 +429,40 @@ static const ConfigCase config_cases[] = {
   { "format", "format=png", "format=tiff", "[output] format: 'tiff' is not jpg or png" },
   { "vertical", "look_at=5,-10,0", "look_at=5,-50,0", "[pair b] look_at: " },
   { "name", "[pair a]", "[pair a/b]", "[pair a/b]: pair name" },
+  /* Issue 12: a key or a group twice, hexadecimal numbers. */
+  { "duplicate-key", "focal=175", "focal=175\nfocal=200",
+    "[pair a] focal: set twice in this group (lines 13 and 14)" },
+  { "duplicate-group", "[pair b]", "[pair a]", "[pair a]: appears twice in this file (lines 9 and 17)" },
+  { "hex", "focal=175", "focal=0x10", "[pair a] focal: '0x10' is not a number" },
+  { "hex-integer", "players=22", "players=0x16", "[scene] players: '0x16' is not an integer" },
 };
+
+/* A FIFO or /dev/zero as --config: exit 78 at once, naming the file (timeout turns a
+ * hang into exit 124). */
+static void
+test_config_not_file(void)
+{
+  g_autofree char *fifo = g_build_filename(tmp_dir, "fifo.conf", NULL);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  const char *paths[] = { fifo, "/dev/zero" };
+  const char *kinds[] = { "a FIFO", "a character device" };
+  for (int i = 0; i < 2; i++) {
+    const char *argv[] = { "timeout", "60", STEREOD_SIM, "--config", paths[i], "--quiet",
+                           NULL };
+    g_autofree char *err = NULL;
+    int status = 0;
+    g_autoptr(GError) error = NULL;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               NULL, &err, &status, &error));
+    g_assert_no_error(error);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 78);
+    g_autofree char *want = g_strdup_printf("stereod-sim: %s: not a regular file (%s)\n",
+                                            paths[i], kinds[i]);
+    g_assert_cmpstr(err, ==, want);
+  }
+  g_unlink(fifo);
+}
 
 static void
 test_config_error(gconstpointer data)
@@ -446,6 +481,33 @@ test_config_error(gconstpointer data)
   g_test_message("%s", err);
   g_assert_true(g_str_has_prefix(err, expect));
   g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+}
+
+/* The demo calibrations that config/stereod.conf names (config/calib/demo-*.conf) are
+ * byte for byte what stereod-sim writes for config/demo/sim.conf. */
+static void
+test_demo_calibrations(void)
+{
+  g_autofree char *sim_conf = g_build_filename(STEREOD_SOURCE_DIR, "config", "demo",
+                                               "sim.conf", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SimConfig) cfg = sim_config_load(sim_conf, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(cfg->n_pairs, ==, 2);
+  for (int i = 0; i < cfg->n_pairs; i++) {
+    SimCamera camera;
+    sim_camera_init(&camera, &cfg->pairs[i]);
+    StereoCalib calib;
+    sim_camera_get_calib(&camera, &calib);
+    g_autofree char *want = calib_to_data(&calib);
+    g_autofree char *name = g_strdup_printf("demo-%s.conf", cfg->pairs[i].name);
+    g_autofree char *path = g_build_filename(STEREOD_SOURCE_DIR, "config", "calib", name, NULL);
+    g_autofree char *have = NULL;
+    g_assert_true(g_file_get_contents(path, &have, NULL, NULL));
+    if (strcmp(have, want) != 0)
+      g_error("%s is not what stereod-sim writes for %s (regenerate it: "
+              "config/calib/README.md)", path, sim_conf);
+  }
 }
 
 static void
@@ -480,6 +542,8 @@ main(int argc, char **argv)
   g_test_add_func("/sim/geometry", test_geometry);
   g_test_add_func("/sim/distortion", test_distortion);
   g_test_add_func("/sim/jpeg", test_jpeg);
+  g_test_add_func("/sim/config-not-file", test_config_not_file);
+  g_test_add_func("/sim/demo-calibrations", test_demo_calibrations);
   for (gsize i = 0; i < G_N_ELEMENTS(config_cases); i++) {
     g_autofree char *name = g_strdup_printf("/sim/config-error/%s", config_cases[i].name);
     g_test_add_data_func(name, &config_cases[i], test_config_error);

@@ -1,11 +1,14 @@
-/* sim-config.c: the stereod-sim config file. Every key is range-checked, unknown groups
- * and keys are refused, numbers are parsed without locale; errors read
+/* sim-config.c: the stereod-sim config file, read with common/keyfile.h (a regular file
+ * of at most 1 MiB, no NUL byte, no group or key twice, decimal numbers without locale).
+ * Every key is range-checked, unknown groups and keys are refused; errors read
  * "FILE: [group] key: problem". The keys are documented in config/demo/sim.conf. */
 #include "sim.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
+
+#include "common/file.h"
+#include "common/keyfile.h"
 
 G_DEFINE_QUARK(stereod-sim-error-quark, sim_error)
 
@@ -18,145 +21,79 @@ static const char *const pair_keys[] = {
   "position", "look_at", "roll", "baseline", "focal", "width", "height", "cx", "cy",
   "noise", "distortion", NULL
 };
+static const char *const format_names[SIM_FORMAT_COUNT + 1] = { "jpg", "png", NULL };
+G_STATIC_ASSERT(SIM_FORMAT_JPEG == 0 && SIM_FORMAT_PNG == 1);
 
 typedef struct {
-  GKeyFile *kf;
-  const char *file;
+  const KeyFile *kf;
   const char *group;
 } Ctx;
 
-static bool G_GNUC_PRINTF(4, 5)
-fail(const Ctx *c, const char *key, GError **error, const char *format, ...)
-{
-  va_list ap;
-  va_start(ap, format);
-  g_autofree char *what = g_strdup_vprintf(format, ap);
-  va_end(ap);
-  if (key)
-    g_set_error(error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: [%s] %s: %s", c->file, c->group,
-                key, what);
-  else
-    g_set_error(error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: [%s]: %s", c->file, c->group, what);
-  return false;
-}
+#define fail(c, key, error, ...) \
+  keyfile_fail((c)->kf, error, SIM_ERROR_CONFIG, (c)->group, key, __VA_ARGS__)
+#define REQUIRED KEYFILE_REQUIRED
+#define OPTIONAL KEYFILE_OPTIONAL
 
-/* Returns the stripped value, or NULL when the key is absent. */
-static char *
-get(const Ctx *c, const char *key)
+static bool
+get_int64(const Ctx *c, const char *key, KeyFileFlags flags, gint64 lo, gint64 hi,
+          gint64 *out, GError **error)
 {
-  char *v = g_key_file_get_value(c->kf, c->group, key, NULL);
-  return v ? g_strstrip(v) : NULL;
+  return keyfile_get_int64(c->kf, c->group, key, flags, lo, hi, out, error);
 }
 
 static bool
-get_int64(const Ctx *c, const char *key, bool required, gint64 lo, gint64 hi, gint64 *out,
-          GError **error)
-{
-  g_autofree char *v = get(c, key);
-  if (!v)
-    return required ? fail(c, key, error, "missing") : true;
-  gint64 x;
-  if (!g_ascii_string_to_signed(v, 10, G_MININT64, G_MAXINT64, &x, NULL))
-    return fail(c, key, error, "'%s' is not an integer", v);
-  if (x < lo || x > hi)
-    return fail(c, key, error, "%" G_GINT64_FORMAT " is outside %" G_GINT64_FORMAT
-                "..%" G_GINT64_FORMAT, x, lo, hi);
-  *out = x;
-  return true;
-}
-
-static bool
-get_int(const Ctx *c, const char *key, bool required, int lo, int hi, int *out,
+get_int(const Ctx *c, const char *key, KeyFileFlags flags, int lo, int hi, int *out,
         GError **error)
 {
-  gint64 x = *out;
-  if (!get_int64(c, key, required, lo, hi, &x, error))
-    return false;
-  *out = (int)x;
-  return true;
+  return keyfile_get_int(c->kf, c->group, key, flags, lo, hi, out, error);
+}
+
+static bool
+get_double(const Ctx *c, const char *key, KeyFileFlags flags, double lo, double hi,
+           double *out, GError **error)
+{
+  return keyfile_get_double(c->kf, c->group, key, flags, lo, hi, out, error);
 }
 
 /* n finite numbers separated by commas and/or spaces, each within lo..hi. */
 static bool
-get_doubles(const Ctx *c, const char *key, bool required, int n, double lo, double hi,
-            double *out, bool *present, GError **error)
+get_doubles(const Ctx *c, const char *key, KeyFileFlags flags, int n, double lo, double hi,
+            double *out, GError **error)
 {
-  g_autofree char *v = get(c, key);
-  if (present)
-    *present = v != NULL;
-  if (!v)
-    return required ? fail(c, key, error, "missing") : true;
-  g_auto(GStrv) tokens = g_strsplit_set(v, " \t,", -1);
-  int count = 0;
-  for (int i = 0; tokens[i]; i++) {
-    if (!*tokens[i])
-      continue;
-    char *end = NULL;
-    errno = 0;
-    double x = g_ascii_strtod(tokens[i], &end);
-    if (end == tokens[i] || *end)
-      return fail(c, key, error, "'%s' is not a number", tokens[i]);
-    if (!isfinite(x) || errno == ERANGE)
-      return fail(c, key, error, "'%s' is not a finite number", tokens[i]);
-    if (x < lo || x > hi)
-      return fail(c, key, error, "%g is outside %g..%g", x, lo, hi);
-    if (count < n)
-      out[count] = x;
-    count++;
-  }
-  if (count != n)
-    return fail(c, key, error, "expected %d number%s, found %d", n, n == 1 ? "" : "s", count);
-  return true;
+  return keyfile_get_doubles(c->kf, c->group, key, flags, n, lo, hi, out, error);
 }
 
 static bool
 get_bool(const Ctx *c, const char *key, bool *out, GError **error)
 {
-  g_autofree char *v = get(c, key);
-  if (!v)
-    return true;
-  if (strcmp(v, "true") == 0)
-    *out = true;
-  else if (strcmp(v, "false") == 0)
-    *out = false;
-  else
-    return fail(c, key, error, "'%s' is not true or false", v);
-  return true;
+  return keyfile_get_bool(c->kf, c->group, key, OPTIONAL, out, error);
 }
 
 static bool
 check_keys(const Ctx *c, const char *const *known, GError **error)
 {
-  g_auto(GStrv) keys = g_key_file_get_keys(c->kf, c->group, NULL, NULL);
-  for (int k = 0; keys && keys[k]; k++)
-    if (!g_strv_contains(known, keys[k]))
-      return fail(c, keys[k], error, "unknown key");
-  return true;
+  return keyfile_check_keys(c->kf, c->group, known, error);
 }
 
 static bool
 load_output(const Ctx *c, SimConfig *cfg, GError **error)
 {
-  g_autofree char *format = get(c, "format");
   gint64 seed = (gint64)cfg->seed;
+  int format = (int)cfg->format;
   if (!check_keys(c, output_keys, error) ||
-      !get_int(c, "frames", false, 1, 1000000, &cfg->frames, error) ||
-      !get_doubles(c, "fps", false, 1, 0.1, 1000.0, &cfg->fps, NULL, error) ||
-      !get_int64(c, "start_time_ns", false, 0, G_MAXINT64 / 2, &cfg->start_time_ns, error) ||
-      !get_int(c, "jpeg_quality", false, 1, 100, &cfg->jpeg_quality, error) ||
-      !get_int64(c, "seed", false, 0, G_MAXINT64, &seed, error) ||
-      !get_int(c, "supersample", false, 1, 4, &cfg->supersample, error))
+      !get_int(c, "frames", OPTIONAL, 1, 1000000, &cfg->frames, error) ||
+      !get_double(c, "fps", OPTIONAL, 0.1, 1000.0, &cfg->fps, error) ||
+      !get_int64(c, "start_time_ns", OPTIONAL, 0, G_MAXINT64 / 2, &cfg->start_time_ns,
+                 error) ||
+      !get_int(c, "jpeg_quality", OPTIONAL, 1, 100, &cfg->jpeg_quality, error) ||
+      !get_int64(c, "seed", OPTIONAL, 0, G_MAXINT64, &seed, error) ||
+      !get_int(c, "supersample", OPTIONAL, 1, 4, &cfg->supersample, error) ||
+      !keyfile_get_choice(c->kf, c->group, "format", OPTIONAL, format_names, &format, error))
     return false;
   cfg->seed = (guint64)seed;
-  if (format) {
-    if (strcmp(format, "jpg") == 0)
-      cfg->format = SIM_FORMAT_JPEG;
-    else if (strcmp(format, "png") == 0)
-      cfg->format = SIM_FORMAT_PNG;
-    else
-      return fail(c, "format", error, "'%s' is not jpg or png", format);
-  }
-  g_autofree char *dir = get(c, "dir");
+  cfg->format = (SimFormat)format;
+  /* The raw value, as before: a folder name is not unescaped. */
+  g_autofree char *dir = keyfile_get_value(c->kf, c->group, "dir");
   if (dir && !*dir)
     return fail(c, "dir", error, "empty");
   cfg->dir = g_steal_pointer(&dir);
@@ -167,9 +104,9 @@ static bool
 load_scene(const Ctx *c, SimConfig *cfg, GError **error)
 {
   return check_keys(c, scene_keys, error) &&
-         get_int(c, "players", false, 0, SIM_MAX_PLAYERS, &cfg->players, error) &&
+         get_int(c, "players", OPTIONAL, 0, SIM_MAX_PLAYERS, &cfg->players, error) &&
          get_bool(c, "ball", &cfg->ball, error) && get_bool(c, "stands", &cfg->stands, error) &&
-         get_doubles(c, "max_speed", false, 1, 0.5, 12.0, &cfg->max_speed, NULL, error);
+         get_double(c, "max_speed", OPTIONAL, 0.5, 12.0, &cfg->max_speed, error);
 }
 
 static bool
@@ -191,24 +128,23 @@ load_pair(const Ctx *c, const char *name, SimPairConfig *p, GError **error)
                 "and not start with '.'", name);
   p->name = g_strdup(name);
   p->noise = 1.0;
-  bool has_cx = false, has_cy = false;
   if (!check_keys(c, pair_keys, error) ||
-      !get_doubles(c, "position", true, 3, -1000.0, 1000.0, p->position, NULL, error) ||
-      !get_doubles(c, "look_at", true, 3, -1000.0, 1000.0, p->look_at, NULL, error) ||
-      !get_doubles(c, "roll", false, 1, -180.0, 180.0, &p->roll, NULL, error) ||
-      !get_doubles(c, "baseline", true, 1, 0.01, 20.0, &p->baseline, NULL, error) ||
-      !get_doubles(c, "focal", true, 1, 1.0, 100000.0, &p->focal, NULL, error) ||
-      !get_int(c, "width", true, 16, 8192, &p->width, error) ||
-      !get_int(c, "height", true, 16, 8192, &p->height, error) ||
-      !get_doubles(c, "cx", false, 1, -8192.0, 16384.0, &p->cx, &has_cx, error) ||
-      !get_doubles(c, "cy", false, 1, -8192.0, 16384.0, &p->cy, &has_cy, error) ||
-      !get_doubles(c, "noise", false, 1, 0.0, 50.0, &p->noise, NULL, error) ||
-      !get_doubles(c, "distortion", false, 5, -10.0, 10.0, p->distortion, &p->distorted,
-                   error))
+      !get_doubles(c, "position", REQUIRED, 3, -1000.0, 1000.0, p->position, error) ||
+      !get_doubles(c, "look_at", REQUIRED, 3, -1000.0, 1000.0, p->look_at, error) ||
+      !get_double(c, "roll", OPTIONAL, -180.0, 180.0, &p->roll, error) ||
+      !get_double(c, "baseline", REQUIRED, 0.01, 20.0, &p->baseline, error) ||
+      !get_double(c, "focal", REQUIRED, 1.0, 100000.0, &p->focal, error) ||
+      !get_int(c, "width", REQUIRED, 16, 8192, &p->width, error) ||
+      !get_int(c, "height", REQUIRED, 16, 8192, &p->height, error) ||
+      !get_double(c, "cx", OPTIONAL, -8192.0, 16384.0, &p->cx, error) ||
+      !get_double(c, "cy", OPTIONAL, -8192.0, 16384.0, &p->cy, error) ||
+      !get_double(c, "noise", OPTIONAL, 0.0, 50.0, &p->noise, error) ||
+      !get_doubles(c, "distortion", OPTIONAL, 5, -10.0, 10.0, p->distortion, error))
     return false;
-  if (!has_cx)
+  p->distorted = keyfile_has_key(c->kf, c->group, "distortion");
+  if (!keyfile_has_key(c->kf, c->group, "cx"))
     p->cx = (p->width - 1) / 2.0;
-  if (!has_cy)
+  if (!keyfile_has_key(c->kf, c->group, "cy"))
     p->cy = (p->height - 1) / 2.0;
   double f[3], n = 0.0;
   for (int i = 0; i < 3; i++) {
@@ -222,25 +158,28 @@ load_pair(const Ctx *c, const char *name, SimPairConfig *p, GError **error)
   return true;
 }
 
-SimConfig *
-sim_config_load(const char *path, GError **error)
+static KeyFileParams
+reader_params(void)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new();
-  g_autoptr(GError) local = NULL;
-  if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &local)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: %s", path, local->message);
-    return NULL;
-  }
+  KeyFileParams p = { .domain = SIM_ERROR, .max_size = FILE_MAX_CONFIG_SIZE };
+  for (int i = 0; i < KEYFILE_ERROR_COUNT; i++)
+    p.codes[i] = SIM_ERROR_CONFIG;
+  return p;
+}
+
+static SimConfig *
+load(const KeyFile *kf, const char *name, GError **error)
+{
   g_autoptr(SimConfig) cfg = g_new0(SimConfig, 1);
   *cfg = (SimConfig){
     .frames = 250, .fps = 25.0, .format = SIM_FORMAT_JPEG, .jpeg_quality = 90, .seed = 1,
     .supersample = 2, .players = 22, .ball = true, .stands = true, .max_speed = 9.0,
   };
   gsize n_groups = 0;
-  g_auto(GStrv) groups = g_key_file_get_groups(kf, &n_groups);
-  cfg->pairs = g_new0(SimPairConfig, MAX(n_groups, 1));
+  g_auto(GStrv) groups = keyfile_get_groups(kf, &n_groups);
+  cfg->pairs = g_new0(SimPairConfig, MIN(MAX(n_groups, 1), SIM_MAX_PAIRS));
   for (gsize g = 0; g < n_groups; g++) {
-    Ctx c = { kf, path, groups[g] };
+    Ctx c = { kf, groups[g] };
     bool ok;
     if (strcmp(groups[g], "output") == 0)
       ok = load_output(&c, cfg, error);
@@ -256,10 +195,28 @@ sim_config_load(const char *path, GError **error)
       return NULL;
   }
   if (cfg->n_pairs == 0) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: no [pair NAME] group", path);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_CONFIG, "%s: no [pair NAME] group", name);
     return NULL;
   }
   return g_steal_pointer(&cfg);
+}
+
+SimConfig *
+sim_config_load(const char *path, GError **error)
+{
+  g_return_val_if_fail(path, NULL);
+  KeyFileParams params = reader_params();
+  g_autoptr(KeyFile) kf = keyfile_load_file(&params, path, error);
+  return kf ? load(kf, path, error) : NULL;
+}
+
+SimConfig *
+sim_config_load_data(const char *data, gsize length, const char *name, GError **error)
+{
+  g_return_val_if_fail(data && name, NULL);
+  KeyFileParams params = reader_params();
+  g_autoptr(KeyFile) kf = keyfile_load_data(&params, data, length, name, error);
+  return kf ? load(kf, name, error) : NULL;
 }
 
 void

@@ -74,8 +74,13 @@ typedef struct {
   SimPairConfig *pairs;
 } SimConfig;
 
-/* Loads and validates; errors are "FILE: [group] key: problem" in SIM_ERROR_CONFIG. */
+/* Loads and validates (common/keyfile.h: a regular file of at most 1 MiB, no NUL byte,
+ * no group or key twice, decimal numbers); errors are "FILE: [group] key: problem" in
+ * SIM_ERROR_CONFIG. */
 SimConfig *sim_config_load(const char *path, GError **error);
+/* The same for text in memory; `name` stands for the file in messages. */
+SimConfig *sim_config_load_data(const char *data, gsize length, const char *name,
+                                GError **error);
 void sim_config_free(SimConfig *config);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimConfig, sim_config_free)
 

@@ -1,5 +1,5 @@
 /* notify.c: sd_notify over a plain AF_UNIX datagram socket (protocol in notify.h). */
-#include "notify.h"
+#include "common/notify.h"
 
 #include <errno.h>
 #include <stddef.h>
