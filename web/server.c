@@ -270,6 +270,10 @@ source_init(WebServer *s, WebSource *src, const WebPairConfig *pair, const char 
     src->scale_fixed = true;
   }
   src->scale.max_height = s->config->max_height;
+  if (pair && !s->config->stereod)
+    g_strlcpy(src->pictures[WEB_VIEW_LEFT].error,
+              "left images need stereod's metrics address ([web] stereod=)",
+              sizeof src->pictures[WEB_VIEW_LEFT].error);
 }
 
 WebServer *

@@ -15,8 +15,10 @@
 
 #include "common/keyfile.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #define BOUNDARY "stereod-frame"
 
@@ -240,6 +242,20 @@ disconnect(WebClient *c)
   client_done(c);
 }
 
+/* Whether the peer closed its end: a streaming client sends nothing after its request, so
+ * a readable socket that reads as end of file is one that left (noticed here even when
+ * nothing was written to it lately). */
+static bool
+peer_left(WebClient *c)
+{
+  GSocket *sock = soup_server_message_get_socket(c->msg);
+  if (!sock)
+    return true;
+  char b;
+  ssize_t n = recv(g_socket_get_fd(sock), &b, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 void
 web_stream_check_stalls(WebServer *s)
 {
@@ -248,6 +264,10 @@ web_stream_check_stalls(WebServer *s)
   for (GList *l = s->clients; l;) {
     WebClient *c = l->data;
     l = l->next;   /* disconnect() takes c out of the list */
+    if (peer_left(c)) {
+      disconnect(c);
+      continue;
+    }
     if (c->queued > 0 && now - c->progress_us > limit) {
       s->dropped++;
       g_message("client %s took nothing for %.0f s (%" G_GUINT64_FORMAT " bytes waiting): "

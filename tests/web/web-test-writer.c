@@ -2,11 +2,12 @@
  * stereod-web (no GPU, no cameras).
  *
  *   web-test-writer --pairs A,B[,...] [--size WxH] [--hz HZ] [--players N]
- *                   [--socket PATH] [--heightmap-ring NAME] [--seconds S]
+ *                   [--socket PATH] [--heightmap-ring NAME] [--seconds S] [--noise]
  *
  * Per pair a ring with disparity (1/32 px), depth (mm) and confidence planes: a ramp
  * from 8 px at the top to 40 px at the bottom, a 56 px square moving left to right, an
- * invalid band on the left (the L-R check's), confidence 200 where valid. With
+ * invalid band on the left (the L-R check's), confidence 200 where valid; --noise adds
+ * up to 4 px of pseudo-random disparity to every pixel (large JPEG pictures). With
  * --heightmap-ring a height-map ring (FLOAT32 m over x -55.5..55.5, y -37..37 in 0.2 m
  * cells, producer[] as stereod-heightmap writes it): 0 m over the pitch, no data around,
  * a 1.8 m disc under each player. With --socket the players as JSON lines on that socket,
@@ -49,8 +50,9 @@ player_position(int i, double t, double *x, double *y)
 }
 
 static void
-fill_pair(RingWriterSlot *s, uint64_t n)
+fill_pair(RingWriterSlot *s, uint64_t n, bool noise)
 {
+  uint32_t seed = (uint32_t)n * 2654435761u + 1;
   uint32_t w = s->width, h = s->height;
   int sq = (int)(n * 7 % (w > 64 ? w - 56 : 1));
   for (uint32_t y = 0; y < h; y++) {
@@ -64,6 +66,10 @@ fill_pair(RingWriterSlot *s, uint64_t n)
       double px = 8.0 + 32.0 * y / h;
       if ((int)x >= sq && (int)x < sq + 56 && y >= h / 3 && y < h / 3 + 56)
         px = 56;
+      if (noise) {
+        seed = seed * 1664525u + 1013904223u;
+        px += (double)(seed >> 24) / 64.0;
+      }
       bool valid = x >= 8;
       d[x] = valid ? (int16_t)lround(px * 32) : STEREOD_RING_DISPARITY_INVALID;
       z[x] = valid ? (uint16_t)lround(1000.0 * 250.0 / px) : 0;   /* fx B = 250 px m */
@@ -92,6 +98,7 @@ main(int argc, char **argv)
   g_autofree char *pairs_text = NULL, *size = NULL, *socket_path = NULL, *hm_ring = NULL;
   gdouble hz = 5, seconds = 600;
   gint players = 7;
+  gboolean noise = FALSE;
   GOptionEntry entries[] = {
     { "pairs", 0, 0, G_OPTION_ARG_STRING, &pairs_text, "pair names", "A,B" },
     { "size", 0, 0, G_OPTION_ARG_STRING, &size, "frame size", "WxH" },
@@ -100,6 +107,7 @@ main(int argc, char **argv)
     { "socket", 0, 0, G_OPTION_ARG_FILENAME, &socket_path, "JSON socket", "PATH" },
     { "heightmap-ring", 0, 0, G_OPTION_ARG_STRING, &hm_ring, "height-map ring", "NAME" },
     { "seconds", 0, 0, G_OPTION_ARG_DOUBLE, &seconds, "run at most this long", "S" },
+    { "noise", 0, 0, G_OPTION_ARG_NONE, &noise, "noisy disparities", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) oc = g_option_context_new(NULL);
@@ -165,7 +173,7 @@ main(int argc, char **argv)
       RingWriterSlot slot;
       if (ring_writer_begin(rings[i], &slot) < 0)
         return 1;
-      fill_pair(&slot, n);
+      fill_pair(&slot, n, noise);
       RingWriterMeta meta = { .frame_number = n, .capture_ns = capture };
       ring_writer_commit(rings[i], &meta);
     }
