@@ -1,6 +1,7 @@
-/* calib.c: calibration files (load, validate, save) and the geometry of a rectified pair.
- * The format is documented in config/calib/example.conf. */
-#include "calib.h"
+/* calib.c: calibration files (load, validate, save) and the geometry of a rectified pair;
+ * the lens model and its checks are in calib-lens.c. The format is documented in
+ * config/calib/example.conf. */
+#include "calib-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -83,6 +84,25 @@ read_numbers(const Reader *r, const char *group, const char *key, int n, double 
 {
   return keyfile_get_doubles(r->kf, group, key, KEYFILE_REQUIRED, n, -G_MAXDOUBLE,
                              G_MAXDOUBLE, out, error);
+}
+
+/* A distortion key: the coefficients of one of OpenCV's models (4, 5, 8, 12 or 14
+ * numbers, CalibDistTerm order); the terms it does not have are 0. */
+static bool
+read_distortion(const Reader *r, const char *group, double *out, GError **error)
+{
+  g_autofree char *value = keyfile_get_value(r->kf, group, "distortion");
+  if (!value)
+    return fail(error, CALIB_ERROR_MISSING, r->file, group, "distortion", "missing (required)");
+  g_auto(GStrv) tokens = g_strsplit_set(value, " \t,", -1);
+  int n = 0;
+  for (int i = 0; tokens[i]; i++)
+    n += tokens[i][0] != '\0';
+  if (n != 4 && n != 5 && n != 8 && n != 12 && n != 14)
+    return fail(error, CALIB_ERROR_MALFORMED, r->file, group, "distortion",
+                "expected 4, 5, 8, 12 or 14 numbers (OpenCV's distortion models), found %d", n);
+  memset(out, 0, CALIB_DIST_COUNT * sizeof(double));
+  return read_numbers(r, group, "distortion", n, out, error);
 }
 
 static bool
@@ -182,8 +202,9 @@ validate_named(const StereoCalib *c, const char *file, GError **error)
 
   /* Every number finite, whatever produced the struct. */
   struct { const char *group, *key; const double *v; int n; } all[] = {
-    { "left", "K", c->K_left, 9 }, { "left", "distortion", c->dist_left, 5 },
-    { "right", "K", c->K_right, 9 }, { "right", "distortion", c->dist_right, 5 },
+    { "left", "K", c->K_left, 9 }, { "left", "distortion", c->dist_left, CALIB_DIST_COUNT },
+    { "right", "K", c->K_right, 9 },
+    { "right", "distortion", c->dist_right, CALIB_DIST_COUNT },
     { "rectification", "R1", c->R1, 9 }, { "rectification", "R2", c->R2, 9 },
     { "rectification", "P1", c->P1, 12 }, { "rectification", "P2", c->P2, 12 },
     { "rectification", "Q", c->Q, 16 }, { "pose", "rotation", c->pose_rotation, 9 },
@@ -201,6 +222,9 @@ validate_named(const StereoCalib *c, const char *file, GError **error)
       !check_rotation(c->R2, file, "rectification", "R2", error))
     return false;
   if (!check_P(c->P1, file, "P1", error) || !check_P(c->P2, file, "P2", error))
+    return false;
+  if (!calib_check_lens(c, CALIB_LEFT, file, error) ||
+      !calib_check_lens(c, CALIB_RIGHT, file, error))
     return false;
   if (c->P1[3] != 0.0)
     return fail(error, CALIB_ERROR_INVALID, file, "rectification", "P1",
@@ -243,9 +267,9 @@ load_keyfile(const KeyFile *kf, const char *name, StereoCalib *calib, GError **e
       !read_int(&r, "calibration", "width", 1, CALIB_MAX_SIZE, &c.width, error) ||
       !read_int(&r, "calibration", "height", 1, CALIB_MAX_SIZE, &c.height, error) ||
       !read_numbers(&r, "left", "K", 9, c.K_left, error) ||
-      !read_numbers(&r, "left", "distortion", 5, c.dist_left, error) ||
+      !read_distortion(&r, "left", c.dist_left, error) ||
       !read_numbers(&r, "right", "K", 9, c.K_right, error) ||
-      !read_numbers(&r, "right", "distortion", 5, c.dist_right, error) ||
+      !read_distortion(&r, "right", c.dist_right, error) ||
       !read_numbers(&r, "rectification", "R1", 9, c.R1, error) ||
       !read_numbers(&r, "rectification", "R2", 9, c.R2, error) ||
       !read_numbers(&r, "rectification", "P1", 12, c.P1, error) ||
@@ -295,6 +319,23 @@ append_numbers(GString *s, const char *key, const double *v, int n, int per_line
   g_string_append_c(s, '\n');
 }
 
+/* The coefficients of the shortest model that holds them, grouped as OpenCV's models
+ * extend each other: "k1 k2 p1 p2 k3  k4 k5 k6  s1 s2 s3 s4  tau_x tau_y". */
+static void
+append_distortion(GString *s, const double *dist)
+{
+  int n = calib_dist_model(dist);
+  g_string_append(s, "distortion=");
+  for (int i = 0; i < n; i++) {
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_ascii_dtostr(buf, sizeof(buf), dist[i] == 0.0 ? 0.0 : dist[i]);  /* no "-0" */
+    if (i > 0)
+      g_string_append(s, i == 5 || i == 8 || i == 12 ? "  " : " ");
+    g_string_append(s, buf);
+  }
+  g_string_append_c(s, '\n');
+}
+
 char *
 calib_to_data(const StereoCalib *c)
 {
@@ -305,10 +346,10 @@ calib_to_data(const StereoCalib *c)
                          CALIB_VERSION, c->width, c->height);
   g_string_append(s, "[left]\n");
   append_numbers(s, "K", c->K_left, 9, 3);
-  append_numbers(s, "distortion", c->dist_left, 5, 5);
+  append_distortion(s, c->dist_left);
   g_string_append(s, "\n[right]\n");
   append_numbers(s, "K", c->K_right, 9, 3);
-  append_numbers(s, "distortion", c->dist_right, 5, 5);
+  append_distortion(s, c->dist_right);
   g_string_append(s, "\n[rectification]\n");
   append_numbers(s, "R1", c->R1, 9, 3);
   append_numbers(s, "R2", c->R2, 9, 3);
@@ -352,8 +393,8 @@ calib_init_ideal(StereoCalib *c, int width, int height, double focal, double cx,
   memcpy(c->K_left, K, sizeof(K));
   memcpy(c->K_right, K, sizeof(K));
   if (dist) {
-    memcpy(c->dist_left, dist, sizeof(c->dist_left));
-    memcpy(c->dist_right, dist, sizeof(c->dist_right));
+    memcpy(c->dist_left, dist, 5 * sizeof(double));
+    memcpy(c->dist_right, dist, 5 * sizeof(double));
   }
   memcpy(c->R1, I, sizeof(I));
   memcpy(c->R2, I, sizeof(I));
@@ -484,29 +525,4 @@ calib_rotation_from_quaternion(const double in[4], double R[9])
   R[6] = 2 * (x * z - w * y);
   R[7] = 2 * (y * z + w * x);
   R[8] = 1 - 2 * (x * x + y * y);
-}
-
-void
-calib_rectified_to_raw(const StereoCalib *c, CalibSide side, double x, double y, double *u,
-                       double *v)
-{
-  const double *P = side == CALIB_LEFT ? c->P1 : c->P2;
-  const double *R = side == CALIB_LEFT ? c->R1 : c->R2;
-  const double *K = side == CALIB_LEFT ? c->K_left : c->K_right;
-  const double *D = side == CALIB_LEFT ? c->dist_left : c->dist_right;
-  /* Ray in the rectified frame: inverse of the upper-triangular P[:, :3]. */
-  double ry = (y - P[6]) / P[5];
-  double rx = (x - P[2] - P[1] * ry) / P[0];
-  double r[3] = { rx, ry, 1.0 };
-  /* Into the raw camera frame: R^T. */
-  double q[3];
-  for (int i = 0; i < 3; i++)
-    q[i] = R[i] * r[0] + R[3 + i] * r[1] + R[6 + i] * r[2];
-  double xn = q[0] / q[2], yn = q[1] / q[2];
-  double r2 = xn * xn + yn * yn;
-  double radial = 1.0 + r2 * (D[0] + r2 * (D[1] + r2 * D[4]));
-  double xd = xn * radial + 2.0 * D[2] * xn * yn + D[3] * (r2 + 2.0 * xn * xn);
-  double yd = yn * radial + D[2] * (r2 + 2.0 * yn * yn) + 2.0 * D[3] * xn * yn;
-  *u = K[0] * xd + K[1] * yd + K[2];
-  *v = K[4] * yd + K[5];
 }

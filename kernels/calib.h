@@ -1,9 +1,9 @@
 /* calib.h: the calibration of one stereo pair, its file format and its geometry.
  *
  * A calibration file is a GKeyFile documented key by key in config/calib/example.conf:
- * the image size, the intrinsics K and OpenCV distortion (k1 k2 p1 p2 k3) of both raw
- * cameras, the output of OpenCV's stereoRectify (R1 R2 P1 P2 Q) and the pose of the
- * LEFT RECTIFIED camera in pitch coordinates.
+ * the image size, the intrinsics K and OpenCV distortion (any of OpenCV's models: 4, 5,
+ * 8, 12 or 14 coefficients) of both raw cameras, the output of OpenCV's stereoRectify
+ * (R1 R2 P1 P2 Q) and the pose of the LEFT RECTIFIED camera in pitch coordinates.
  *
  * Conventions (all lengths in metres, pixels with their centres at integer coordinates,
  * x to the right and y down, as OpenCV):
@@ -29,13 +29,25 @@
 
 G_BEGIN_DECLS
 
+/* The lens distortion coefficients in OpenCV's order (distCoeffs of calibrateCamera with
+ * CALIB_RATIONAL_MODEL, CALIB_THIN_PRISM_MODEL and CALIB_TILTED_MODEL): radial k1..k6
+ * (k4..k6 divide), tangential p1 p2, thin prism s1..s4 and the sensor tilt tau_x tau_y
+ * (radians). OpenCV's shorter models are this one with the later terms 0. */
+typedef enum {
+  CALIB_DIST_K1, CALIB_DIST_K2, CALIB_DIST_P1, CALIB_DIST_P2, CALIB_DIST_K3,
+  CALIB_DIST_K4, CALIB_DIST_K5, CALIB_DIST_K6,
+  CALIB_DIST_S1, CALIB_DIST_S2, CALIB_DIST_S3, CALIB_DIST_S4,
+  CALIB_DIST_TAU_X, CALIB_DIST_TAU_Y,
+  CALIB_DIST_COUNT
+} CalibDistTerm;
+
 typedef struct {
   int width, height;            /* image size, px, same for both cameras and the rectified views */
 
-  double K_left[9];             /* raw left intrinsics: fx 0 cx / 0 fy cy / 0 0 1 */
-  double dist_left[5];          /* k1 k2 p1 p2 k3 */
+  double K_left[9];             /* raw left intrinsics: fx s cx / 0 fy cy / 0 0 1 */
+  double dist_left[CALIB_DIST_COUNT];   /* CalibDistTerm order; unused terms 0 */
   double K_right[9];
-  double dist_right[5];
+  double dist_right[CALIB_DIST_COUNT];
 
   double R1[9];                 /* rotation raw left camera -> rectified left camera */
   double R2[9];                 /* rotation raw right camera -> rectified right camera */
@@ -76,18 +88,26 @@ bool calib_load_data(const char *data, gsize length, const char *name, StereoCal
 bool calib_validate(const StereoCalib *calib, GError **error);
 
 /* Writes the calibration (validated first) with every number at full precision,
- * atomically (temporary file + rename). */
+ * atomically (temporary file + rename). Each distortion key gets the shortest of
+ * OpenCV's models (5, 8, 12 or 14 numbers) that holds its non-zero coefficients, so a
+ * five-coefficient file is written back byte for byte. */
 bool calib_save(const char *path, const StereoCalib *calib, GError **error);
 /* The file text calib_save() writes; free with g_free(). */
 char *calib_to_data(const StereoCalib *calib);
 
 /* An ideal pair: both raw cameras have intrinsics fx = fy = focal, (cx, cy), the given
- * distortion (NULL = none) and are already parallel (R1 = R2 = identity); the rectified
- * views keep the same focal length and principal point; the right camera is at
- * +baseline along the left camera's x axis. `rotation`/`centre` give the pose. */
+ * five-coefficient distortion k1 k2 p1 p2 k3 (NULL = none; the higher terms are 0, set
+ * dist_left/dist_right afterwards for the others) and are already parallel (R1 = R2 =
+ * identity); the rectified views keep the same focal length and principal point; the
+ * right camera is at +baseline along the left camera's x axis. `rotation`/`centre` give
+ * the pose. */
 void calib_init_ideal(StereoCalib *calib, int width, int height, double focal, double cx,
                       double cy, double baseline, const double dist[5],
                       const double rotation[9], const double centre[3]);
+
+/* The number of coefficients of the shortest OpenCV model that holds every non-zero
+ * term of `dist`: 5 (k1 k2 p1 p2 k3), 8 (+ k4 k5 k6), 12 (+ s1..s4) or 14 (+ tau). */
+int calib_dist_model(const double dist[CALIB_DIST_COUNT]);
 
 /* Derived numbers of the rectified pair. */
 double calib_focal(const StereoCalib *calib);      /* f = P1[0][0], px */
@@ -124,7 +144,10 @@ typedef enum {
 } CalibSide;
 
 /* The rectification map of OpenCV's initUndistortRectifyMap for one pixel: rectified
- * pixel (x, y) of `side` -> position (u, v) in that side's raw, distorted image. */
+ * pixel (x, y) of `side` -> position (u, v) in that side's raw, distorted image, with the
+ * full 14-coefficient model (config/calib/README.md gives the formulas). One difference:
+ * a skew K[0][1] is applied (u = fx x'' + s y'' + cx), where OpenCV ignores it; its own
+ * calibration always leaves it 0. */
 void calib_rectified_to_raw(const StereoCalib *calib, CalibSide side, double x, double y,
                             double *u, double *v);
 

@@ -1,7 +1,9 @@
 #version 450
 // Rectification and undistortion (docs/algorithm.md §0): every rectified pixel samples
-// its raw image bilinearly at the position the map gives (computed once per pair from
-// the calibration); taps outside the raw image read 0 (OpenCV's BORDER_CONSTANT).
+// its raw image bilinearly at the position the map gives (computed once per pair in
+// double by calib_rectified_to_raw, OpenCV's full 14-coefficient lens model, so the
+// model costs nothing per frame); taps outside the raw image read 0 (OpenCV's
+// BORDER_CONSTANT).
 // Raw 8-bit layers 2k (left) and 2k+1 (right) -> RG32F level 0 (L in r, R in g).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(r8, binding = 0) readonly uniform image2DArray src;

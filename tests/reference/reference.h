@@ -153,8 +153,14 @@ bool ref_stereo_run(const StereoParams *p, const uint8_t *left, size_t left_stri
                     const uint8_t *right, size_t right_stride, float *disparity,
                     uint8_t *confidence, GError **error);
 
+/* OpenCV's initUndistortRectifyMap for one pixel with the full 14-coefficient model,
+ * written independently of calib_rectified_to_raw (which the engine uses) so that each
+ * checks the other: rectified pixel (x, y) of `side` -> raw distorted (u, v). */
+void ref_rectified_to_raw(const StereoCalib *calib, CalibSide side, double x, double y,
+                          double *u, double *v);
+
 /* Rectification of one raw 8-bit image: rectified pixel (x, y) samples the raw image at
- * calib_rectified_to_raw(x, y) bilinearly, taps outside the raw image reading 0 (OpenCV's
+ * ref_rectified_to_raw(x, y) bilinearly, taps outside the raw image reading 0 (OpenCV's
  * BORDER_CONSTANT). I = Y / 255 as in §1. 1 channel, the calibration's size. */
 RefImage *ref_rectify(const StereoCalib *calib, CalibSide side, const uint8_t *raw,
                       size_t stride);

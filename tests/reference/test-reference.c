@@ -1,11 +1,13 @@
 /* test-reference.c: checks the CPU reference against the analytic facts of
- * ALGORITHM.md §4.1 and docs/algorithm.md, a synthetic constant-disparity pair, and the
- * Middlebury scoring code on hand-made cases. */
+ * ALGORITHM.md §4.1 and docs/algorithm.md, a synthetic constant-disparity pair, the
+ * engine's rectification map against the reference's, and the Middlebury scoring code
+ * on hand-made cases. */
 #include <math.h>
 #include <string.h>
 
 #include "middlebury.h"
 #include "reference.h"
+#include "tests/common/test-seed.h"
 
 /* A w x h image of f(x). */
 static RefImage *
@@ -272,6 +274,93 @@ test_scene_load(void)
   g_assert_cmpint(s.n_noc, >, 384 * 288 / 2);
 }
 
+/* A random rotation of at most `angle` radians about a random axis (Rodrigues). */
+static void
+random_rotation(GRand *rng, double angle, double R[9])
+{
+  double a[3], n = 0;
+  for (int i = 0; i < 3; i++) {
+    a[i] = g_rand_double_range(rng, -1, 1);
+    n += a[i] * a[i];
+  }
+  n = sqrt(n);
+  double t = g_rand_double_range(rng, -angle, angle), c = cos(t), s = sin(t);
+  double x = a[0] / n, y = a[1] / n, z = a[2] / n;
+  double r[9] = {
+    c + x * x * (1 - c), x * y * (1 - c) - z * s, x * z * (1 - c) + y * s,
+    y * x * (1 - c) + z * s, c + y * y * (1 - c), y * z * (1 - c) - x * s,
+    z * x * (1 - c) - y * s, z * y * (1 - c) + x * s, c + z * z * (1 - c),
+  };
+  memcpy(R, r, sizeof(r));
+}
+
+/* calib_rectified_to_raw (the engine's map) against ref_rectified_to_raw (written
+ * independently from OpenCV's formulas) for each of OpenCV's models, on random
+ * calibrations with coefficients as fitted lenses have them: rational models with large
+ * k1 and k4 that nearly cancel, skew-free K, rotations up to 0.1 rad, the rectified
+ * principal point and focal length off the raw ones. Both are double: 1e-9 px. */
+static void
+test_rectify_map(void)
+{
+  g_autoptr(GRand) rng = test_seeded_rand();
+  static const int models[] = { 4, 5, 8, 12, 14 };
+  for (gsize m = 0; m < G_N_ELEMENTS(models); m++) {
+    double max_err = 0.0, max_shift = 0.0;
+    for (int trial = 0; trial < 50; trial++) {
+      const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0 };
+      const int w = 640, h = 480;
+      double f = g_rand_double_range(rng, 300, 1500);
+      StereoCalib c;
+      calib_init_ideal(&c, w, h, f * g_rand_double_range(rng, 0.8, 1.1),
+                       0.5 * w + g_rand_double_range(rng, -20, 20),
+                       0.5 * h + g_rand_double_range(rng, -20, 20), 0.3, NULL, rot, centre);
+      for (int side = 0; side < 2; side++) {
+        double *K = side ? c.K_right : c.K_left, *D = side ? c.dist_right : c.dist_left;
+        K[0] = f * g_rand_double_range(rng, 0.95, 1.05);
+        K[4] = K[0] * g_rand_double_range(rng, 0.98, 1.02);
+        K[2] = 0.5 * w + g_rand_double_range(rng, -30, 30);
+        K[5] = 0.5 * h + g_rand_double_range(rng, -30, 30);
+        do {
+          memset(D, 0, CALIB_DIST_COUNT * sizeof(double));
+          bool rational = models[m] >= 8 && g_rand_boolean(rng);
+          D[0] = rational ? g_rand_double_range(rng, 0, 20)
+                          : g_rand_double_range(rng, -0.4, 0.2);
+          D[1] = g_rand_double_range(rng, -0.3, 0.3) * (rational ? 10 : 1);
+          D[2] = g_rand_double_range(rng, -0.003, 0.003);
+          D[3] = g_rand_double_range(rng, -0.003, 0.003);
+          if (models[m] >= 5)
+            D[4] = g_rand_double_range(rng, -0.1, 0.1) * (rational ? 10 : 1);
+          if (models[m] >= 8) {
+            /* A fitted rational lens divides nearly as much as it multiplies. */
+            D[5] = (rational ? D[0] : 0) + g_rand_double_range(rng, -0.3, 0.3);
+            D[6] = (rational ? D[1] : 0) + g_rand_double_range(rng, -0.3, 0.3);
+            D[7] = (rational ? D[4] : 0) + g_rand_double_range(rng, -0.1, 0.1);
+          }
+          for (int i = 8; i < models[m] && i < 12; i++)
+            D[i] = g_rand_double_range(rng, -0.005, 0.005);
+          for (int i = 12; i < models[m]; i++)
+            D[i] = g_rand_double_range(rng, -0.05, 0.05);
+          random_rotation(rng, 0.1, side ? c.R2 : c.R1);
+        } while (!calib_validate(&c, NULL));
+      }
+      for (int k = 0; k < 100; k++) {
+        double x = k < 4 ? (k & 1) * (w - 1) : g_rand_double_range(rng, 0, w - 1);
+        double y = k < 4 ? (k >> 1) * (h - 1) : g_rand_double_range(rng, 0, h - 1);
+        for (int side = 0; side < 2; side++) {
+          double u, v, ru, rv;
+          calib_rectified_to_raw(&c, side ? CALIB_RIGHT : CALIB_LEFT, x, y, &u, &v);
+          ref_rectified_to_raw(&c, side ? CALIB_RIGHT : CALIB_LEFT, x, y, &ru, &rv);
+          max_err = MAX(max_err, MAX(fabs(u - ru), fabs(v - rv)));
+          max_shift = MAX(max_shift, MAX(fabs(u - x), fabs(v - y)));
+        }
+      }
+    }
+    g_test_message("rectify map, %d coefficients: max |calib - ref| %.3g px (the map moves "
+                   "pixels by up to %.0f px)", models[m], max_err, max_shift);
+    g_assert_cmpfloat(max_err, <, 1e-9);
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -281,6 +370,7 @@ main(int argc, char **argv)
   g_test_add_func("/reference/local-frequency", test_local_frequency);
   g_test_add_func("/reference/constant-disparity", test_constant_disparity);
   g_test_add_func("/reference/post-median-densify", test_post_median_densify);
+  g_test_add_func("/reference/rectify-map", test_rectify_map);
   g_test_add_func("/middlebury/scoring", test_scoring);
   g_test_add_func("/middlebury/scene-load", test_scene_load);
   return g_test_run();

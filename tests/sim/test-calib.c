@@ -1,5 +1,6 @@
-/* test-calib: calibration files (the documented example, round trip, one test per kind
- * of error) and the geometry helpers against values computed by hand. */
+/* test-calib: calibration files (the documented example, round trip, every distortion
+ * model, one test per kind of error) and the geometry helpers against values computed
+ * by hand. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -57,7 +58,7 @@ test_round_trip(void)
   g_assert_cmpint(back.height, ==, c.height);
   const double *a = c.K_left, *b = back.K_left;
   gsize n = (sizeof(c) - G_STRUCT_OFFSET(StereoCalib, K_left)) / sizeof(double);
-  g_assert_cmpuint(n, ==, 9 + 5 + 9 + 5 + 9 + 9 + 12 + 12 + 16 + 9 + 3);
+  g_assert_cmpuint(n, ==, 9 + 14 + 9 + 14 + 9 + 9 + 12 + 12 + 16 + 9 + 3);
   for (gsize i = 0; i < n; i++)
     g_assert_true(a[i] == b[i]);
 }
@@ -85,6 +86,105 @@ edit(const char *text, const char *prefix, const char *line)
   }
   g_assert_true(done);
   return g_string_free(out, false);
+}
+
+/* calib-v1.conf is what calib_save wrote before the distortion keys took more than five
+ * numbers: it must load and be written back byte for byte. */
+static void
+test_v1_bytes(void)
+{
+  g_autofree char *path = g_build_filename(STEREOD_SOURCE_DIR, "tests", "sim", "calib-v1.conf",
+                                           NULL);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  StereoCalib c;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(calib_load(path, &c, &error));
+  g_assert_no_error(error);
+  g_assert_cmpint(calib_dist_model(c.dist_left), ==, 5);
+  for (int i = 5; i < CALIB_DIST_COUNT; i++)
+    g_assert_true(c.dist_left[i] == 0.0 && c.dist_right[i] == 0.0);
+  g_autofree char *again = calib_to_data(&c);
+  g_assert_cmpstr(again, ==, text);
+}
+
+/* The numbers of `key` in the text of a calibration: how many, and the first line. */
+static int
+count_numbers(const char *text, const char *group, const char *key)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  g_assert_true(g_key_file_load_from_data(kf, text, -1, G_KEY_FILE_NONE, NULL));
+  g_autofree char *value = g_key_file_get_value(kf, group, key, NULL);
+  g_assert_nonnull(value);
+  g_auto(GStrv) tokens = g_strsplit_set(value, " ", -1);
+  int n = 0;
+  for (int i = 0; tokens[i]; i++)
+    n += tokens[i][0] != '\0';
+  return n;
+}
+
+/* The denominator check is over the image: the same lens passes when the image does not
+ * reach its zero (r^2 = 2.22 for k4 = -0.45 against 2.05 at the corners). */
+static void
+test_denominator(void)
+{
+  g_autofree char *text = example_text();
+  g_autofree char *ok = edit(text, "distortion=-0.081",
+                             "distortion=-0.081 0.112 0.0004 -0.0002 0  -0.45 0 0");
+  StereoCalib c;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(calib_load_data(ok, strlen(ok), "denominator", &c, &error));
+  g_assert_no_error(error);
+  /* Cropping the image to its upper half (r^2 up to 0.89) admits k4 = -1 (zero at 1). */
+  c.dist_left[CALIB_DIST_K4] = -1.0;
+  g_assert_false(calib_validate(&c, &error));
+  g_test_message("%s", error->message);
+  g_assert_nonnull(strstr(error->message, "r^2 up to 2.05"));
+  g_clear_error(&error);
+  c.height = 180;
+  c.P1[6] = c.P2[6] = 179.5;    /* the same principal point, the lower half cut off */
+  g_assert_true(calib_validate(&c, &error));
+  g_assert_no_error(error);
+}
+
+/* Each of OpenCV's models: saved with its own count (the shortest that holds the
+ * non-zero terms), loaded back exactly. */
+static void
+test_models(void)
+{
+  static const double R[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, C[3] = { 0, -80, 20 };
+  static const double full[CALIB_DIST_COUNT] = {
+    4.1, -2.2, 0.0011, -0.0007, 0.35, 4.0, -2.0, 0.3, 0.0021, -0.0013, 0.0008, 0.0004,
+    0.012, -0.008,
+  };
+  static const int models[] = { 5, 8, 12, 14 };
+  for (gsize m = 0; m < G_N_ELEMENTS(models); m++) {
+    StereoCalib c, back;
+    calib_init_ideal(&c, 640, 360, 700, 319.5, 179.5, 1.6, NULL, R, C);
+    memcpy(c.dist_left, full, models[m] * sizeof(double));
+    /* The right side with the model before (four numbers before five): written shorter. */
+    int shorter = m ? models[m - 1] : 4;
+    memcpy(c.dist_right, full, shorter * sizeof(double));
+    g_autoptr(GError) error = NULL;
+    g_assert_true(calib_validate(&c, &error));
+    g_autofree char *text = calib_to_data(&c);
+    g_assert_cmpint(count_numbers(text, "left", "distortion"), ==, models[m]);
+    g_assert_cmpint(count_numbers(text, "right", "distortion"), ==, MAX(shorter, 5));
+    g_assert_true(calib_load_data(text, strlen(text), "models", &back, &error));
+    g_assert_no_error(error);
+    g_assert_true(memcmp(back.dist_left, c.dist_left, sizeof(c.dist_left)) == 0);
+    g_assert_true(memcmp(back.dist_right, c.dist_right, sizeof(c.dist_right)) == 0);
+  }
+  /* Four numbers are k1 k2 p1 p2 (OpenCV's shortest model): k3 and the rest 0. */
+  g_autofree char *text = example_text();
+  g_autofree char *four = edit(text, "distortion=-0.081",
+                               "distortion=-0.081 0.112 0.0004 -0.0002");
+  StereoCalib c;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(calib_load_data(four, strlen(four), "four", &c, &error));
+  g_assert_cmpfloat(c.dist_left[3], ==, -0.0002);
+  for (int i = 4; i < CALIB_DIST_COUNT; i++)
+    g_assert_cmpfloat(c.dist_left[i], ==, 0.0);
 }
 
 typedef struct {
@@ -142,6 +242,33 @@ static const ErrorCase error_cases[] = {
     "integer" },
   { "height-range", "height=", "height=0", CALIB_ERROR_INVALID, "[calibration] height",
     "outside" },
+  { "distortion-count", "distortion=-0.081", "distortion=-0.081 0.112 0.0004 -0.0002 0 0",
+    CALIB_ERROR_MALFORMED, "[left] distortion", "4, 5, 8, 12 or 14" },
+  { "distortion-15", "distortion=-0.077",
+    "distortion=-0.077 0.104 0 0 0  0 0 0  0 0 0 0  0 0 0", CALIB_ERROR_MALFORMED,
+    "[right] distortion", "found 15" },
+  { "k4-range", "distortion=-0.081", "distortion=-0.081 0.112 0.0004 -0.0002 0  2000 0 0",
+    CALIB_ERROR_INVALID, "[left] distortion", "k4 = 2000 is outside -1000..1000" },
+  { "s3-range", "distortion=-0.081",
+    "distortion=-0.081 0.112 0.0004 -0.0002 0  0 0 0  0 0 -1e4 0", CALIB_ERROR_INVALID,
+    "[left] distortion", "s3" },
+  { "tilt-range", "distortion=-0.077",
+    "distortion=-0.077 0.104 0 0 0  0 0 0  0 0 0 0  0 0.6", CALIB_ERROR_INVALID,
+    "[right] distortion", "tau_y = 0.6 is outside -0.5..0.5 (radians)" },
+  /* 1 - 0.55 r^2 <= 0 from r^2 = 1.82; the example's R1 and R2 tilt the views down by 37
+   * degrees, so their bottom corners reach r^2 = 2.05 (test_denominator: -0.45 passes). */
+  { "denominator", "distortion=-0.081", "distortion=-0.081 0.112 0.0004 -0.0002 0  -0.55 0 0",
+    CALIB_ERROR_INVALID, "[left] distortion", "denominator" },
+  /* Positive at r^2 = 0 and 2.05 but not between: (1 - 2 s)(1 - s / 1.5) without and
+   * with a factor (1 + s), the minimum found where the derivative vanishes. */
+  { "denominator-k5", "distortion=-0.077",
+    "distortion=-0.077 0.104 0 0 0  -2.6666667 1.3333333 0", CALIB_ERROR_INVALID,
+    "[right] distortion", "denominator" },
+  { "denominator-k6", "distortion=-0.077",
+    "distortion=-0.077 0.104 0 0 0  -1.6666667 -1.3333333 1.3333333", CALIB_ERROR_INVALID,
+    "[right] distortion", "denominator" },
+  { "behind", "R1=", "R1=0 0 -1  0 1 0  1 0 0", CALIB_ERROR_INVALID, "[rectification] R1",
+    "behind the raw left camera" },
 };
 
 static void
@@ -317,6 +444,34 @@ test_rectify_map(void)
   calib_rectified_to_raw(&c, CALIB_RIGHT, 319.5, 179.5, &u, &v);
   g_assert_cmpfloat_with_epsilon(u, 319.5, 1e-9);
   g_assert_cmpfloat_with_epsilon(v, 200.0 + 0.75 * 700.0, 1e-9);
+
+  /* The rational k4 divides: xn = 100 / 700, u = 319.5 + 100 / (1 + 0.1 / 49). */
+  level_calib(&c, 319.5);
+  c.dist_left[CALIB_DIST_K4] = 0.1;
+  calib_rectified_to_raw(&c, CALIB_LEFT, 419.5, 179.5, &u, &v);
+  g_assert_cmpfloat_with_epsilon(u, 319.5 + 100.0 / (1.0 + 0.1 / 49.0), 1e-9);
+  g_assert_cmpfloat_with_epsilon(v, 179.5, 1e-12);
+  /* Thin prism at xn = yn = 0.1 (r^2 = 0.02): xd = 0.1 + s1 r^2 + s2 r^4,
+   * yd = 0.1 + s3 r^2 + s4 r^4. */
+  level_calib(&c, 319.5);
+  c.dist_left[CALIB_DIST_S1] = 0.01;
+  c.dist_left[CALIB_DIST_S2] = 0.5;
+  c.dist_left[CALIB_DIST_S3] = -0.02;
+  c.dist_left[CALIB_DIST_S4] = 0.25;
+  calib_rectified_to_raw(&c, CALIB_LEFT, 389.5, 249.5, &u, &v);
+  g_assert_cmpfloat_with_epsilon(u, 319.5 + 700.0 * (0.1 + 0.0002 + 0.0002), 1e-9);
+  g_assert_cmpfloat_with_epsilon(v, 179.5 + 700.0 * (0.1 - 0.0004 + 0.0001), 1e-9);
+  /* Tilt about x alone: Rt = Rx, T = [c 0 0; 0 1 0; 0 -s c] (c, s of tau_x), so (xd, yd)
+   * -> (c xd, yd) / (c - s yd); the principal point stays. */
+  level_calib(&c, 319.5);
+  double tau = 0.1, ct = cos(tau), st = sin(tau);
+  c.dist_left[CALIB_DIST_TAU_X] = tau;
+  calib_rectified_to_raw(&c, CALIB_LEFT, 319.5, 179.5, &u, &v);
+  g_assert_cmpfloat_with_epsilon(u, 319.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon(v, 179.5, 1e-12);
+  calib_rectified_to_raw(&c, CALIB_LEFT, 389.5, 249.5, &u, &v);
+  g_assert_cmpfloat_with_epsilon(u, 319.5 + 700.0 * ct * 0.1 / (ct - st * 0.1), 1e-9);
+  g_assert_cmpfloat_with_epsilon(v, 179.5 + 700.0 * 0.1 / (ct - st * 0.1), 1e-9);
 }
 
 int
@@ -328,6 +483,9 @@ main(int argc, char **argv)
   g_assert_nonnull(tmp_dir);
   g_test_add_func("/calib/example", test_example);
   g_test_add_func("/calib/round-trip", test_round_trip);
+  g_test_add_func("/calib/v1-bytes", test_v1_bytes);
+  g_test_add_func("/calib/models", test_models);
+  g_test_add_func("/calib/denominator", test_denominator);
   g_test_add_func("/calib/error/unreadable", test_unreadable);
   g_test_add_func("/calib/error/file-checks", test_file_checks);
   for (gsize i = 0; i < G_N_ELEMENTS(error_cases); i++) {

@@ -106,26 +106,47 @@ test_post(void)
   fixture_teardown(&f);
 }
 
-/* A calibration with lens distortion, a principal point off centre and rectifying
- * rotations, so the map exercises every term of calib_rectified_to_raw. */
+/* A calibration with a random lens of OpenCV's `model` (5, 8, 12 or 14 coefficients) on
+ * each side, rectifying rotations and raw principal points 0.1 w off centre (left
+ * camera to the right, right camera to the left). The coefficients keep the radial
+ * factor within 0.91..1.1 at r^2 <= 0.5 (the rectified corners) and the other terms
+ * under ~1.3 px, so the last column of the left view and the first of the right view map
+ * more than 1.5 px outside their raw images: the border rule is always exercised (about
+ * a fifth of the pixels have a tap outside), the rest of each view is inside. */
 static void
-distorted_calib(StereoCalib *c, int w, int h)
+random_calib(StereoCalib *c, int w, int h, int model)
 {
-  const double dist[5] = { -0.21, 0.06, 0.0012, -0.0008, -0.01 };
   const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 10 };
-  calib_init_ideal(c, w, h, 0.9 * w, 0.5 * w + 1.7, 0.5 * h - 2.3, 0.5, dist, rot, centre);
-  double a = 0.02, b = -0.015;  /* small rotations about y (left) and x (right) */
+  double f = 0.9 * w;
+  calib_init_ideal(c, w, h, 0.95 * f, 0.5 * w + 1.7, 0.5 * h - 2.3, 0.5, NULL, rot, centre);
+  for (int side = 0; side < 2; side++) {
+    double *K = side ? c->K_right : c->K_left, *D = side ? c->dist_right : c->dist_left;
+    K[0] = f * g_rand_double_range(stages_rng, 0.99, 1.01);
+    K[4] = K[0] * g_rand_double_range(stages_rng, 0.99, 1.01);
+    K[2] = (side ? 0.4 : 0.6) * w + g_rand_double_range(stages_rng, -1, 1);
+    K[5] = 0.5 * h + g_rand_double_range(stages_rng, -3, 3);
+    const double range[CALIB_DIST_COUNT] = { 0.08, 0.02, 0.002, 0.002, 0.01, 0.08, 0.02, 0.01,
+                                             0.003, 0.003, 0.003, 0.003, 0.03, 0.03 };
+    for (int i = 0; i < model; i++)
+      D[i] = g_rand_double_range(stages_rng, -range[i], range[i]);
+  }
+  double a = g_rand_double_range(stages_rng, -0.015, 0.015);
+  double b = g_rand_double_range(stages_rng, -0.02, 0.02);
   double r1[9] = { cos(a), 0, sin(a), 0, 1, 0, -sin(a), 0, cos(a) };
   double r2[9] = { 1, 0, 0, 0, cos(b), -sin(b), 0, sin(b), cos(b) };
   memcpy(c->R1, r1, sizeof r1);
   memcpy(c->R2, r2, sizeof r2);
-  for (int i = 0; i < 5; i++)
-    c->dist_right[i] = 0.8 * dist[i];
+  GError *error = NULL;
+  g_assert_true(calib_validate(c, &error));
+  g_assert_cmpint(calib_dist_model(c->dist_left), ==, model);
 }
 
-/* Rectification: bilinear interpolation of [0,1] intensities at positions from a map
- * stored in fp32 (the position itself is rounded to ~1e-4 px at 100 px, so a 1-level
- * intensity step per pixel moves the result by < 1e-6) and fp32 weights: 1e-5. */
+/* Rectification with each of OpenCV's distortion models: the engine's map
+ * (calib_rectified_to_raw, stored in fp32) sampled by the GPU against the reference
+ * (ref_rectified_to_raw in double, bilinear in double). Intensities are in [0, 1], so
+ * the bilinear sample moves by at most 1 per px of position per axis; fp32 rounds
+ * positions within (-128, 128) px by <= 3.8e-6 px per axis, fp32 weights add ~1e-7:
+ * 1e-5. */
 static void
 test_rectify(void)
 {
@@ -134,51 +155,58 @@ test_rectify(void)
   fixture_setup(&f, w, h);
   if (!f.ctx)
     return;
-  StereoCalib calib;
-  distorted_calib(&calib, w, h);
-  g_autofree uint8_t *raw = g_new(uint8_t, 2 * (size_t)w * h);
-  for (size_t i = 0; i < 2 * (size_t)w * h; i++)
-    raw[i] = (uint8_t)g_rand_int_range(stages_rng, 0, 256);
-  /* two layers: left raw, right raw */
-  GError *error = NULL;
-  GpuImageParams ip = { .label = "raw", .width = w, .height = h, .layers = 2,
-                        .format = GPU_FORMAT_R8 };
-  g_autoptr(GpuImage) raw8 = gpu_image_new(f.ctx, &ip, &error);
-  g_assert_no_error(error);
-  g_assert_true(gpu_image_upload(raw8, 0, raw, w, &error));
-  g_assert_true(gpu_image_upload(raw8, 1, raw + (size_t)w * h, w, &error));
-  GpuImageParams mp = { .label = "map", .width = w, .height = h, .layers = 2,
-                        .format = GPU_FORMAT_RG32F };
-  g_autoptr(GpuImage) map = gpu_image_new(f.ctx, &mp, &error);
-  g_assert_no_error(error);
-  g_autofree float *uv = g_new(float, 2 * (size_t)w * h);
-  int outside = 0;
-  for (int side = 0; side < 2; side++) {
-    for (int y = 0; y < h; y++)
-      for (int x = 0; x < w; x++) {
-        double u, v;
-        calib_rectified_to_raw(&calib, side ? CALIB_RIGHT : CALIB_LEFT, x, y, &u, &v);
-        uv[2 * (y * w + x)] = (float)u;
-        uv[2 * (y * w + x) + 1] = (float)v;
-        outside += u < 0 || v < 0 || u > w - 1 || v > h - 1;
-      }
-    g_assert_true(gpu_image_upload(map, side, uv, (size_t)w * 8, &error));
+  static const int models[] = { 5, 8, 12, 14 };
+  for (gsize m = 0; m < G_N_ELEMENTS(models); m++) {
+    StereoCalib calib;
+    random_calib(&calib, w, h, models[m]);
+    g_autofree uint8_t *raw = g_new(uint8_t, 2 * (size_t)w * h);
+    for (size_t i = 0; i < 2 * (size_t)w * h; i++)
+      raw[i] = (uint8_t)g_rand_int_range(stages_rng, 0, 256);
+    /* two layers: left raw, right raw */
+    GError *error = NULL;
+    GpuImageParams ip = { .label = "raw", .width = w, .height = h, .layers = 2,
+                          .format = GPU_FORMAT_R8 };
+    g_autoptr(GpuImage) raw8 = gpu_image_new(f.ctx, &ip, &error);
+    g_assert_no_error(error);
+    g_assert_true(gpu_image_upload(raw8, 0, raw, w, &error));
+    g_assert_true(gpu_image_upload(raw8, 1, raw + (size_t)w * h, w, &error));
+    GpuImageParams mp = { .label = "map", .width = w, .height = h, .layers = 2,
+                          .format = GPU_FORMAT_RG32F };
+    g_autoptr(GpuImage) map = gpu_image_new(f.ctx, &mp, &error);
+    g_assert_no_error(error);
+    g_autofree float *uv = g_new(float, 2 * (size_t)w * h);
+    int outside[2] = { 0, 0 };
+    for (int side = 0; side < 2; side++) {
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+          double u, v;
+          calib_rectified_to_raw(&calib, side ? CALIB_RIGHT : CALIB_LEFT, x, y, &u, &v);
+          g_assert_cmpfloat(fabs(u), <, 128.0);
+          g_assert_cmpfloat(fabs(v), <, 128.0);
+          uv[2 * (y * w + x)] = (float)u;
+          uv[2 * (y * w + x) + 1] = (float)v;
+          outside[side] += u < 0 || v < 0 || u > w - 1 || v > h - 1;
+        }
+      g_assert_true(gpu_image_upload(map, side, uv, (size_t)w * 8, &error));
+    }
+    g_assert_cmpint(outside[0], >=, h);   /* the border rule is exercised */
+    g_assert_cmpint(outside[1], >=, h);
+    g_autoptr(GpuImage) dst = image_new(f.ctx, w, h, GPU_FORMAT_RG32F);
+    poison(dst);
+    stereo_pass_rectify(f.ps, raw8, map, dst);
+    g_autofree float *out = download(dst);
+    check_all_finite(out, 2 * (size_t)w * h, "rectify");
+    g_autoptr(RefImage) rl = ref_rectify(&calib, CALIB_LEFT, raw, w);
+    g_autoptr(RefImage) rr = ref_rectify(&calib, CALIB_RIGHT, raw + (size_t)w * h, w);
+    double max_err = 0;
+    for (int i = 0; i < w * h; i++) {
+      max_err = MAX(max_err, fabs(out[2 * i] - rl->data[i]));
+      max_err = MAX(max_err, fabs(out[2 * i + 1] - rr->data[i]));
+    }
+    g_test_message("rectify, %d coefficients: %d + %d px outside, max abs error %.3g",
+                   models[m], outside[0], outside[1], max_err);
+    g_assert_cmpfloat(max_err, <, 1e-5);
   }
-  g_assert_cmpint(outside, >, 0);   /* the border rule is exercised */
-  g_autoptr(GpuImage) dst = image_new(f.ctx, w, h, GPU_FORMAT_RG32F);
-  poison(dst);
-  stereo_pass_rectify(f.ps, raw8, map, dst);
-  g_autofree float *out = download(dst);
-  check_all_finite(out, 2 * (size_t)w * h, "rectify");
-  g_autoptr(RefImage) rl = ref_rectify(&calib, CALIB_LEFT, raw, w);
-  g_autoptr(RefImage) rr = ref_rectify(&calib, CALIB_RIGHT, raw + (size_t)w * h, w);
-  double max_err = 0;
-  for (int i = 0; i < w * h; i++) {
-    max_err = MAX(max_err, fabs(out[2 * i] - rl->data[i]));
-    max_err = MAX(max_err, fabs(out[2 * i + 1] - rr->data[i]));
-  }
-  g_test_message("rectify max abs error %.3g", max_err);
-  g_assert_cmpfloat(max_err, <, 1e-5);
   fixture_teardown(&f);
 }
 
