@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bench/pairs.h"
+#include "stereod-config.h"
 #include "kernels/stereo.h"
 
 #define N_INPUTS BENCH_N_INPUTS
@@ -165,6 +166,7 @@ main(int argc, char **argv)
   g_autofree char *sizes_s = NULL, *scales_s = NULL, *flight_s = NULL, *csv_path = NULL;
   g_autofree char *device = NULL, *format_s = NULL, *save_dir = NULL;
   Options o = { .frames = 200, .warmup = 20, .max_disparity = 128 };
+  gboolean version = FALSE;
   GOptionEntry entries[] = {
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_s, "WxH list", "640x480,1920x1080" },
     { "scales", 0, 0, G_OPTION_ARG_STRING, &scales_s, "pyramid levels list", "1,5" },
@@ -179,14 +181,19 @@ main(int argc, char **argv)
     { "device", 0, 0, G_OPTION_ARG_STRING, &device, "EGL device", "D" },
     { "save-pairs", 0, 0, G_OPTION_ARG_FILENAME, &save_dir,
       "write the first input pair of each size as PGM (for bench/opencv_peer.py)", "DIR" },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL },
   };
   GError *error = NULL;
   g_autoptr(GOptionContext) oc = g_option_context_new("- stereo engine benchmark");
   g_option_context_add_main_entries(oc, entries, NULL);
   if (!g_option_context_parse(oc, &argc, &argv, &error)) {
-    fprintf(stderr, "stereod-bench: %s\n", error->message);
-    return 2;
+    fprintf(stderr, "stereod-bench: %s (see --help)\n", error->message);
+    return 64;   /* EX_USAGE */
+  }
+  if (version) {
+    printf("stereod-bench %s\n", STEREOD_VERSION);
+    return 0;
   }
   Size sizes[8];
   int scales[8], flights[8], n_sizes, n_scales, n_flights;
@@ -194,8 +201,8 @@ main(int argc, char **argv)
       !parse_list(scales_s ? scales_s : "5", scales, 8, &n_scales) ||
       !parse_list(flight_s ? flight_s : "1,4", flights, 8, &n_flights) || o.frames < 1 ||
       o.warmup < 0) {
-    fprintf(stderr, "stereod-bench: bad --sizes, --scales, --in-flight or --frames\n");
-    return 2;
+    fprintf(stderr, "stereod-bench: bad --sizes, --scales, --in-flight or --frames (see --help)\n");
+    return 64;
   }
   o.format = g_strcmp0(format_s, "float") == 0 ? STEREO_OUTPUT_FLOAT : STEREO_OUTPUT_S16;
   if (csv_path && !(o.csv = fopen(csv_path, "we"))) {

@@ -428,7 +428,7 @@ main(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(oc, &argc, &argv, &error) || argc > 1 || frames < 0 ||
       (json && table) || (no_publish && !json && !table && !png_dir)) {
-    fprintf(stderr, "stereod-heightmap: %s\n", error ? error->message :
+    fprintf(stderr, "stereod-heightmap: %s (see --help)\n", error ? error->message :
             argc > 1 ? "unexpected arguments" : frames < 0 ? "--frames must be >= 0" :
             json && table ? "--json and --table both write to stdout: pick one" :
             "--no-publish without --json, --table or --png has no output");
