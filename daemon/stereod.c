@@ -113,8 +113,8 @@ main(int argc, char **argv)
   g_option_context_add_group(oc, gst_init_get_option_group());
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(oc, &argc, &argv, &error)) {
-    fprintf(stderr, "stereod: %s\n", error->message);
-    return 2;
+    fprintf(stderr, "stereod: %s (see --help)\n", error->message);
+    return 64;   /* EX_USAGE */
   }
   if (version) {
     printf("stereod %s\n", STEREOD_VERSION);
