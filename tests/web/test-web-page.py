@@ -175,8 +175,12 @@ except (AssertionError, KeyError, ValueError, OSError, cp.BrowserError) as e:
 finally:
     if page:
         page.close()
-    for p in procs:
+    for p in procs:   # SIGTERM first: the writer closes and removes its rings
         if p.poll() is None:
-            p.kill()
-            p.wait()
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
     subprocess.run(["rm", "-rf", tmp])

@@ -280,8 +280,12 @@ except (AssertionError, KeyError, ValueError, OSError) as e:
     traceback.print_exc()
     fail(e)
 finally:
-    for p in procs:
+    for p in procs:   # SIGTERM first: the writer closes and removes its rings
         if p.poll() is None:
-            p.kill()
-            p.wait()
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
     subprocess.run(["rm", "-rf", tmp])
