@@ -7,14 +7,16 @@
 #include "web/web.h"
 
 #define WEB_LEFT_MAX_BYTES (32u << 20)   /* a left image (PGM) from stereod, at most */
-#define WEB_EVENTS_BACKLOG 65536         /* bytes an event client may have queued before
-                                            lines are skipped for it */
+#define WEB_EVENTS_BACKLOG (1u << 20)    /* bytes an event client may have queued before
+                                            players and stats lines are skipped for it */
 
 typedef struct WebServer WebServer;
 
 /* One picture of a source: the newest JPEG of a view, encoded once per new frame. */
 typedef struct {
   GBytes *jpeg;
+  GBytes *event;                  /* the "picture" event of this JPEG (base64), made when
+                                     an event client first needs it */
   uint64_t generation;            /* 0 = none yet */
   uint64_t frame_number, counter;
   char error[192];                /* why there is none ("" when there is one) */
@@ -48,6 +50,7 @@ typedef struct {
   WebClientKind kind;
   WebSource *source;              /* MJPEG */
   WebView view;
+  uint64_t *sent_pictures;        /* events: generation sent, per source and view */
   gint64 interval_us;
   guint timer;
   uint64_t sent_generation;
@@ -83,12 +86,17 @@ WebSource *web_server_find_source(WebServer *s, const char *name);
 /* The newest picture of `view` (encoding it when the source has a newer frame); NULL
  * when there is none yet (picture->error says why). */
 const WebPicture *web_source_picture(WebSource *src, WebView view);
+/* The views a source has on the page: left, color, confidence for a pair (left only
+ * with [web] stereod=), height for the height map. */
+bool web_source_shows(const WebSource *src, WebView view);
+/* The picture's "picture" event (made once per picture). */
+GBytes *web_picture_event(WebSource *src, WebView view);
 char *web_json_string(const char *text);   /* a JSON string literal, quotes included */
 void web_json_number(GString *out, double v);   /* null for NaN and the infinities */
 
 /* stream.c */
 void web_stream_mjpeg(WebServer *s, SoupServerMessage *msg, GHashTable *query);
-void web_stream_events(WebServer *s, SoupServerMessage *msg);
+void web_stream_events(WebServer *s, SoupServerMessage *msg, GHashTable *query);
 /* An event to every event client that has room for it ("players", "stats"). */
 void web_stream_broadcast(WebServer *s, const char *event, const char *data, gsize length);
 /* Drops the clients that took nothing for stall_s. */

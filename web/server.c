@@ -85,6 +85,7 @@ on_left(GBytes *body, const GError *error, gpointer data)
     return;
   }
   g_clear_pointer(&pic->jpeg, g_bytes_unref);
+  g_clear_pointer(&pic->event, g_bytes_unref);
   pic->jpeg = g_steal_pointer(&jpeg);
   pic->generation = ++src->left_generation;
   pic->error[0] = '\0';
@@ -145,12 +146,40 @@ web_source_picture(WebSource *src, WebView view)
     return pic->jpeg ? pic : NULL;
   }
   g_clear_pointer(&pic->jpeg, g_bytes_unref);
+  g_clear_pointer(&pic->event, g_bytes_unref);
   pic->jpeg = jpeg;
   pic->generation = src->view_generation;
   pic->frame_number = src->view.frame_number;
   pic->counter = src->view.counter;
   pic->error[0] = '\0';
   return pic;
+}
+
+bool
+web_source_shows(const WebSource *src, WebView view)
+{
+  if (!src->pair)
+    return view == WEB_VIEW_HEIGHT;
+  if (view == WEB_VIEW_LEFT)
+    return src->server->config->stereod != NULL;
+  return view == WEB_VIEW_COLOR || view == WEB_VIEW_CONFIDENCE;
+}
+
+GBytes *
+web_picture_event(WebSource *src, WebView view)
+{
+  WebPicture *pic = &src->pictures[view];
+  if (pic->event)
+    return pic->event;
+  gsize n;
+  const guchar *jpeg = g_bytes_get_data(pic->jpeg, &n);
+  g_autofree char *b64 = g_base64_encode(jpeg, n);
+  char *text = g_strdup_printf("event: picture\ndata: {\"source\":\"%s\",\"view\":\"%s\","
+                               "\"frame\":%" G_GUINT64_FORMAT ",\"counter\":%" G_GUINT64_FORMAT
+                               ",\"jpeg\":\"%s\"}\n\n", src->name, web_view_name(view),
+                               pic->frame_number, pic->counter, b64);
+  pic->event = g_bytes_new_take(text, strlen(text));
+  return pic->event;
 }
 
 /* ---------------------------------------------------------------- routes */
@@ -221,7 +250,7 @@ on_request(SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTabl
   else if (strcmp(path, "/api/stats") == 0)
     answer_json(msg, web_stats_json(s));
   else if (strcmp(path, "/events") == 0)
-    web_stream_events(s, msg);
+    web_stream_events(s, msg, query);
   else if (strcmp(path, "/stream.mjpg") == 0)
     web_stream_mjpeg(s, msg, query);
   else if (strcmp(path, "/snapshot.jpg") == 0)
@@ -345,8 +374,10 @@ web_server_free(WebServer *s)
     WebSource *src = &s->sources[i];
     web_ring_free(src->ring);
     stereod_frame_clear(&src->view);
-    for (int v = 0; v < WEB_VIEW_COUNT; v++)
+    for (int v = 0; v < WEB_VIEW_COUNT; v++) {
       g_clear_pointer(&src->pictures[v].jpeg, g_bytes_unref);
+      g_clear_pointer(&src->pictures[v].event, g_bytes_unref);
+    }
   }
   g_free(s->sources);
   web_encoder_free(s->encoder);

@@ -5,9 +5,11 @@
  * written every chunk it was given. A client's timer fires at the rate it asked for; a
  * new picture is appended (and the message unpaused) only when everything given before
  * was written to the socket ("wrote-body-data" counts it down), so a client that cannot
- * keep up gets fewer frames, and holds at most one picture in memory. Event clients get
- * every players line and the statistics while their backlog is under
- * WEB_EVENTS_BACKLOG, and skip lines beyond it. A client that took nothing for stall_s
+ * keep up gets fewer frames, and holds at most one picture in memory. Event clients (the
+ * page) get the pictures the same way, one round of every picture at a time as
+ * "picture" events (one connection for the whole page: browsers open at most six to a
+ * server, fewer than the page's pictures), and every players line and the statistics
+ * while their backlog is under WEB_EVENTS_BACKLOG, skipping lines beyond it. A client that took nothing for stall_s
  * is disconnected (its socket shut down: the write that waits fails, soup finishes the
  * message), so a stalled browser costs a bounded amount of memory and nothing else.
  */
@@ -22,11 +24,16 @@
 
 #define BOUNDARY "stereod-frame"
 
+static void watch_all(WebClient *c, int delta);
+
+/* The rings a client watches: its picture's, or every ring for an event client. */
 static void
 client_count(WebClient *c, int delta)
 {
   if (c->kind == WEB_CLIENT_MJPEG && c->view != WEB_VIEW_LEFT)
     web_ring_watch(c->source->ring, delta);
+  else if (c->kind == WEB_CLIENT_EVENTS)
+    watch_all(c, delta);
 }
 
 /* Takes the client out of the list (once); the message may still finish later. */
@@ -52,6 +59,7 @@ client_free(gpointer data)
 {
   WebClient *c = data;
   client_done(c);
+  g_free(c->sent_pictures);
   g_free(c->peer);
   g_free(c);
 }
@@ -205,13 +213,67 @@ send_event(WebClient *c, const char *event, const char *data, gsize length)
   soup_server_message_unpause(c->msg);
 }
 
-void
-web_stream_events(WebServer *s, SoupServerMessage *msg)
+/* At the client's rate: every picture of the page newer than the one it has, as one
+ * round of "picture" events, and only when the previous round was written (a client
+ * that cannot keep up gets fewer rounds; players and stats lines still go through). */
+static gboolean
+on_pictures_tick(gpointer data)
 {
+  WebClient *c = data;
+  WebServer *s = c->server;
+  if (c->queued > 0) {
+    c->skipped++;
+    return G_SOURCE_CONTINUE;
+  }
+  bool any = false;
+  for (int i = 0; i < s->n_sources; i++)
+    for (int v = 0; v < WEB_VIEW_COUNT; v++) {
+      WebSource *src = &s->sources[i];
+      if (!web_source_shows(src, (WebView)v))
+        continue;
+      const WebPicture *pic = web_source_picture(src, (WebView)v);
+      uint64_t *sent = &c->sent_pictures[i * WEB_VIEW_COUNT + v];
+      if (!pic || pic->generation == *sent)
+        continue;
+      append(c, NULL, 0, web_picture_event(src, (WebView)v));
+      *sent = pic->generation;
+      any = true;
+    }
+  if (any) {
+    c->sent++;
+    soup_server_message_unpause(c->msg);
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+watch_all(WebClient *c, int delta)
+{
+  WebServer *s = c->server;
+  for (int i = 0; i < s->n_sources; i++)
+    web_ring_watch(s->sources[i].ring, delta);
+}
+
+/* /events[?fps=F]: the configuration, the statistics every second, every players line,
+ * and the page's pictures at F rounds a second (default rate, at most max_rate). */
+void
+web_stream_events(WebServer *s, SoupServerMessage *msg, GHashTable *query)
+{
+  const char *fps_text = query ? g_hash_table_lookup(query, "fps") : NULL;
+  double fps = s->config->rate;
+  if (fps_text && (!keyfile_parse_double(fps_text, &fps) || !(fps > 0))) {
+    const char *text = "400: fps must be a number > 0\n";
+    soup_server_message_set_status(msg, SOUP_STATUS_BAD_REQUEST, NULL);
+    soup_server_message_set_response(msg, "text/plain", SOUP_MEMORY_STATIC, text,
+                                     strlen(text));
+    return;
+  }
   if (refuse_over_limit(s, msg))
     return;
   WebClient *c = g_new0(WebClient, 1);
   c->kind = WEB_CLIENT_EVENTS;
+  c->interval_us = (gint64)(1e6 / MIN(fps, s->config->max_rate));
+  c->sent_pictures = g_new0(uint64_t, (gsize)s->n_sources * WEB_VIEW_COUNT);
   stream_start(s, msg, c, "text/event-stream");
   /* what the page needs at once: the configuration, the statistics, the newest players */
   g_autofree char *config = web_config_json(s);
@@ -220,6 +282,8 @@ web_stream_events(WebServer *s, SoupServerMessage *msg)
   send_event(c, "stats", stats, strlen(stats));
   if (s->last_players)
     send_event(c, "players", s->last_players, strlen(s->last_players));
+  c->timer = g_timeout_add((guint)MAX(c->interval_us / 1000, 1), on_pictures_tick, c);
+  on_pictures_tick(c);   /* the pictures there are, at once */
 }
 
 void

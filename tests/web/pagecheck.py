@@ -3,12 +3,20 @@ the page's own state (window.stereodWeb), the boxes of its panels, and their pix
 import json
 
 # Everything the page shows once it runs: the configuration, statistics, a players line,
-# and a first frame in every picture it asked for.
+# and every picture it shows, received and decoded.
 READY_JS = """(() => {
   const s = window.stereodWeb;
   if (!s || !s.config || !s.stats || !s.players) return null;
-  const imgs = [...document.querySelectorAll('img')].filter((i) => i.getAttribute('src'));
-  if (!imgs.length || imgs.some((i) => !i.naturalWidth)) return null;
+  const want = [];
+  for (const p of s.config.pairs) {
+    want.push(p.name + '/color', p.name + '/confidence');
+    if (s.config.left) want.push(p.name + '/left');
+  }
+  if (s.config.heightmap) want.push('heightmap/height');
+  for (const k of want) {
+    const img = document.getElementById('img-' + k.replace('/', '-'));
+    if (!s.frames[k] || !img || !img.naturalWidth) return null;
+  }
   return true;
 })()"""
 
@@ -28,7 +36,8 @@ STATE_JS = """(() => {
     pairs: document.getElementById('hm-pairs').textContent,
     players: s.players, stats: s.stats,
     pitch: box(document.getElementById('hm-canvas')),
-    heights: box(document.getElementById('hm-img')),
+    heights: box(document.getElementById('img-heightmap-height')),
+    frames: s.frames,
     views: views,
     states: [...document.querySelectorAll('.state')].map((e) => e.textContent),
   });

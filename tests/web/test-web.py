@@ -205,6 +205,16 @@ try:
     served = {json.loads(l)["frame"]: l.decode() for l in lines.split(b"\n")[:-1]}
     names = [n for _, n, _ in events.events]
     assert names[0] == "config" and names[1] == "stats", names[:3]
+    import base64
+    pictures = events.of("picture")
+    shown = {(p["source"], p["view"]) for p in pictures}
+    assert shown == {("west", "color"), ("west", "confidence"), ("east", "color"),
+                     ("east", "confidence"), ("heightmap", "height")}, shown
+    for p in pictures:
+        assert jpeg_ok(base64.b64decode(p["jpeg"])), (p["source"], p["view"])
+    for key in shown:
+        counters = [p["counter"] for p in pictures if (p["source"], p["view"]) == key]
+        assert counters == sorted(set(counters)), (key, counters)
     players = [d for _, n, d in events.events if n == "players"]
     frames = [json.loads(d)["frame"] for d in players]
     assert frames == sorted(set(frames)), frames
