@@ -112,6 +112,28 @@ GInetSocketAddress *metrics_address_parse(const char *text, GError **error);
 /* "HOST:PORT" of an address as a URL authority ("[::1]:8088" for IPv6), newly allocated. */
 char *metrics_address_to_authority(GInetSocketAddress *address);
 
+/* ---------------------------------------------------------------- listener */
+
+/* The listening socket of a libsoup server, with a bound on the connections it holds:
+ * libsoup accepts any number, each an fd and some memory, so a local program could
+ * starve the process of fds. Connections are accepted here, counted while soup keeps
+ * them open, and one over `max_connections` is closed at once (counted, logged once per
+ * burst). Runs on the thread-default main context of the caller, which must be the
+ * server's. */
+typedef struct MetricsListener MetricsListener;
+typedef struct _SoupServer SoupServer;
+
+MetricsListener *metrics_listener_new(SoupServer *soup, GInetSocketAddress *address,
+                                      int max_connections, const char *label, GError **error);
+void metrics_listener_free(MetricsListener *listener);
+guint16 metrics_listener_get_port(MetricsListener *listener);
+/* Connections open now, and refused since the start. */
+int metrics_listener_get_open(MetricsListener *listener);
+/* The socket of the open connection from `remote` (soup gives its messages none when it
+ * did not accept them itself), or NULL. Borrowed: valid while the connection is open. */
+GSocket *metrics_listener_find(MetricsListener *listener, GSocketAddress *remote);
+uint64_t metrics_listener_get_refused(MetricsListener *listener);
+
 /* ---------------------------------------------------------------- server */
 
 typedef struct MetricsServer MetricsServer;
@@ -155,5 +177,6 @@ uint64_t metrics_server_get_requests(MetricsServer *server);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(MetricsRegistry, metrics_registry_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(MetricsServer, metrics_server_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(MetricsListener, metrics_listener_free)
 
 G_END_DECLS

@@ -12,8 +12,8 @@
 #include <libsoup/soup.h>
 #include <string.h>
 
-/* Requests in progress at once; more are answered 503 (a scraper needs one). */
-#define MAX_ACTIVE 32
+/* Connections held at once (a scraper needs one or two); more are closed at once. */
+#define MAX_CONNECTIONS 16
 
 struct MetricsServer {
   char *label;
@@ -30,7 +30,6 @@ struct MetricsServer {
   bool started;                 /* under lock: the thread bound (or failed to) */
   GError *start_error;          /* under lock */
   guint16 port;
-  gint active;                  /* atomic: requests being answered */
   guint64 requests;             /* atomic */
 };
 
@@ -64,11 +63,6 @@ on_request(SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTabl
     answer(msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL, NULL);
     return;
   }
-  if (g_atomic_int_add(&s->active, 1) >= MAX_ACTIVE) {
-    g_atomic_int_add(&s->active, -1);
-    answer(msg, SOUP_STATUS_SERVICE_UNAVAILABLE, NULL, NULL);
-    return;
-  }
   if (strcmp(path, "/metrics") == 0) {
     GString *text = g_string_sized_new(16384);
     metrics_registry_render(s->registry, text);
@@ -91,7 +85,6 @@ on_request(SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTabl
         answer(msg, status, NULL, NULL);
     }
   }
-  g_atomic_int_add(&s->active, -1);
 }
 
 static void
@@ -112,7 +105,9 @@ server_thread(gpointer data)
   SoupServer *soup = soup_server_new("server-header", NULL, NULL);
   soup_server_add_handler(soup, NULL, on_request, s, NULL);
   GError *error = NULL;
-  if (!soup_server_listen(soup, G_SOCKET_ADDRESS(s->address), 0, &error)) {
+  MetricsListener *listener = metrics_listener_new(soup, s->address, MAX_CONNECTIONS,
+                                                   s->label, &error);
+  if (!listener) {
     g_autofree char *where = metrics_address_to_authority(s->address);
     g_prefix_error(&error, "%s: cannot listen on %s: ", s->label, where);
     g_object_unref(soup);
@@ -120,16 +115,10 @@ server_thread(gpointer data)
     started(s, error);
     return NULL;
   }
-  GSList *listeners = soup_server_get_listeners(soup);
-  if (listeners) {
-    g_autoptr(GSocketAddress) local =
-      g_socket_get_local_address(G_SOCKET(listeners->data), NULL);
-    if (local && G_IS_INET_SOCKET_ADDRESS(local))
-      s->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(local));
-  }
-  g_slist_free(listeners);
+  s->port = metrics_listener_get_port(listener);
   started(s, NULL);
   g_main_loop_run(s->loop);
+  metrics_listener_free(listener);
   soup_server_disconnect(soup);
   g_object_unref(soup);
   /* what the disconnect scheduled, before the context goes */

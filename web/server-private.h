@@ -4,6 +4,7 @@
 
 #include <libsoup/soup.h>
 
+#include "metrics/metrics.h"
 #include "web/web.h"
 
 #define WEB_LEFT_MAX_BYTES (32u << 20)   /* a left image (PGM) from stereod, at most */
@@ -58,12 +59,14 @@ typedef struct {
   gint64 progress_us;             /* when bytes were last written (or the start) */
   uint64_t sent, skipped;         /* frames (MJPEG) or events */
   char *peer;
+  GSocket *socket;                /* the connection's (a reference) */
   bool done;
 } WebClient;
 
 struct WebServer {
   const WebConfig *config;
   SoupServer *soup;
+  MetricsListener *listener;      /* connections: at most max_clients + 32 */
   GInetSocketAddress *address;
   guint16 port;
   WebEncoder *encoder;

@@ -320,19 +320,15 @@ web_server_new(const WebConfig *c, GError **error)
   g_assert(s->page);   /* compiled in */
   s->soup = soup_server_new("server-header", NULL, NULL);
   soup_server_add_handler(s->soup, NULL, on_request, s, NULL);
-  if (!soup_server_listen(s->soup, G_SOCKET_ADDRESS(s->address), 0, error)) {
+  /* streams are bounded by max_clients; the short requests beside them by this */
+  if (!(s->listener = metrics_listener_new(s->soup, s->address, c->max_clients + 32,
+                                           "stereod-web", error))) {
     g_autofree char *where = metrics_address_to_authority(s->address);
     g_prefix_error(error, "cannot listen on %s: ", where);
     web_server_free(s);
     return NULL;
   }
-  GSList *listeners = soup_server_get_listeners(s->soup);
-  if (listeners) {
-    g_autoptr(GSocketAddress) local = g_socket_get_local_address(listeners->data, NULL);
-    if (local && G_IS_INET_SOCKET_ADDRESS(local))
-      s->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(local));
-  }
-  g_slist_free(listeners);
+  s->port = metrics_listener_get_port(s->listener);
 
   s->encoder = web_encoder_new(c->quality, c->max_width);
   s->n_sources = c->n_pairs + (c->heightmap_ring ? 1 : 0);
@@ -362,6 +358,7 @@ web_server_free(WebServer *s)
   if (s->tick)
     g_source_remove(s->tick);
   web_stream_close_all(s);
+  metrics_listener_free(s->listener);
   if (s->soup) {
     soup_server_disconnect(s->soup);
     g_object_unref(s->soup);

@@ -60,6 +60,7 @@ client_free(gpointer data)
   WebClient *c = data;
   client_done(c);
   g_free(c->sent_pictures);
+  g_clear_object(&c->socket);
   g_free(c->peer);
   g_free(c);
 }
@@ -113,6 +114,9 @@ stream_start(WebServer *s, SoupServerMessage *msg, WebClient *c, const char *typ
   c->msg = msg;
   c->progress_us = g_get_monotonic_time();
   c->peer = g_strdup(soup_server_message_get_remote_host(msg));
+  /* soup knows no socket for connections it did not accept itself: the listener does */
+  GSocket *sock = metrics_listener_find(s->listener, soup_server_message_get_remote_address(msg));
+  c->socket = sock ? g_object_ref(sock) : NULL;
   /* the message owns the client: freed with it, whenever soup lets it go */
   g_object_set_data_full(G_OBJECT(msg), "stereod-web-client", c, client_free);
   g_signal_connect(msg, "wrote-body-data", G_CALLBACK(on_wrote), c);
@@ -300,9 +304,8 @@ web_stream_broadcast(WebServer *s, const char *event, const char *data, gsize le
 static void
 disconnect(WebClient *c)
 {
-  GSocket *sock = soup_server_message_get_socket(c->msg);
-  if (sock)
-    g_socket_shutdown(sock, TRUE, TRUE, NULL);
+  if (c->socket && !g_socket_is_closed(c->socket))
+    g_socket_shutdown(c->socket, TRUE, TRUE, NULL);
   client_done(c);
 }
 
@@ -312,8 +315,8 @@ disconnect(WebClient *c)
 static bool
 peer_left(WebClient *c)
 {
-  GSocket *sock = soup_server_message_get_socket(c->msg);
-  if (!sock)
+  GSocket *sock = c->socket;
+  if (!sock || g_socket_is_closed(sock))
     return true;
   char b;
   ssize_t n = recv(g_socket_get_fd(sock), &b, 1, MSG_PEEK | MSG_DONTWAIT);

@@ -259,6 +259,44 @@ test_server(void)
   g_assert_cmpuint(get(session, "GET", ubad, NULL, NULL), ==, 400);
   g_assert_cmpuint(metrics_server_get_requests(s), ==, 5);
 
+  /* 16 idle connections held: the next one is closed at once, and scrapes work again once
+   * some are gone */
+  GSocketClient *sc = g_socket_client_new();
+  GSocketConnection *held[16];
+  g_autoptr(GInetSocketAddress) here = metrics_address_parse(
+    g_strdup_printf("127.0.0.1:%u", port), NULL);
+  for (int i = 0; i < 16; i++) {
+    held[i] = g_socket_client_connect(sc, G_SOCKET_CONNECTABLE(here), NULL, &error);
+    g_assert_no_error(error);
+  }
+  /* the server accepts in order: the 16 before the next one */
+  g_test_expect_message("stereod-metrics", G_LOG_LEVEL_WARNING,
+                        "test: 16 connections open, refusing more (1 so far)");
+  g_autoptr(GSocketConnection) extra = g_socket_client_connect(sc, G_SOCKET_CONNECTABLE(here),
+                                                               NULL, &error);
+  g_assert_no_error(error);   /* the kernel accepts it; the server closes it */
+  char b;
+  GInputStream *in = g_io_stream_get_input_stream(G_IO_STREAM(extra));
+  gssize got = g_input_stream_read(in, &b, 1, NULL, NULL);
+  g_assert_cmpint(got, <=, 0);  /* end of file or reset: closed without an answer */
+  g_test_assert_expected_messages();
+  for (int i = 0; i < 16; i++) {
+    g_io_stream_close(G_IO_STREAM(held[i]), NULL, NULL);
+    g_object_unref(held[i]);
+  }
+  g_object_unref(sc);
+  g_autoptr(SoupSession) fresh = soup_session_new_with_options("proxy-resolver", NULL, NULL);
+  /* (refused until the server saw the held ones close: it looks at each accept) */
+  guint status = 0;
+  for (int tries = 0; tries < 250 && status != 200; tries++) {
+    g_autoptr(SoupMessage) msg = soup_message_new("GET", url);
+    g_autoptr(GBytes) body = soup_session_send_and_read(fresh, msg, NULL, NULL);
+    status = body ? soup_message_get_status(msg) : 0;
+    if (status != 200)
+      g_usleep(20000);
+  }
+  g_assert_cmpuint(status, ==, 200);
+
   /* the same address again: a clear error, and the first server keeps serving */
   g_autofree char *same = g_strdup_printf("127.0.0.1:%u", port);
   g_autoptr(GInetSocketAddress) taken = metrics_address_parse(same, NULL);
