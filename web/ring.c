@@ -9,7 +9,10 @@
  *
  * While nobody watches, the thread reads no frame: it looks at the ring's counter every
  * 0.5 s (for the publish rate) and sleeps on a condition variable that a new watcher
- * signals, so the first frame comes at once.
+ * signals, so the first frame comes at once. While somebody watches, it copies a frame
+ * only once the previous one was taken (the pictures are made at the clients' rates),
+ * and at most max_rate times a second: a frame taken is at most one client interval
+ * older than the newest.
  */
 #include "web/web.h"
 
@@ -34,6 +37,7 @@ struct WebRing {
   gint64 touched_us;
   StereodFrame latest;
   uint64_t latest_generation;     /* 0 = nothing in latest */
+  bool latest_taken;              /* the main thread took the newest frame: read another */
   WebRingStatus status;
   double latencies[WEB_RING_LATENCIES];
   int n_latencies, next_latency;
@@ -170,9 +174,9 @@ reader_step(WebRing *r)
   g_mutex_lock(&r->lock);
   gint64 now = g_get_monotonic_time();
   update_status(r, now);
-  bool want = wanted(r, now);
+  bool want = wanted(r, now) && (r->latest_taken || r->latest_generation == 0);
   if (!want)
-    nap(r, SLICE_US);
+    nap(r, SLICE_US);   /* until a watcher comes, a take, or the next look at the counter */
   g_mutex_unlock(&r->lock);
   if (!want)
     return;
@@ -196,6 +200,7 @@ reader_step(WebRing *r)
   r->latest = r->work;
   r->work = t;
   r->latest_generation++;
+  r->latest_taken = false;
   r->status.frames_read++;
   if (r->latest.publish_ns >= r->latest.capture_ns && r->latest.capture_ns && now_ns) {
     r->latencies[r->next_latency] = (double)(r->latest.publish_ns - r->latest.capture_ns) * 1e-9;
@@ -294,6 +299,8 @@ web_ring_take(WebRing *r, StereodFrame *view, uint64_t *generation)
     r->latest = *view;
     *view = t;
     *generation = r->latest_generation;
+    r->latest_taken = true;
+    g_cond_broadcast(&r->cond);
   }
   g_mutex_unlock(&r->lock);
   return newer;
