@@ -237,7 +237,8 @@ test_server(void)
   guint16 port = metrics_server_get_port(s);
   g_assert_cmpuint(port, >, 0);
   g_autofree char *url = metrics_server_get_url(s);
-  g_assert_cmpstr(url, ==, g_strdup_printf("http://127.0.0.1:%u/metrics", port));
+  g_autofree char *expected = g_strdup_printf("http://127.0.0.1:%u/metrics", port);
+  g_assert_cmpstr(url, ==, expected);
 
   /* no proxy: the server is on this machine whatever http_proxy says */
   g_autoptr(SoupSession) session = soup_session_new_with_options("proxy-resolver", NULL, NULL);
@@ -263,8 +264,8 @@ test_server(void)
    * some are gone */
   GSocketClient *sc = g_socket_client_new();
   GSocketConnection *held[16];
-  g_autoptr(GInetSocketAddress) here = metrics_address_parse(
-    g_strdup_printf("127.0.0.1:%u", port), NULL);
+  g_autofree char *here_text = g_strdup_printf("127.0.0.1:%u", port);
+  g_autoptr(GInetSocketAddress) here = metrics_address_parse(here_text, NULL);
   for (int i = 0; i < 16; i++) {
     held[i] = g_socket_client_connect(sc, G_SOCKET_CONNECTABLE(here), NULL, &error);
     g_assert_no_error(error);
