@@ -4,13 +4,15 @@
 #  - `NAME --no-such-option` exits 64 (EX_USAGE) with one line on stderr, "NAME: ...";
 #  - its manual page NAME.1 is installed in mandir/man1, a roff page titled NAME(1) that
 #    names every long option NAME --help lists (so that the page and the program agree).
-#   test-programs.sh MESON BUILD_DIR BINDIR MANDIR VERSION
+#  - each configuration's page PAGE.5 names every key its commented example sets.
+#   test-programs.sh MESON BUILD_DIR BINDIR MANDIR VERSION [PAGE=EXAMPLE.conf]...
 set -u
 # What the programs say and how they exit is checked here, not their memory: under
 # -Db_sanitize=address, stereod's GStreamer initialisation (never deinitialised) is a
 # leak report at every exit, which would replace its output and status.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 meson=$1 build=$2 bindir=$3 mandir=$4 version=$5
+shift 5
 dest=$(mktemp -d "${TMPDIR:-/tmp}/stereod-programs-XXXXXX") || exit 1
 trap 'rm -rf "$dest"' EXIT
 failures=0
@@ -57,5 +59,18 @@ for prog in "$bin"/stereod*; do
   echo "ok $name: --version, usage exit 64, $name.1 ($(echo "$options" | wc -w) options)"
 done
 [ "$programs" -ge 9 ] || fail "only $programs programs installed"
+for spec in "$@"; do
+  name=${spec%%=*} example=${spec#*=}
+  page=$man/man5/$name.5
+  if [ ! -f "$page" ]; then
+    fail "no manual page $mandir/man5/$name.5"
+    continue
+  fi
+  keys=$(sed -n 's/^#\{0,1\}\([a-z_][a-z0-9_]*\)=.*/\1/p' "$example" | sort -u)
+  for key in $keys; do
+    grep -qF -- "\\fB$key\\fR" "$page" || fail "$name.5 does not describe the key $key"
+  done
+  echo "ok $name.5: $(echo "$keys" | wc -w) keys of $(basename "$example")"
+done
 [ "$failures" = 0 ] || exit 1
 echo "ok: $programs programs"
