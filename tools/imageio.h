@@ -168,6 +168,41 @@ void imageio_colormap_turbo(float t, uint8_t rgb[3]);
 float imageio_disparity_percentile(const float *disparity, int width, int height,
                                    size_t stride, double q);
 
+/* Optical flow (imageio-flo.c). u, v in px: pixel (x, y) of the first frame moves to
+ * (x + u, y + v); in memory an unknown vector is NaN (in either plane). ------------- */
+
+typedef struct {
+  ImageioF32 *u, *v;    /* same size, tightly packed */
+} ImageioFlow;
+ImageioFlow *imageio_flow_new(int width, int height);   /* zeroed; aborts on absurd sizes */
+void imageio_flow_free(ImageioFlow *flow);
+/* Finite and |u|, |v| < 1e9 (the Middlebury reader's rule). */
+bool imageio_flow_known(float u, float v);
+/* Middlebury .flo: float32 202021.25, int32 width, height, then (u, v) float32 pairs row
+ * by row, little endian; unknown vectors are written as (1e10, 1e10) and read as NaN. The
+ * size claimed by the header is checked against IMAGEIO_MAX_SIDE and the file size before
+ * anything is allocated. u and v rows are `stride` bytes apart (the same for both). */
+bool imageio_write_flo(const char *path, const float *u, const float *v, int width,
+                       int height, size_t stride, GError **error);
+ImageioFlow *imageio_read_flo(const char *path, GError **error);
+ImageioFlow *imageio_read_flo_full(const char *path, const ImageioLimits *limits,
+                                   GError **error);
+ImageioFlow *imageio_decode_flo(const void *data, size_t size, const char *name,
+                                GError **error);
+/* KITTI flow PNG: 16-bit RGB, R = round(64 u + 2^15), G = round(64 v + 2^15) (clamped
+ * to 0..65535), B = 1 valid / 0 invalid. */
+void imageio_flow_to_kitti(float u, float v, uint16_t rgb[3]);
+bool imageio_write_kitti_flow(const char *path, const float *u, const float *v, int width,
+                              int height, size_t stride, GError **error);
+ImageioFlow *imageio_read_kitti_flow(const char *path, GError **error);
+/* The Middlebury colour wheel (hue = direction, saturation = |flow| / max_flow, darker
+ * beyond it; unknown black). max_flow <= 0: the 99th percentile of |flow| (1 if none). */
+void imageio_flow_color(float u, float v, float max_flow, uint8_t rgb[3]);
+bool imageio_write_flow_color_jpeg(const char *path, const float *u, const float *v,
+                                   int width, int height, size_t stride, float max_flow,
+                                   int quality, float *used_max, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ImageioFlow, imageio_flow_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ImageioU8, imageio_u8_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ImageioU16, imageio_u16_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ImageioF32, imageio_f32_free)

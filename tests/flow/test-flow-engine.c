@@ -1,0 +1,193 @@
+/* test-flow-engine: the whole GPU optical flow against the reference (ref_flow_run), the
+ * int16 output, and the frame stream (submit/collect, tags, limits). */
+#include <math.h>
+#include <string.h>
+
+#include "kernels/flow.h"
+#include "tests/common/gpu-test.h"
+#include "tests/flow/flow-fixture.h"
+
+#define W 96
+#define H 72
+
+static FlowEngine *
+engine_new(GpuContext *ctx, const FlowParams *p, FlowOutputFormat fmt, int in_flight)
+{
+  GError *error = NULL;
+  FlowEngine *e = flow_engine_new(ctx, &(FlowEngineParams){
+      .label = "test", .params = *p, .output = fmt, .in_flight = in_flight }, &error);
+  g_assert_no_error(error);
+  return e;
+}
+
+static void
+compare_with_reference(bool fb)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  FlowParams p;
+  flow_params_init(&p, W, H);
+  p.fb_check = fb;
+  /* 96 x 72 has 2 levels: the pyramid captures about +-4 px along each filter's
+   * direction (docs/optical-flow.md §2), so |du|, |dv| <= 2 keeps |f| within it. */
+  double du = g_rand_double_range(flow_rng, -2, 2), dv = g_rand_double_range(flow_rng, -2, 2);
+  g_autofree uint8_t *f0 = g_new(uint8_t, W * H), *f1 = g_new(uint8_t, W * H);
+  flow_textured_pair(W, H, du, dv, f0, f1);
+  size_t n = W * H;
+  g_autofree float *ru = g_new(float, n), *rv = g_new(float, n);
+  g_autofree float *gu = g_new(float, n), *gv = g_new(float, n);
+  GError *error = NULL;
+  g_assert_true(ref_flow_run(&p, f0, W, f1, W, ru, rv, &error));
+  g_autoptr(FlowEngine) e = engine_new(ctx, &p, FLOW_OUTPUT_FLOAT, 1);
+  for (size_t i = 0; i < n; i++)
+    gu[i] = gv[i] = NAN;
+  g_assert_true(flow_engine_process(e, f0, W, f1, W, gu, gv, &error));
+  g_assert_no_error(error);
+
+  long close = 0, known_differs = 0, known = 0;
+  double maxd = 0.0, epe = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    g_assert_false(isnan(gu[i]) || isnan(gv[i]));
+    bool kr = ru[i] != FLOW_UNKNOWN, kg = gu[i] != FLOW_UNKNOWN;
+    g_assert_cmpint(kg, ==, gv[i] != FLOW_UNKNOWN);
+    if (kr != kg) {
+      known_differs++;
+      continue;
+    }
+    if (!kr)
+      continue;
+    known++;
+    double d = MAX(fabs(ru[i] - gu[i]), fabs(rv[i] - gv[i]));
+    maxd = MAX(maxd, d);
+    close += d <= 0.01;
+    epe += hypot(gu[i] - du, gv[i] - dv);
+  }
+  g_test_message("flow (%.2f, %.2f)%s: %ld known, %ld differ in being known, %.2f %% within "
+                 "0.01 px of the reference (max %.3f px), EPE %.3f px", du, dv,
+                 fb ? " with the forward-backward check" : "", known, known_differs,
+                 100.0 * close / MAX(known, 1), maxd, epe / MAX(known, 1));
+  g_assert_cmpint(known, >, (long)n * 9 / 10);
+  g_assert_cmpint(known_differs, <=, (long)n / 200);
+  g_assert_cmpint(close, >=, known * 99 / 100);
+  /* A smooth texture under a pure translation: the flow itself is right too. */
+  g_assert_cmpfloat(epe / known, <, 0.1);
+}
+
+static void
+test_reference(void)
+{
+  compare_with_reference(false);
+}
+
+static void
+test_reference_fb(void)
+{
+  compare_with_reference(true);
+}
+
+/* Three frames streamed: two flows, tagged with their frames, the int16 planes equal to
+ * the float ones within their step; limits of the queue. */
+static void
+test_stream_s16(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  FlowParams p;
+  flow_params_init(&p, W, H);
+  p.fb_check = false;
+  g_autofree uint8_t *f0 = g_new(uint8_t, W * H), *f1 = g_new(uint8_t, W * H);
+  flow_textured_pair(W, H, 1.5, -0.75, f0, f1);
+  size_t n = W * H;
+  g_autofree float *fu = g_new(float, n), *fv = g_new(float, n);
+  GError *error = NULL;
+  g_autoptr(FlowEngine) ef = engine_new(ctx, &p, FLOW_OUTPUT_FLOAT, 1);
+  g_assert_true(flow_engine_process(ef, f0, W, f1, W, fu, fv, &error));
+
+  g_autoptr(FlowEngine) e = engine_new(ctx, &p, FLOW_OUTPUT_S16, 2);
+  bool queued = true;
+  g_assert_true(flow_engine_submit(e, f0, W, 10, &queued, &error));
+  g_assert_false(queued);
+  g_assert_cmpint(flow_engine_pending(e), ==, 0);
+  g_assert_true(flow_engine_submit(e, f1, W, 11, &queued, &error));
+  g_assert_true(queued);
+  g_assert_true(flow_engine_submit(e, f0, W, 12, &queued, &error));
+  g_assert_true(queued);
+  g_assert_cmpint(flow_engine_pending(e), ==, 2);
+  /* A third flow does not fit: refused, nothing changed. */
+  g_assert_false(flow_engine_submit(e, f1, W, 13, &queued, &error));
+  g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+  g_clear_error(&error);
+
+  FlowFrame fr;
+  g_assert_true(flow_engine_collect(e, true, &fr, &error));
+  g_assert_cmpuint(fr.tag, ==, 11);
+  g_assert_cmpuint(fr.prev_tag, ==, 10);
+  g_assert_cmpint(fr.format, ==, FLOW_OUTPUT_S16);
+  const int16_t *su = fr.u, *sv = fr.v;
+  for (size_t i = 0; i < n; i++) {
+    g_assert_cmpint(su[i], !=, FLOW_S16_UNKNOWN);
+    g_assert_cmpfloat(fabs(su[i] / 32.0 - fu[i]), <=, 1.0 / 64.0 + 1e-6);
+    g_assert_cmpfloat(fabs(sv[i] / 32.0 - fv[i]), <=, 1.0 / 64.0 + 1e-6);
+  }
+  flow_engine_release(e, &fr);
+  g_assert_true(flow_engine_collect(e, true, &fr, &error));
+  g_assert_cmpuint(fr.tag, ==, 12);
+  g_assert_cmpuint(fr.prev_tag, ==, 11);
+  /* Frame 12 back to frame 11's content: the flow is the reverse, about (-1.5, 0.75). */
+  double mu = 0.0, mv = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    mu += ((const int16_t *)fr.u)[i] / 32.0;
+    mv += ((const int16_t *)fr.v)[i] / 32.0;
+  }
+  g_assert_cmpfloat(fabs(mu / n + 1.5), <, 0.1);
+  g_assert_cmpfloat(fabs(mv / n - 0.75), <, 0.1);
+  flow_engine_release(e, &fr);
+  g_assert_false(flow_engine_collect(e, true, &fr, &error));
+  g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+  g_clear_error(&error);
+
+  /* After a reset the next frame starts a new stream: no flow. */
+  flow_engine_reset(e);
+  g_assert_true(flow_engine_submit(e, f1, W, 20, &queued, &error));
+  g_assert_false(queued);
+}
+
+static void
+test_bad_params(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  FlowParams p;
+  flow_params_init(&p, W, H);
+  p.orientations = 7;
+  GError *error = NULL;
+  g_autoptr(FlowEngine) e = flow_engine_new(ctx, &(FlowEngineParams){ .params = p }, &error);
+  g_assert_null(e);
+  g_assert_error(error, FLOW_PARAMS_ERROR, 0);
+  g_assert_nonnull(strstr(error->message, "orientations"));
+  g_clear_error(&error);
+  flow_params_init(&p, W, H);
+  p.levels = 6;   /* 96 x 72 at level 5 is 3 x 3: smaller than the filter */
+  g_assert_false(flow_params_validate(&p, &error));
+  g_assert_error(error, FLOW_PARAMS_ERROR, 0);
+  g_clear_error(&error);
+  flow_params_init(&p, W, H);
+  g_assert_null(flow_engine_new(ctx, &(FlowEngineParams){ .params = p, .in_flight = 9 },
+                                &error));
+  g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+  g_clear_error(&error);
+}
+
+int
+main(int argc, char **argv)
+{
+  flow_fixture_init(&argc, &argv);
+  g_test_add_func("/flow/engine/reference", test_reference);
+  g_test_add_func("/flow/engine/reference-fb", test_reference_fb);
+  g_test_add_func("/flow/engine/stream-s16", test_stream_s16);
+  g_test_add_func("/flow/engine/bad-params", test_bad_params);
+  return flow_fixture_run();
+}
