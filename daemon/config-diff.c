@@ -71,6 +71,8 @@ stereod_config_diff(const StereodConfig *old_config, const StereodConfig *new_co
     need_restart(diff, reasons, "[daemon] ring_slots");
   if (old_config->in_flight != new_config->in_flight)
     need_restart(diff, reasons, "[daemon] in_flight");
+  if (g_strcmp0(old_config->metrics, new_config->metrics) != 0)
+    need_restart(diff, reasons, "[daemon] metrics");
   diff->log_level = old_config->log_level != new_config->log_level;
   diff->stats_interval = old_config->stats_interval_s != new_config->stats_interval_s;
 

@@ -107,6 +107,8 @@ typedef struct {
   int stats_interval_s;       /* seconds between stats log lines / STATUS=, 1..3600, 10 */
   int ring_slots;             /* slots per shm ring, 2..64, 4 */
   int in_flight;              /* pairs queued on the GPU per engine, 1..8, 2 */
+  char *metrics;              /* "ADDRESS:PORT" of /metrics (metrics_address_parse), NULL =
+                                 none (the default) */
 
   int n_pairs;                /* 1..STEREOD_CONFIG_MAX_PAIRS */
   StereodPairConfig *pairs;   /* in the order the groups first appear */
@@ -145,7 +147,7 @@ const StereodPairConfig *stereod_config_find_pair(const StereodConfig *config,
  *    the output sizes: the GPU thread recreates that pair's StereoEngine from the new
  *    params between two frames; the ring stays.
  * Everything else needs a restart: [daemon] device, ring_slots, in_flight (the GPU
- * context and the buffers of every pair); the set of pair names; per pair left, right,
+ * context and the buffers of every pair), metrics (the HTTP server); the set of pair names; per pair left, right,
  * fps, pair_tolerance_ms (the capture pipeline and its matcher), width, height, outputs
  * (ring layout) and the calibration (file name or contents: rectification maps and the
  * ring header). The recommended reaction to `restart` is to keep running the old

@@ -10,6 +10,7 @@
 
 #include "client/ring-writer.h"
 #include "daemon/capture.h"
+#include "daemon/metrics.h"
 #include "common/notify.h"
 #include "gpu/gpu.h"
 #include "kernels/stereo.h"
@@ -34,6 +35,7 @@ typedef struct {
   int n_latency;
   CaptureStats last_capture;
   double out_fps;            /* of the last interval, for STATUS= */
+  DaemonPairMetrics *metrics;   /* NULL without [daemon] metrics= */
 } LoopPair;
 
 struct FrameLoop {
@@ -56,6 +58,7 @@ struct FrameLoop {
   int in_flight;
   char *status;              /* under lock */
   GMainContext *main_context;
+  DaemonMetrics *metrics;    /* [daemon] metrics=: its HTTP thread reads only atomics */
   GSourceFunc on_failure;
   gpointer on_failure_data;
 };
@@ -177,11 +180,17 @@ pair_collect(LoopPair *p, bool wait, GError **error)
     return false;
   }
   p->out++;
+  double gpu_ms = 0.0;
   for (int s = 0; s < STEREO_STAGE_COUNT; s++)
-    p->gpu_ms += f.stage_ms[s];
+    gpu_ms += f.stage_ms[s];
+  p->gpu_ms += gpu_ms;
   uint64_t now = realtime_ns();
   if (p->n_latency < MAX_LATENCIES && now > p->capture_ns[h])
     p->latency_ms[p->n_latency++] = (double)(now - p->capture_ns[h]) * 1e-6;
+  if (p->metrics)
+    daemon_metrics_published(p->metrics,
+                             now > p->capture_ns[h] ? (double)(now - p->capture_ns[h]) * 1e-9
+                                                    : 0.0, gpu_ms * 1e-3);
   return true;
 }
 
@@ -195,12 +204,18 @@ pair_submit(FrameLoop *fl, LoopPair *p, GError **error)
   uint64_t cns, seq;
   if (!capture_pair_take(p->capture, &l, &r, &cns, &seq))
     return false;
+  /* the left picture for stereod-web, only while one is asked for (metrics.h) */
+  int64_t now_us = g_get_monotonic_time();
+  if (p->metrics && daemon_metrics_left_wanted(p->metrics, now_us))
+    daemon_metrics_left_offer(p->metrics, l->data, l->width, l->height, l->stride, now_us);
   /* submit copies the planes into the engine's upload buffer: the capture buffers go
    * back to the pool at once */
   bool ok = stereo_engine_submit(p->engine, l->data, l->stride, r->data, r->stride, seq, error);
   capture_pair_release(p->capture, l, r);
   if (!ok)
     return false;
+  if (p->metrics)
+    daemon_metrics_submitted(p->metrics);
   int t = (p->head + p->count) % MAX_IN_FLIGHT;
   p->seq[t] = seq;
   p->capture_ns[t] = cns;
@@ -254,7 +269,12 @@ log_stats(FrameLoop *fl, double seconds)
               p->out ? p->gpu_ms / (double)p->out : 0.0, quantile(p->latency_ms, p->n_latency, 0.5),
               quantile(p->latency_ms, p->n_latency, 0.99), reconnects,
               capture_state_to_string(capture_pair_get_state(p->capture)));
-    g_string_append_printf(status, "%s%s %.1f fps", i ? ", " : "", p->cfg->name, p->out_fps);
+    g_string_append_printf(status, "%s%s %s %.1f fps, %" G_GUINT64_FORMAT " dropped",
+                           i ? ", " : "", p->cfg->name,
+                           capture_state_to_string(capture_pair_get_state(p->capture)),
+                           p->out_fps, unpaired + overwritten + corrupt + wrong);
+    if (p->metrics)
+      daemon_metrics_rates(p->metrics, cam_fps, p->in / seconds, p->out_fps);
     p->last_capture = cs;
     p->in = p->out = 0;
     p->gpu_ms = 0.0;
@@ -264,6 +284,60 @@ log_stats(FrameLoop *fl, double seconds)
   g_free(fl->status);
   fl->status = g_string_free(status, FALSE);
   g_mutex_unlock(&fl->lock);
+}
+
+/* The capture's counts and states into the metrics: on the HTTP thread before each
+ * scrape (daemon_metrics_set_collector), from the captures' own atomic counters, so that
+ * they stay current while this loop waits on the GPU. */
+static void
+metrics_collect(gpointer data)
+{
+  FrameLoop *fl = data;
+  for (int i = 0; i < fl->n_pairs; i++) {
+    LoopPair *p = &fl->pairs[i];
+    CaptureStats cs;
+    capture_pair_get_stats(p->capture, &cs);
+    DaemonCaptureCounts c = {
+      .camera = { cs.frames[0], cs.frames[1] },
+      .corrupt = { cs.corrupt[0], cs.corrupt[1] },
+      .paired = cs.pairs,
+      .dropped = {
+        [DAEMON_DROP_UNPAIRED] = cs.unpaired[0] + cs.unpaired[1],
+        [DAEMON_DROP_GPU_BEHIND] = cs.overwritten,
+        [DAEMON_DROP_CORRUPT] = cs.corrupt[0] + cs.corrupt[1],
+        [DAEMON_DROP_WRONG_SIZE] = cs.wrong_size[0] + cs.wrong_size[1],
+        [DAEMON_DROP_STARVED] = cs.starved[0] + cs.starved[1],
+      },
+      .reconnects = cs.reconnects,
+    };
+    daemon_metrics_capture(p->metrics, &c);
+    daemon_metrics_state(p->metrics,
+                         capture_state_to_string(capture_pair_get_state(p->capture)));
+  }
+}
+
+static DaemonMetrics *
+metrics_start(const StereodConfig *config, GError **error)
+{
+  const char *names[STEREOD_CONFIG_MAX_PAIRS];
+  int widths[STEREOD_CONFIG_MAX_PAIRS], heights[STEREOD_CONFIG_MAX_PAIRS];
+  for (int i = 0; i < config->n_pairs; i++) {
+    names[i] = config->pairs[i].name;
+    widths[i] = config->pairs[i].width;
+    heights[i] = config->pairs[i].height;
+  }
+  const char *states[CAPTURE_STATE_COUNT + 1] = { NULL };
+  for (int s = 0; s < CAPTURE_STATE_COUNT; s++)
+    states[s] = capture_state_to_string((CaptureState)s);
+  DaemonMetricsParams mp = { .address = config->metrics, .n_pairs = config->n_pairs,
+                             .pairs = names, .widths = widths, .heights = heights,
+                             .states = states };
+  DaemonMetrics *m = daemon_metrics_new(&mp, error);
+  if (m) {
+    g_autofree char *url = daemon_metrics_get_url(m);
+    g_message("metrics on %s", url);
+  }
+  return m;
 }
 
 /* A reload handed over by the main thread: recreate the engines whose filter changed. */
@@ -340,6 +414,7 @@ loop_run(FrameLoop *fl, GError **error)
       stereod_notify(msg);
       last_stats = now;
     }
+
     if (work)
       continue;
     /* Nothing new: wait for the oldest result on the GPU, or for the next captured pair. */
@@ -370,9 +445,13 @@ loop_setup(FrameLoop *fl, GError **error)
             gpu_context_get_renderer(fl->gpu), gpu_context_get_version(fl->gpu));
   fl->n_pairs = fl->config->n_pairs;
   fl->pairs = g_new0(LoopPair, fl->n_pairs);
-  for (int i = 0; i < fl->n_pairs; i++)
+  for (int i = 0; i < fl->n_pairs; i++) {
     if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], error))
       return false;
+    fl->pairs[i].metrics = fl->metrics ? daemon_metrics_pair(fl->metrics, i) : NULL;
+  }
+  if (fl->metrics)
+    daemon_metrics_set_collector(fl->metrics, metrics_collect, fl);
   for (int i = 0; i < fl->n_pairs; i++) {
     capture_pair_start(fl->pairs[i].capture);
     g_message("pair %s: %dx%d, publishing to %s", fl->pairs[i].cfg->name,
@@ -401,6 +480,8 @@ loop_thread(gpointer data)
     if (fl->on_failure)
       g_main_context_invoke(fl->main_context, fl->on_failure, fl->on_failure_data);
   }
+  if (fl->metrics)   /* before the captures go */
+    daemon_metrics_set_collector(fl->metrics, NULL, NULL);
   for (int i = 0; fl->pairs && i < fl->n_pairs; i++)
     pair_close(&fl->pairs[i]);
   gpu_context_free(fl->gpu);
@@ -421,6 +502,15 @@ frame_loop_start(const StereodConfig *config, GSourceFunc on_failure, gpointer d
   fl->config = config;
   fl->in_flight = CLAMP(config->in_flight, 1, MAX_IN_FLIGHT);
   fl->notifier = capture_notifier_new();
+  /* before the GPU thread: a port that cannot be bound is a start-up failure */
+  if (config->metrics && !(fl->metrics = metrics_start(config, error))) {
+    capture_notifier_unref(fl->notifier);
+    g_main_context_unref(fl->main_context);
+    g_mutex_clear(&fl->lock);
+    g_cond_clear(&fl->cond);
+    g_free(fl);
+    return NULL;
+  }
   fl->thread = g_thread_new("stereod-gpu", loop_thread, fl);
   g_mutex_lock(&fl->lock);
   while (!fl->started)
@@ -449,6 +539,7 @@ frame_loop_free(FrameLoop *fl)
     g_atomic_int_set(&fl->stop, 1);
   capture_notifier_signal(fl->notifier);
   g_thread_join(fl->thread);
+  daemon_metrics_free(fl->metrics);   /* after the loop: it updated the pairs' series */
   g_free(fl->pairs);
   capture_notifier_unref(fl->notifier);
   stereod_config_free(fl->owned_config);

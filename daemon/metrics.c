@@ -42,6 +42,10 @@ struct DaemonPairMetrics {
 };
 
 struct DaemonMetrics {
+  char **states;                    /* the state names (a copy) */
+  GMutex collect_lock;              /* the collector and its calls */
+  void (*collect)(gpointer data);
+  gpointer collect_data;
   MetricsRegistry *registry;
   MetricsServer *server;
   DaemonPairMetrics *pairs;
@@ -62,6 +66,27 @@ histogram(MetricsRegistry *r, const char *name, const char *help, const double *
   return metrics_family_new(r, &(MetricsFamilyParams) {
     .name = name, .help = help, .type = METRICS_HISTOGRAM, .labels = { "pair" },
     .buckets = b, .n_buckets = n });
+}
+
+/* Before each scrape, on the server's thread. */
+static void
+collect(gpointer data)
+{
+  DaemonMetrics *m = data;
+  g_mutex_lock(&m->collect_lock);
+  if (m->collect)
+    m->collect(m->collect_data);
+  g_mutex_unlock(&m->collect_lock);
+}
+
+void
+daemon_metrics_set_collector(DaemonMetrics *m, void (*fn)(gpointer), gpointer data)
+{
+  g_return_if_fail(m);
+  g_mutex_lock(&m->collect_lock);
+  m->collect = fn;
+  m->collect_data = data;
+  g_mutex_unlock(&m->collect_lock);
 }
 
 /* GET /left.pgm?pair=NAME, on the server's thread. */
@@ -143,6 +168,7 @@ daemon_metrics_new(const DaemonMetricsParams *params, GError **error)
   if (!address)
     return NULL;
   DaemonMetrics *m = g_new0(DaemonMetrics, 1);
+  g_mutex_init(&m->collect_lock);
   MetricsRegistry *r = m->registry = metrics_registry_new();
   MetricsFamily *info = family(r, "stereod_build_info", METRICS_GAUGE,
                                "The version of stereod (always 1)", "version", NULL);
@@ -177,13 +203,15 @@ daemon_metrics_new(const DaemonMetricsParams *params, GError **error)
     histogram(r, "stereod_gpu_seconds", "GPU time of one pair", gpu, G_N_ELEMENTS(gpu)),
   };
   m->n_pairs = params->n_pairs;
+  m->states = g_strdupv((char **)params->states);
   m->pairs = g_new0(DaemonPairMetrics, MAX(params->n_pairs, 1));
   for (int i = 0; i < params->n_pairs; i++)
     pair_init(r, &m->pairs[i], params->pairs[i], params->widths[i], params->heights[i],
-              params->states, f);
+              (const char *const *)m->states, f);
   MetricsServerRoute route = { "/left.pgm", left_route, m };
   MetricsServerParams sp = { .label = "stereod", .address = address, .registry = r,
-                             .routes = &route, .n_routes = 1 };
+                             .routes = &route, .n_routes = 1, .collect = collect,
+                             .collect_data = m };
   if (!(m->server = metrics_server_new(&sp, error))) {
     daemon_metrics_free(m);
     return NULL;
@@ -205,6 +233,8 @@ daemon_metrics_free(DaemonMetrics *m)
     g_free(p->name);
   }
   g_free(m->pairs);
+  g_strfreev(m->states);
+  g_mutex_clear(&m->collect_lock);
   metrics_registry_free(m->registry);
   g_free(m);
 }

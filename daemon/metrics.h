@@ -68,7 +68,7 @@ typedef struct {
   int n_pairs;
   const char *const *pairs;          /* their names */
   const int *widths, *heights;       /* their frame sizes, px (the left pictures' buffers) */
-  const char *const *states;         /* the capture states' names, NULL-terminated */
+  const char *const *states;         /* the capture states' names, NULL-terminated (copied) */
 } DaemonMetricsParams;
 
 /* Registers the families for the pairs and serves them. NULL and an error (G_IO_ERROR,
@@ -87,6 +87,13 @@ void daemon_metrics_capture(DaemonPairMetrics *pair, const DaemonCaptureCounts *
 void daemon_metrics_state(DaemonPairMetrics *pair, const char *state);
 void daemon_metrics_rates(DaemonPairMetrics *pair, double camera_fps, double in_fps,
                           double out_fps);
+
+/* What reads the capture's counts and states into the metrics on the HTTP thread before
+ * each scrape (capture_pair_get_stats is thread safe), so that they stay current while
+ * the frame loop waits on the GPU; NULL stops it, waiting for a call in progress (call it
+ * before the captures are freed). */
+void daemon_metrics_set_collector(DaemonMetrics *metrics, void (*collect)(gpointer data),
+                                  gpointer data);
 
 /* Whether a client wants the left picture now (asked within 3 s, none copied within
  * 0.1 s). Cheap: two atomic reads. */

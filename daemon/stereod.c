@@ -17,6 +17,7 @@
 
 #include "daemon/config.h"
 #include "daemon/frame-loop.h"
+#include "common/log.h"
 #include "common/notify.h"
 #include "stereod-config.h"
 
@@ -30,15 +31,6 @@ typedef struct {
 } Daemon;
 
 static StereodLogLevel log_level = STEREOD_LOG_MESSAGE;
-
-/* Operators' log lines: one per event, on stderr (journald adds the time). */
-static GLogWriterOutput
-log_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
-{
-  if (!(level & stereod_log_level_mask(log_level)))
-    return G_LOG_WRITER_HANDLED;
-  return g_log_writer_standard_streams(level, fields, n_fields, data);
-}
 
 static gboolean
 on_stop_signal(gpointer data)
@@ -82,6 +74,7 @@ on_reload_signal(gpointer data)
   } else {
     if (diff.log_level) {
       log_level = next->log_level;
+      stereod_log_set_shown(stereod_log_level_mask(log_level));
       g_message("reload: log level %s", stereod_log_level_name(log_level));
     }
     if (diff.backoff_pairs)
@@ -120,7 +113,9 @@ main(int argc, char **argv)
     printf("stereod %s\n", STEREOD_VERSION);
     return 0;
   }
-  g_log_set_writer_func(log_writer, NULL, NULL);
+  /* operators' lines: journald entries with priorities and PAIR=/CAMERA= when stderr is
+   * the journal, else stderr (common/log.h) */
+  stereod_log_init(stereod_log_level_mask(log_level));
 
   Daemon d = { .config_path = config_path };
   d.config = stereod_config_load(config_path, &error);
@@ -136,6 +131,7 @@ main(int argc, char **argv)
   }
   d.current = d.config;
   log_level = d.config->log_level;
+  stereod_log_set_shown(stereod_log_level_mask(log_level));
 
   gst_init(NULL, NULL);
   d.main_loop = g_main_loop_new(NULL, FALSE);
@@ -145,9 +141,11 @@ main(int argc, char **argv)
 
   d.frame_loop = frame_loop_start(d.config, on_failure, &d, &error);
   if (!d.frame_loop) {
-    /* A ring name held by another user will not go away by restarting: like a bad
-     * configuration, it needs an operator (systemd: RestartPreventExitStatus=78). */
-    bool operator_needed = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+    /* A ring name held by another user, or a metrics port another process listens on,
+     * will not go away by restarting: like a bad configuration, it needs an operator
+     * (systemd: RestartPreventExitStatus=78). */
+    bool operator_needed = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) ||
+                           g_error_matches(error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE);
     fprintf(stderr, "stereod: start-up failed: %s\n", error->message);
     stereod_config_free(d.config);
     g_main_loop_unref(d.main_loop);

@@ -161,6 +161,10 @@ typedef struct {
                                            the server */
   const MetricsServerRoute *routes;     /* extra paths, copied; may be NULL */
   int n_routes;                         /* 0..METRICS_SERVER_MAX_ROUTES */
+  void (*collect)(gpointer data);       /* called on the server's thread before each
+                                           /metrics is rendered (values kept by others,
+                                           read then); may be NULL */
+  gpointer collect_data;
 } MetricsServerParams;
 
 /* Binds the address and starts the server's thread. Returns NULL and an error

@@ -21,6 +21,8 @@ struct MetricsServer {
   MetricsRegistry *registry;
   MetricsServerRoute routes[METRICS_SERVER_MAX_ROUTES];
   int n_routes;
+  void (*collect)(gpointer data);
+  gpointer collect_data;
 
   GThread *thread;
   GMainContext *context;
@@ -64,6 +66,8 @@ on_request(SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTabl
     return;
   }
   if (strcmp(path, "/metrics") == 0) {
+    if (s->collect)
+      s->collect(s->collect_data);
     GString *text = g_string_sized_new(16384);
     metrics_registry_render(s->registry, text);
     g_autoptr(GBytes) body = g_string_free_to_bytes(text);
@@ -143,6 +147,8 @@ metrics_server_new(const MetricsServerParams *p, GError **error)
     s->routes[i].path = g_strdup(p->routes[i].path);
   }
   s->n_routes = p->n_routes;
+  s->collect = p->collect;
+  s->collect_data = p->collect_data;
   g_mutex_init(&s->lock);
   g_cond_init(&s->cond);
   s->context = g_main_context_new();

@@ -67,6 +67,7 @@ cleanup() {
 }
 trap cleanup EXIT
 sed -e "s|@CLIP@|$clip|g" -e "s|@RATE@|$fps/1|g" -e "s|@FPS@|$fps|g" -e "s|@REFINE@|$refine|g" \
+  -e "/^\[daemon\]/a metrics=127.0.0.1:9101" \
   "$root/config/demo/stereod.conf.in" > "$work/stereod.conf"
 "$build/daemon/stereod" --check-config --config "$work/stereod.conf"
 "$build/daemon/stereod" --config "$work/stereod.conf" &
@@ -88,13 +89,15 @@ for pair in west east; do
     sed -u "s/^/  $pair: /" > "$work/dump-$pair.log" &
   dumps+=($!)
 done
-# the live page: the pictures of both pairs, their statistics, the height map and the
-# players, from the rings, the height map's socket and its metrics (stereod-web(1))
+# the live page: the pictures of both pairs (the left cameras from stereod), their
+# statistics, the height map and the players, from the rings, the height map's socket
+# and both programs' metrics (127.0.0.1:9101 and :9102; stereod-web(1))
 sed -e "/^\[heightmap\]/a socket=$work/players.sock" -e "/^\[heightmap\]/a metrics=127.0.0.1:9102" \
   "$root/config/demo/heightmap.conf" > "$work/heightmap.conf"
 cat > "$work/web.conf" <<CONF
 [web]
 listen=${STEREOD_DEMO_WEB:-127.0.0.1:8088}
+stereod=127.0.0.1:9101
 heightmap=127.0.0.1:9102
 heightmap_socket=$work/players.sock
 [pair west]

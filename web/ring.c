@@ -22,7 +22,8 @@
 
 #define SLICE_US (500 * 1000)          /* longest wait: how soon a stop is seen */
 #define TOUCH_US (3 * G_USEC_PER_SEC)   /* a snapshot keeps the reader copying this long */
-#define RATE_WINDOW_US (2 * G_USEC_PER_SEC)
+#define RATE_WINDOW_US (10 * G_USEC_PER_SEC)   /* the publish rate's window, at most */
+#define RATE_SAMPLES 21                         /* (time, counter) every 0.5 s */
 #define RETRY_US (1 * G_USEC_PER_SEC)   /* after an error other than "no ring yet" */
 
 struct WebRing {
@@ -46,8 +47,9 @@ struct WebRing {
   StereodClient *client;
   StereodFrame work;
   uint64_t last_counter;
-  uint64_t rate_counter;          /* counter at rate_us */
-  gint64 rate_us;
+  uint64_t rate_counter[RATE_SAMPLES];   /* ring of (time, counter) samples */
+  gint64 rate_us[RATE_SAMPLES];
+  int rate_next, rate_n;
 };
 
 static bool
@@ -97,14 +99,21 @@ update_status(WebRing *r, gint64 now)
   s->disparity_scale = stereod_client_get_disparity_scale(c);
   memcpy(s->producer, stereod_client_get_header(c)->producer, sizeof s->producer);
   s->error[0] = '\0';
-  if (!r->rate_us || s->counter < r->rate_counter) {
-    r->rate_us = now;
-    r->rate_counter = s->counter;
-  } else if (now - r->rate_us >= RATE_WINDOW_US) {
-    s->publish_rate = (double)(s->counter - r->rate_counter) * 1e6 / (double)(now - r->rate_us);
-    r->rate_us = now;
-    r->rate_counter = s->counter;
+  /* the rate over the last 10 s (one sample each 0.5 s): slow writers too (a frame in 5 s
+   * on a busy llvmpipe) */
+  int last = (r->rate_next + RATE_SAMPLES - 1) % RATE_SAMPLES;
+  if (r->rate_n && s->counter < r->rate_counter[last])
+    r->rate_n = 0;   /* another ring: its counter starts again */
+  if (!r->rate_n || now - r->rate_us[last] >= RATE_WINDOW_US / (RATE_SAMPLES - 1)) {
+    r->rate_us[r->rate_next] = now;
+    r->rate_counter[r->rate_next] = s->counter;
+    r->rate_next = (r->rate_next + 1) % RATE_SAMPLES;
+    r->rate_n = MIN(r->rate_n + 1, RATE_SAMPLES);
   }
+  int oldest = (r->rate_next + RATE_SAMPLES - r->rate_n) % RATE_SAMPLES;
+  gint64 dt = now - r->rate_us[oldest];
+  s->publish_rate = dt >= G_USEC_PER_SEC
+    ? (double)(s->counter - r->rate_counter[oldest]) * 1e6 / (double)dt : 0.0;
 }
 
 static void
@@ -129,7 +138,7 @@ close_client(WebRing *r)
 {
   g_mutex_lock(&r->lock);
   StereodClient *c = g_steal_pointer(&r->client);
-  r->rate_us = 0;
+  r->rate_n = 0;
   g_mutex_unlock(&r->lock);
   stereod_client_close(c);
   r->last_counter = 0;

@@ -111,7 +111,8 @@ left_update(WebSource *src)
   if (src->left_in_flight ||
       now - src->left_fetched_us < (gint64)(1e6 / s->config->max_rate))
     return;
-  g_autofree char *pair = g_uri_escape_string(src->pair->name, NULL, FALSE);
+  /* stereod's name for the pair: its ring's */
+  g_autofree char *pair = g_uri_escape_string(src->pair->ring, NULL, FALSE);
   g_autofree char *path = g_strdup_printf("/left.pgm?pair=%s", pair);
   if (web_scrape_fetch(s->stereod_metrics, path, WEB_LEFT_MAX_BYTES, on_left, src)) {
     src->left_in_flight = true;

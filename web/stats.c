@@ -2,7 +2,7 @@
  *
  * Where the numbers come from: with [web] stereod= and heightmap= set, from the
  * programs' own /metrics, scraped every second: rates are counter differences over the
- * last ~5 s of scrapes, latency quantiles come from the histograms' buckets over the same
+ * last ~10 s of scrapes, latency quantiles come from the histograms' buckets over the same
  * window (histogram_quantile's interpolation), states from the state gauges. Without
  * them, what the rings tell: the publish rate (the ring's counter), the capture-to-publish
  * latency of the frames stereod-web read, and whether the ring is open; the players'
@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#define WINDOW_S 5.0
+#define WINDOW_S 10.0   /* s: rates and quantiles over the last scrapes of this span */
 
 static const char *const drop_causes[] = { "unpaired", "gpu_behind", "corrupt", "wrong_size",
                                            "untimed", "backwards", "starved", NULL };
@@ -131,11 +131,13 @@ ring_state(const WebRingStatus *st)
 static void
 pair_json(GString *o, WebServer *s, WebSource *src, const Window *w)
 {
-  const char *name = src->name;
+  /* stereod names a pair's series after the pair, whose ring has the pair's name: the
+   * ring= of this pair here, whatever the page calls it */
+  const char *name = src->pair->ring;
   WebRingStatus st;
   web_ring_get_status(src->ring, &st);
   g_string_append_c(o, '{');
-  str(o, "name", name);
+  str(o, "name", src->name);
   ring_json(o, &st);
   const char *state = w->now ? web_samples_find_label(w->now, "stereod_pair_state", 1, "state",
                                                       "pair", name, NULL)

@@ -44,6 +44,15 @@ STATE_JS = """(() => {
 })()"""
 
 
+def same_line(a, b):
+    """Whether two players lines are the same, the page's read back from JavaScript: its
+    numbers are doubles, so time_ns (ns since 1970, above 2^53) comes back rounded to a
+    few hundred ns."""
+    a, b = dict(a), dict(b)
+    ta, tb = a.pop("time_ns"), b.pop("time_ns")
+    return a == b and abs(ta - tb) <= 1024
+
+
 def state(page):
     return json.loads(page.evaluate(STATE_JS))
 

@@ -146,7 +146,7 @@ try:
     assert len(blobs) == shown, "%d markers for %d players" % (len(blobs), shown)
     frame = drawn["frame"]
     if frame in lines:
-        assert lines[frame] == drawn, "the page drew another line than the socket served"
+        assert pc.same_line(lines[frame], drawn), "the page drew another line than the socket served"
     else:
         assert lines and min(lines) > frame, "frame %d never came from the socket" % frame
     assert st["pairs"] == "%s, %s" % (west, east), st["pairs"]

@@ -4,7 +4,7 @@
 the GPU filter, the rings) with [daemon] metrics=, stereod-heightmap with its socket,
 ring and metrics=, and stereod-web scraping both; then:
 
-  1. stereod's /metrics, twice, 4 s apart, read strictly (promcheck.py): every family of
+  1. stereod's /metrics, twice, two published frames apart, read strictly (promcheck.py): every family of
      daemon/metrics.h with its type, both pairs in every per-pair family, the state gauge
      at running, and the counters of frames captured, paired, submitted and published and
      the latency and GPU histograms moving while frames flow;
@@ -134,7 +134,12 @@ reconnect_max_ms=1000
         scrape()["stereod_frames_published_total"].series().values()) >= 2, 240,
         lambda: procs["stereod"].poll() is None)
     first = scrape()
-    time.sleep(4)
+    # the second scrape once both pairs published again (a frame takes seconds on a busy
+    # llvmpipe): every counter of the flow must have moved by then
+    published = lambda f: f["stereod_frames_published_total"].series()  # noqa: E731
+    wc.wait_until("two more frames of both pairs", lambda: all(
+        v >= published(first)[k] + 2 for k, v in published(scrape()).items()), 240,
+        lambda: procs["stereod"].poll() is None)
     second = scrape()
     prom.compare(first, second)
     families = {
@@ -205,7 +210,8 @@ reconnect_max_ms=1000
     assert coloured > 50, "the height map shows no heights"
     assert int(st["count"]) == len(drawn["players"])
     assert drawn["frame"] in lines, "the page drew a frame the builder did not print"
-    assert lines[drawn["frame"]] == drawn, "the page drew another line than the builder's"
+    assert pc.same_line(lines[drawn["frame"]], drawn), \
+        "the page drew another line than the builder's: %s\n%s" % (drawn, lines[drawn["frame"]])
     # markers closer than their size merge into one blob: never more blobs than players,
     # and as many when the players are apart
     apart = all(((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2) ** 0.5 > 2.5
@@ -217,18 +223,22 @@ reconnect_max_ms=1000
                       "window.stereodWeb.players)" % (drawn["frame"] + 1), 60)
     assert later, "no later players line"
     later = json.loads(later)
-    ids = {p["id"]: p for p in drawn["players"]}
-    moved = [p for p in later["players"] if p["id"] in ids and
-             abs(p["x"] - ids[p["id"]]["x"]) + abs(p["y"] - ids[p["id"]]["y"]) > 0.01]
-    assert moved, "no player moved between fused frames %d and %d" % (drawn["frame"],
-                                                                      later["frame"])
+    # moving players: the later line's positions are not the earlier ones (ids may change
+    # when a busy llvmpipe makes the builder fuse one pair at a time)
+    where = lambda l: sorted((round(p["x"], 2), round(p["y"], 2)) for p in l["players"])  # noqa
+    assert where(later) != where(drawn), "the players stood still from fused frame %d to %d" % (
+        drawn["frame"], later["frame"])
 
-    # 3. the statistics
+    # 3. the statistics, from the metrics (rates and latencies over the last 10 s: a frame
+    #    may take seconds on a busy llvmpipe, so until both pairs published in the window)
+    def flowing():
+        s = pc.state(page)["stats"]
+        return all(p["fps_out"] and p["latency_p50_ms"] for p in s["pairs"]) and s
+    wc.wait_until("rates and latencies of both pairs", lambda: flowing(), 120)
     stats = pc.state(page)["stats"]
     for p in stats["pairs"]:
         assert p["source"] == "stereod" and p["state"] == "running", p
-        assert p["fps_out"] is not None and p["fps_out"] > 0, p
-        assert p["latency_p50_ms"] is not None and p["latency_p50_ms"] > 0, p
+        assert p["fps_in"] > 0 and p["camera_fps"] > 0 and p["gpu_ms"] > 0, p
     assert stats["heightmap"]["fused_rate"] is not None, stats["heightmap"]
     print("ok")
 except (AssertionError, KeyError, ValueError, OSError, cp.BrowserError,
