@@ -170,6 +170,20 @@ reconnect_max_ms=1000
         len(second), {dict(l)["pair"]: v for l, v in
                       second["stereod_frames_published_total"].series().items()}))
 
+    # a second stereod on the same metrics port: refused at start, status 78 (restarting
+    # would not help), one line saying why; the first one goes on serving
+    port = smetrics.rsplit(":", 1)[1].split("/")[0]
+    with open(os.path.join(tmp, "second.conf"), "w") as f:
+        f.write(open(os.path.join(tmp, "stereod.conf")).read()
+                .replace("metrics=127.0.0.1:0", "metrics=127.0.0.1:" + port)
+                .replace("[pair %s]" % west, "[pair %sx]" % west)
+                .replace("[pair %s]" % east, "[pair %sx]" % east))
+    r = subprocess.run([stereod, "--config", os.path.join(tmp, "second.conf")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 78, (r.returncode, r.stderr[-500:])
+    assert "cannot listen on 127.0.0.1:%s" % port in r.stderr, r.stderr[-500:]
+    prom.parse(prom.scrape(smetrics))
+
     # 2. the page
     page = cp.Page(chromium, 1280, 1500)
     page.navigate(url)
