@@ -5,8 +5,9 @@
 # throughput), measured over identical runs with and without the view:
 #   off  stereod without metrics, nobody reading the rings;
 #   on   stereod with [daemon] metrics= scraped every second by stereod-web, which reads
-#        both rings and serves a page to a client taking every picture at max_rate (an
-#        event stream, as the page in a browser).
+#        both rings and serves the page's event stream (every picture, the left cameras
+#        too, at FPS pictures a second: $WEB_COST_FPS, default 2, the page's default) to
+#        a client that reads it as fast as it comes, as a browser does.
 # Per run: frames published per second (from the rings' counters over the window), CPU
 # seconds stereod used per frame published, and, for "on", stereod-web's CPU seconds per
 # second. The runs alternate (off, on, off, on, ...) so that a change of the machine's
@@ -110,7 +111,7 @@ run() { # off|on
       sleep 0.1
     done
     # the page: every picture at max_rate, read as fast as it comes
-    curl -sN --noproxy '*' "${url}events?fps=10" > /dev/null &
+    curl -sN --noproxy '*' "${url}events?fps=${WEB_COST_FPS:-2}" > /dev/null &
     reader_pid=$!
     pids+=($reader_pid)
   fi
