@@ -65,7 +65,7 @@ bench_service_run(const BenchServiceOptions *o)
       o->seconds < 1 || o->warmup_seconds < 0 || o->width < 64 || o->height < 64) {
     fprintf(stderr, "stereod-bench --service: bad --pairs (1..%d), --fps, --seconds or "
                     "--size\n", STEREOD_CONFIG_MAX_PAIRS);
-    return 2;
+    return 64;   /* EX_USAGE */
   }
   gst_init(NULL, NULL);
   g_autofree char *dir = g_dir_make_tmp("stereod-bench-XXXXXX", NULL);

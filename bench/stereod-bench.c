@@ -29,6 +29,7 @@
 
 #include "bench/pairs.h"
 #include "bench/service.h"
+#include "stereod-config.h"
 #include "kernels/stereo.h"
 
 #define N_INPUTS BENCH_N_INPUTS
@@ -232,6 +233,7 @@ main(int argc, char **argv)
   BenchServiceOptions so = { .pairs = 16, .fps = 60, .seconds = 10, .warmup_seconds = 3 };
   g_autofree char *device = NULL, *format_s = NULL, *save_dir = NULL;
   Options o = { .frames = 200, .warmup = 20, .max_disparity = 128 };
+  gboolean version = FALSE;
   GOptionEntry entries[] = {
     { "sizes", 0, 0, G_OPTION_ARG_STRING, &sizes_s, "WxH list", "640x480,1920x1080" },
     { "scales", 0, 0, G_OPTION_ARG_STRING, &scales_s, "pyramid levels list", "1,5" },
@@ -263,14 +265,19 @@ main(int argc, char **argv)
       "both views: flat regions, the worst case for the hole fill) [textured]", "P" },
     { "save-pairs", 0, 0, G_OPTION_ARG_FILENAME, &save_dir,
       "write the first input pair of each size as PGM (for bench/opencv_peer.py)", "DIR" },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL },
   };
   GError *error = NULL;
   g_autoptr(GOptionContext) oc = g_option_context_new("- stereo engine benchmark");
   g_option_context_add_main_entries(oc, entries, NULL);
   if (!g_option_context_parse(oc, &argc, &argv, &error)) {
-    fprintf(stderr, "stereod-bench: %s\n", error->message);
-    return 2;
+    fprintf(stderr, "stereod-bench: %s (see --help)\n", error->message);
+    return 64;   /* EX_USAGE */
+  }
+  if (version) {
+    printf("stereod-bench %s\n", STEREOD_VERSION);
+    return 0;
   }
   Size sizes[8];
   int scales[8], flights[8], batches[8], n_sizes, n_scales, n_flights, n_batches;
@@ -279,13 +286,14 @@ main(int argc, char **argv)
       !parse_list(flight_s ? flight_s : "1,4", flights, 8, &n_flights) ||
       !parse_list(batch_s ? batch_s : "1", batches, 8, &n_batches) || o.frames < 1 ||
       o.warmup < 0) {
-    fprintf(stderr, "stereod-bench: bad --sizes, --scales, --batch, --in-flight or --frames\n");
-    return 2;
+    fprintf(stderr, "stereod-bench: bad --sizes, --scales, --batch, --in-flight or --frames "
+            "(see --help)\n");
+    return 64;   /* EX_USAGE */
   }
   bool bars = g_strcmp0(pattern_s, "bars") == 0;
   if (pattern_s && !bars && g_strcmp0(pattern_s, "textured") != 0) {
-    fprintf(stderr, "stereod-bench: bad --pattern (textured or bars)\n");
-    return 2;
+    fprintf(stderr, "stereod-bench: bad --pattern (textured or bars; see --help)\n");
+    return 64;
   }
   o.format = g_strcmp0(format_s, "float") == 0 ? STEREO_OUTPUT_FLOAT : STEREO_OUTPUT_S16;
   if (service) {
@@ -293,7 +301,7 @@ main(int argc, char **argv)
     int n = 0;
     if (size_s && !parse_sizes(size_s, &sz, 1, &n)) {
       fprintf(stderr, "stereod-bench: bad --size\n");
-      return 2;
+      return 64;
     }
     /* the device's name for the summary line, from a context of its own */
     GpuContextParams gp = { .label = "bench", .device = device };

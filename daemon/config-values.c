@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "metrics/metrics.h"
+
 #define DEFAULT_TOLERANCE_MS 5.0
 #define DEFAULT_MAX_DISPARITY 128.0
 
@@ -90,6 +92,15 @@ config_load_daemon(const ConfigGroup *c, StereodConfig *cfg, GError **error)
                      "or an EGL device index 0..255", device);
     g_free(cfg->device);
     cfg->device = g_steal_pointer(&device);
+  }
+  g_autofree char *metrics = get(c, "metrics");
+  if (metrics && *metrics) {
+    g_autoptr(GError) local = NULL;
+    g_autoptr(GInetSocketAddress) address = metrics_address_parse(metrics, &local);
+    if (!address)
+      return invalid(c, "metrics", error, "'%s': %s", metrics, local->message);
+    g_free(cfg->metrics);
+    cfg->metrics = g_steal_pointer(&metrics);
   }
   int level = (int)cfg->log_level;
   if (!keyfile_get_choice(c->kf, c->group, "log_level", KF_OPTIONAL, log_level_names, &level,

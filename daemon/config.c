@@ -12,7 +12,7 @@
 G_DEFINE_QUARK(stereod-config-error-quark, stereod_config_error)
 
 static const char *const daemon_keys[] = {
-  "device", "log_level", "stats_interval", "ring_slots", "in_flight", "mode", NULL
+  "device", "log_level", "stats_interval", "ring_slots", "in_flight", "mode", "metrics", NULL
 };
 static const char *const pair_keys[] = {
   "left", "right", "width", "height", "fps", "pair_tolerance_ms", "calibration",
@@ -268,6 +268,7 @@ stereod_config_free(StereodConfig *config)
   g_free(config->pairs);
   g_strfreev(config->files);
   g_free(config->device);
+  g_free(config->metrics);
   g_free(config->path);
   g_free(config);
 }

@@ -126,6 +126,8 @@ typedef struct {
   int ring_slots;             /* slots per shm ring, 2..64, 4 */
   int in_flight;              /* batches on the GPU at once, the whole daemon, 1..8, 2 */
   bool offline;               /* mode=offline: recordings, every frame, exit at the end */
+  char *metrics;              /* "ADDRESS:PORT" of /metrics (metrics_address_parse), NULL =
+                                 none (the default) */
 
   int n_pairs;                /* 1..STEREOD_CONFIG_MAX_PAIRS */
   StereodPairConfig *pairs;   /* in the order the groups first appear */
@@ -164,7 +166,7 @@ const StereodPairConfig *stereod_config_find_pair(const StereodConfig *config,
  *    the output sizes: the GPU thread recreates that pair's StereoEngine from the new
  *    params between two frames; the ring stays.
  * Everything else needs a restart: [daemon] device, ring_slots, in_flight (the GPU
- * context and the buffers of every pair), mode; the set of pair names; per pair left,
+ * context and the buffers of every pair), mode, metrics (the HTTP server); the set of pair names; per pair left,
  * right, fps, pair_tolerance_ms, clock, stall_ms, start_timeout_ms (the capture pipeline,
  * its matcher and its timers), width, height, outputs
  * (ring layout) and the calibration (file name or contents: rectification maps and the

@@ -175,6 +175,11 @@ published(gpointer data, int result, uint64_t publish_ns)
     p->published++;
     p->gpu_ms += b->gpu_ms / b->n;
     fl->total_published++;
+    if (p->metrics)
+      daemon_metrics_published(p->metrics,
+                               publish_ns > b->capture_ns[j->k]
+                                 ? (double)(publish_ns - b->capture_ns[j->k]) * 1e-9 : 0.0,
+                               b->gpu_ms / b->n * 1e-3);
     if (publish_ns > b->capture_ns[j->k]) {
       double ms = (double)(publish_ns - b->capture_ns[j->k]) * 1e-6;
       if (p->n_latency < MAX_LATENCIES)
@@ -349,6 +354,12 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
     } else if (!capture_pair_take(p->capture, &l, &r, &cns, &seq)) {
       continue;
     }
+    /* the left picture for stereod-web, only while one is asked for (metrics.h) */
+    if (p->metrics) {
+      int64_t now_us = g_get_monotonic_time();
+      if (daemon_metrics_left_wanted(p->metrics, now_us))
+        daemon_metrics_left_offer(p->metrics, l->data, l->width, l->height, l->stride, now_us);
+    }
     in[n] = (StereoInput){
       .pair = pos,
       .tag = seq,
@@ -373,6 +384,8 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
     HeldPair *h = &p->held[p->n_held - 1];
     if (ok) {
       h->submission = id;
+      if (p->metrics)
+        daemon_metrics_submitted(p->metrics);
       g_mutex_lock(&fl->stats_lock);
       p->in++;
       fl->total_submitted++;

@@ -9,6 +9,7 @@
 #include "daemon/config.h"
 #include "daemon/frame-loop.h"
 #include "daemon/frame-publish.h"
+#include "daemon/metrics.h"
 #include "gpu/gpu.h"
 #include "kernels/stereo.h"
 
@@ -47,6 +48,7 @@ typedef struct {
   CaptureState last_state;   /* at the last stats line */
   CaptureHealth health;
   double out_fps;            /* of the last interval, for STATUS= */
+  DaemonPairMetrics *metrics;   /* NULL without [daemon] metrics= (any thread may call it) */
 } LoopPair;
 
 typedef struct LoopGroup LoopGroup;
@@ -121,6 +123,7 @@ struct FrameLoop {
   CaptureStats capture_base[STEREOD_CONFIG_MAX_PAIRS];   /* capture counters at the reset */
   char *status;              /* under lock */
   GMainContext *main_context;
+  DaemonMetrics *metrics;    /* [daemon] metrics=: its HTTP thread reads only atomics */
   GSourceFunc on_done;
   gpointer on_done_data;
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "daemon/metrics.h"
 #include "common/notify.h"
 #include "daemon/frame-loop-private.h"
 
@@ -169,8 +170,13 @@ log_stats(FrameLoop *fl, double seconds)
       g_log(G_LOG_DOMAIN, msgs[k].level, "%s", msgs[k].text);
       g_free(msgs[k].text);
     }
-    g_string_append_printf(status, "%s%s %.1f fps %s", i ? ", " : "", p->cfg->name,
-                           p->out_fps, capture_state_to_string(state));
+    g_string_append_printf(status, "%s%s %s %.1f fps, %" G_GUINT64_FORMAT " dropped",
+                           i ? ", " : "", p->cfg->name, capture_state_to_string(state),
+                           p->out_fps, unpaired + untimed + overwritten + backwards + corrupt +
+                           wrong);
+    if (p->metrics)
+      daemon_metrics_rates(p->metrics, (double)(cs.frames[0] - o->frames[0]) / seconds,
+                           p->in / seconds, p->out_fps);
     if (offline) {
       int64_t pos, dur;
       capture_pair_get_progress(p->capture, &pos, &dur);
@@ -197,6 +203,63 @@ log_stats(FrameLoop *fl, double seconds)
   g_free(fl->status);
   fl->status = g_string_free(status, FALSE);
   g_mutex_unlock(&fl->lock);
+}
+
+/* The capture's counts and states into the metrics: on the HTTP thread before each
+ * scrape (daemon_metrics_set_collector), from the captures' own atomic counters, so that
+ * they stay current while this loop waits on the GPU. */
+static void
+metrics_collect(gpointer data)
+{
+  FrameLoop *fl = data;
+  for (int i = 0; i < fl->n_pairs; i++) {
+    LoopPair *p = &fl->pairs[i];
+    CaptureStats cs;
+    capture_pair_get_stats(p->capture, &cs);
+    DaemonCaptureCounts c = {
+      .camera = { cs.frames[0], cs.frames[1] },
+      .corrupt = { cs.corrupt[0], cs.corrupt[1] },
+      .paired = cs.pairs,
+      .dropped = {
+        [DAEMON_DROP_UNPAIRED] = cs.unpaired[0] + cs.unpaired[1],
+        [DAEMON_DROP_GPU_BEHIND] = cs.overwritten,
+        [DAEMON_DROP_CORRUPT] = cs.corrupt[0] + cs.corrupt[1],
+        [DAEMON_DROP_WRONG_SIZE] = cs.wrong_size[0] + cs.wrong_size[1],
+        [DAEMON_DROP_UNTIMED] = cs.untimed[0] + cs.untimed[1],
+        [DAEMON_DROP_BACKWARDS] = cs.backwards,
+        [DAEMON_DROP_STARVED] = cs.starved[0] + cs.starved[1],
+      },
+      .reconnects = cs.reconnects,
+      .stalls = cs.stalls,
+    };
+    daemon_metrics_capture(p->metrics, &c);
+    daemon_metrics_state(p->metrics,
+                         capture_state_to_string(capture_pair_get_state(p->capture)));
+  }
+}
+
+static DaemonMetrics *
+metrics_start(const StereodConfig *config, GError **error)
+{
+  const char *names[STEREOD_CONFIG_MAX_PAIRS];
+  int widths[STEREOD_CONFIG_MAX_PAIRS], heights[STEREOD_CONFIG_MAX_PAIRS];
+  for (int i = 0; i < config->n_pairs; i++) {
+    names[i] = config->pairs[i].name;
+    widths[i] = config->pairs[i].width;
+    heights[i] = config->pairs[i].height;
+  }
+  const char *states[CAPTURE_STATE_COUNT + 1] = { NULL };
+  for (int s = 0; s < CAPTURE_STATE_COUNT; s++)
+    states[s] = capture_state_to_string((CaptureState)s);
+  DaemonMetricsParams mp = { .address = config->metrics, .n_pairs = config->n_pairs,
+                             .pairs = names, .widths = widths, .heights = heights,
+                             .states = states };
+  DaemonMetrics *m = daemon_metrics_new(&mp, error);
+  if (m) {
+    g_autofree char *url = daemon_metrics_get_url(m);
+    g_message("metrics on %s", url);
+  }
+  return m;
 }
 
 /* Installs a config whose pairs group as the current ones do: new parameter pointers
@@ -388,6 +451,7 @@ loop_run(FrameLoop *fl, GError **error)
       stereod_notify(msg);
       last_stats = now;
     }
+
     if (work)
       continue;
     if (all_ended && fl->queued == 0 && !frame_groups_pending(fl))
@@ -498,6 +562,10 @@ loop_setup(FrameLoop *fl, GError **error)
     if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], base + pool_at[i], error))
       return false;
   fl->started_us = g_get_monotonic_time();
+  for (int i = 0; i < fl->n_pairs; i++)
+    fl->pairs[i].metrics = fl->metrics ? daemon_metrics_pair(fl->metrics, i) : NULL;
+  if (fl->metrics)
+    daemon_metrics_set_collector(fl->metrics, metrics_collect, fl);
   for (int i = 0; i < fl->n_pairs; i++) {
     capture_pair_start(fl->pairs[i].capture);
     g_message("pair %s: %dx%d, publishing to %s", fl->pairs[i].cfg->name,
@@ -546,6 +614,8 @@ loop_thread(gpointer data)
       g_main_context_invoke(fl->main_context, fl->on_done, fl->on_done_data);
   }
   frame_publisher_free(g_steal_pointer(&fl->publisher));
+  if (fl->metrics)   /* before the captures go */
+    daemon_metrics_set_collector(fl->metrics, NULL, NULL);
   for (int i = 0; fl->pairs && i < fl->n_pairs; i++) {
     LoopPair *p = &fl->pairs[i];
     for (int k = 0; k < p->n_held; k++)   /* a failed GPU: never uploaded */
@@ -576,6 +646,17 @@ frame_loop_start(const StereodConfig *config, GSourceFunc on_done, gpointer data
   fl->config = config;
   fl->in_flight = CLAMP(config->in_flight, 1, STEREO_MAX_IN_FLIGHT);
   fl->notifier = capture_notifier_new();
+  /* before the GPU thread: a port that cannot be bound is a start-up failure */
+  if (config->metrics && !(fl->metrics = metrics_start(config, error))) {
+    capture_notifier_unref(fl->notifier);
+    capture_timebase_unref(fl->timebase);
+    g_main_context_unref(fl->main_context);
+    g_mutex_clear(&fl->lock);
+    g_mutex_clear(&fl->stats_lock);
+    g_cond_clear(&fl->cond);
+    g_free(fl);
+    return NULL;
+  }
   fl->thread = g_thread_new("stereod-gpu", loop_thread, fl);
   g_mutex_lock(&fl->lock);
   while (!fl->started)
@@ -610,6 +691,7 @@ frame_loop_free(FrameLoop *fl)
     g_atomic_int_set(&fl->stop, 1);
   capture_notifier_signal(fl->notifier);
   g_thread_join(fl->thread);
+  daemon_metrics_free(fl->metrics);   /* after the loop: it updated the pairs' series */
   g_free(fl->pairs);
   capture_notifier_unref(fl->notifier);
   capture_timebase_unref(fl->timebase);

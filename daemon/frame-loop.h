@@ -36,7 +36,11 @@
  * Start-up: frame_loop_start() creates the GPU context, the upload buffer, every engine
  * (the calibrations' rectification maps computed on a thread per pair), ring and capture
  * pipeline on the new thread and returns once they are all up (or one failed).
- * Everything the hot path needs is allocated there.
+ * Everything the hot path needs is allocated there. With [daemon] metrics= it first
+ * starts the metrics' HTTP thread (daemon/metrics.h): the loop updates atomics per frame
+ * and, while a client asks for it, copies a left frame at most 10 times a second; the
+ * capture's counts are read on the HTTP thread at each scrape. STATUS= carries each
+ * pair's state, rate and drops.
  */
 #pragma once
 

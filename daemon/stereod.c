@@ -24,6 +24,7 @@
 #include "daemon/capture.h"
 #include "daemon/config.h"
 #include "daemon/frame-loop.h"
+#include "common/log.h"
 #include "common/notify.h"
 #include "stereod-config.h"
 
@@ -38,15 +39,6 @@ typedef struct {
 } Daemon;
 
 static StereodLogLevel log_level = STEREOD_LOG_MESSAGE;
-
-/* Operators' log lines: one per event, on stderr (journald adds the time). */
-static GLogWriterOutput
-log_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
-{
-  if (!(level & stereod_log_level_mask(log_level)))
-    return G_LOG_WRITER_HANDLED;
-  return g_log_writer_standard_streams(level, fields, n_fields, data);
-}
 
 static gboolean
 on_stop_signal(gpointer data)
@@ -122,6 +114,7 @@ on_reload_signal(gpointer data)
   } else {
     if (diff.log_level) {
       log_level = next->log_level;
+      stereod_log_set_shown(stereod_log_level_mask(log_level));
       g_message("reload: log level %s", stereod_log_level_name(log_level));
     }
     if (diff.backoff_pairs)
@@ -156,14 +149,16 @@ main(int argc, char **argv)
   g_option_context_add_group(oc, gst_init_get_option_group());
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(oc, &argc, &argv, &error)) {
-    fprintf(stderr, "stereod: %s\n", error->message);
-    return 2;
+    fprintf(stderr, "stereod: %s (see --help)\n", error->message);
+    return 64;   /* EX_USAGE */
   }
   if (version) {
     printf("stereod %s\n", STEREOD_VERSION);
     return 0;
   }
-  g_log_set_writer_func(log_writer, NULL, NULL);
+  /* operators' lines: journald entries with priorities and PAIR=/CAMERA= when stderr is
+   * the journal, else stderr (common/log.h) */
+  stereod_log_init(stereod_log_level_mask(log_level));
 
   Daemon d = { .config_path = config_path, .offline = offline };
   d.config = stereod_config_load(config_path, &error);
@@ -189,6 +184,7 @@ main(int argc, char **argv)
   }
   d.current = d.config;
   log_level = d.config->log_level;
+  stereod_log_set_shown(stereod_log_level_mask(log_level));
 
   d.main_loop = g_main_loop_new(NULL, FALSE);
   g_unix_signal_add(SIGTERM, on_stop_signal, &d);
@@ -197,9 +193,11 @@ main(int argc, char **argv)
 
   d.frame_loop = frame_loop_start(d.config, on_done, &d, &error);
   if (!d.frame_loop) {
-    /* A ring name held by another user will not go away by restarting: like a bad
-     * configuration, it needs an operator (systemd: RestartPreventExitStatus=78). */
-    bool operator_needed = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+    /* A ring name held by another user, or a metrics port another process listens on,
+     * will not go away by restarting: like a bad configuration, it needs an operator
+     * (systemd: RestartPreventExitStatus=78). */
+    bool operator_needed = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) ||
+                           g_error_matches(error, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE);
     fprintf(stderr, "stereod: start-up failed: %s\n", error->message);
     stereod_config_free(d.config);
     g_main_loop_unref(d.main_loop);

@@ -131,6 +131,7 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_int(&d, "confirm", &r->confirm, n->confirm);
   fixed_string(&d, "heightmap", "socket", r->socket_path, n->socket_path, "none");
   fixed_string(&d, "heightmap", "ring", r->ring_name, n->ring_name, NULL);
+  fixed_string(&d, "heightmap", "metrics", r->metrics_address, n->metrics_address, "none");
   if (r->format != n->format)
     fixed(&d, "[heightmap] format changed: needs a restart, keeping %s",
           r->format == HEIGHTMAP_FORMAT_FLOAT ? "float" : "mm");

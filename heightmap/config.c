@@ -5,6 +5,7 @@
  * are errors; every message reads "FILE: [group] key: problem". */
 #include "heightmap/heightmap.h"
 
+#include <gio/gio.h>
 #include <string.h>
 
 #include "common/file.h"
@@ -18,7 +19,7 @@ static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
   "min_confidence", "min_points", "pool", "top_fraction", "blob_min_area", "blob_max_area",
   "top_band", "visible_offset", "disparity_noise", "gate", "acceleration", "max_missed", "confirm",
-  "socket", "ring", "format", NULL
+  "socket", "ring", "format", "metrics", NULL
 };
 static const char *const pair_keys[] = { "ring", "calibration", NULL };
 static const char *const format_names[HEIGHTMAP_FORMAT_COUNT + 1] = { "float", "mm", NULL };
@@ -147,6 +148,15 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       return fail(c, "socket", error, HEIGHTMAP_CONFIG_ERROR_INVALID,
                   "\"%s\" is not an absolute path shorter than 108 bytes", sock);
     cfg->socket_path = g_steal_pointer(&sock);
+  }
+  g_autofree char *metrics = get(c, "metrics");
+  if (metrics && *metrics) {
+    g_autoptr(GError) local = NULL;
+    g_autoptr(GInetSocketAddress) address = metrics_address_parse(metrics, &local);
+    if (!address)
+      return fail(c, "metrics", error, HEIGHTMAP_CONFIG_ERROR_INVALID, "'%s': %s", metrics,
+                  local->message);
+    cfg->metrics_address = g_steal_pointer(&metrics);
   }
   int format = (int) cfg->format;
   if (!keyfile_get_choice(c->kf, c->group, "format", KEYFILE_OPTIONAL, format_names, &format,
@@ -313,6 +323,7 @@ heightmap_config_free(HeightmapConfig *cfg)
   }
   g_free(cfg->pairs);
   g_free(cfg->socket_path);
+  g_free(cfg->metrics_address);
   g_free(cfg->ring_name);
   g_free(cfg->path);
   g_free(cfg);

@@ -42,6 +42,7 @@
 
 #include "gpu/gpu.h"
 #include "kernels/calib.h"
+#include "metrics/metrics.h"
 
 G_BEGIN_DECLS
 
@@ -114,6 +115,8 @@ typedef struct {
                                reported, 1..100 */
   char *socket_path;        /* NULL = no socket */
   char *ring_name;          /* the height-map ring, default "heightmap" */
+  char *metrics_address;    /* "ADDRESS:PORT" of /metrics (metrics_address_parse), NULL =
+                               none */
   HeightmapFormat format;
   int n_pairs;              /* 1..HEIGHTMAP_MAX_PAIRS */
   HeightmapPairConfig *pairs;
@@ -437,6 +440,39 @@ bool heightmap_sources_is_open(HeightmapSources *sources, int pair);
  * ring closed and opened again after the back-off. Thread safe. */
 void heightmap_sources_drop(HeightmapSources *sources, int pair, const char *why);
 
+/* ---------------------------------------------------------------- metrics */
+
+/* The builder's Prometheus metrics (metrics/metrics.h) on `metrics=` (metrics.c):
+ *   stereod_heightmap_fused_frames_total           counter
+ *   stereod_heightmap_pairs_per_fused_frame        histogram (pairs in each fused frame)
+ *   stereod_heightmap_players                      gauge (tracks reported in the last one)
+ *   stereod_heightmap_builder_seconds              histogram (fusion, blobs, tracks and
+ *                                                  outputs of one fused frame)
+ *   stereod_heightmap_pair_frames_fused_total{pair}    counter
+ *   stereod_heightmap_pair_frames_refused_total{pair}  counter (frames the fusion refused)
+ *   stereod_heightmap_pair_ring_open{pair}         gauge, 1 while the pair's ring is open
+ *   stereod_heightmap_socket_clients               gauge
+ *   stereod_heightmap_build_info{version}          gauge, 1
+ * The updates are atomics (any thread, never blocked by a scrape); the HTTP server runs
+ * on a thread of its own and touches neither the GPU nor the builder's data. */
+typedef struct HeightmapMetrics HeightmapMetrics;
+
+/* Registers the families for the pairs of `config` and serves them on
+ * config->metrics_address (which must be set). NULL and a G_IO_ERROR when it cannot
+ * listen there. */
+HeightmapMetrics *heightmap_metrics_new(const HeightmapConfig *config, GError **error);
+void heightmap_metrics_free(HeightmapMetrics *metrics);
+/* "http://ADDRESS:PORT/metrics" (the port chosen for port 0), newly allocated. */
+char *heightmap_metrics_get_url(HeightmapMetrics *metrics);
+/* One fused frame of the pairs in `pairs` (indices into the configuration's pairs), with
+ * `players` tracks reported, built in `seconds`. */
+void heightmap_metrics_fused(HeightmapMetrics *metrics, const int *pairs, int n_pairs,
+                             int players, double seconds);
+/* A frame of pair `pair` the fusion refused. */
+void heightmap_metrics_refused(HeightmapMetrics *metrics, int pair);
+void heightmap_metrics_set_open(HeightmapMetrics *metrics, int pair, bool open);
+void heightmap_metrics_set_clients(HeightmapMetrics *metrics, int clients);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapSources, heightmap_sources_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapConfig, heightmap_config_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapFusion, heightmap_fusion_free)
@@ -444,5 +480,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapBlobFinder, heightmap_blob_finder_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapTracker, heightmap_tracker_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapServer, heightmap_server_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapInstance, heightmap_instance_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapMetrics, heightmap_metrics_free)
 
 G_END_DECLS

@@ -2,7 +2,7 @@
  * the pitch, finds the players and publishes both.
  *
  *   stereod-heightmap [--config FILE] [--check-config] [--json] [--table] [--png DIR]
- *                     [--frames N] [--device DEV] [--no-publish]
+ *                     [--frames N] [--device DEV] [--no-publish] [--version]
  *
  * Reads the rings its configuration names (heightmap/heightmap.h, config/heightmap.conf),
  * fuses the frames whose capture times agree, and for every fused frame publishes the
@@ -23,7 +23,9 @@
  * each, their running values stay); a file that does not load changes nothing (one
  * warning). Under systemd: READY=1 once the GPU and the rings' readers are up,
  * RELOADING=1 ... READY=1 around a reload, WATCHDOG=1 from the loop, STATUS= with the
- * fused-frame rate and time. Exit status: 0, 78 for a bad configuration, 64 for a bad
+ * fused-frame rate and time. With `metrics=` (not with --no-publish) the builder's
+ * Prometheus metrics are served on http://ADDRESS:PORT/metrics (heightmap.h, metrics).
+ * Exit status: 0, 78 for a bad configuration, 64 for a bad
  * command line, 1 when the GPU or the output fails.
  */
 #include <errno.h>
@@ -40,6 +42,7 @@
 #include "client/ring-writer.h"
 #include "common/notify.h"
 #include "heightmap/heightmap.h"
+#include "stereod-config.h"
 
 #define STATUS_INTERVAL_US (5 * G_USEC_PER_SEC)
 #define TABLE_INTERVAL_US (200 * 1000)
@@ -75,6 +78,7 @@ typedef struct {
   HeightmapServer *server;
   HeightmapSources *sources;
   HeightmapInstance *instance;
+  HeightmapMetrics *metrics;
   RingWriter *ring;
   float *heights;
   uint32_t *masks;
@@ -104,6 +108,7 @@ builder_clear(Builder *b)
   heightmap_blob_finder_free(b->finder);
   heightmap_fusion_free(b->fusion);
   gpu_context_free(b->gpu);
+  heightmap_metrics_free(b->metrics);
   heightmap_instance_free(b->instance);
   heightmap_config_free(b->cfg);
   g_free(b->heights);
@@ -123,6 +128,13 @@ builder_start(Builder *b, const char *device, GError **error)
   if (!b->no_publish && !(b->instance = heightmap_instance_new(c->socket_path, c->ring_name,
                                                                error)))
     return false;
+  /* --no-publish runs beside the service: they leave its metrics port alone too */
+  if (!b->no_publish && c->metrics_address) {
+    if (!(b->metrics = heightmap_metrics_new(c, error)))
+      return false;
+    g_autofree char *url = heightmap_metrics_get_url(b->metrics);
+    g_message("metrics on %s", url);
+  }
   GpuContextParams gp = { .label = "heightmap", .device = device };
   if (!(b->gpu = gpu_context_new(&gp, error)))
     return false;
@@ -279,6 +291,7 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
 {
   gint64 t0 = g_get_monotonic_time();
   const char *names[HEIGHTMAP_MAX_PAIRS];
+  int fused_pairs[HEIGHTMAP_MAX_PAIRS];
   int n_names = 0;
   uint64_t time_ns = 0;
   if (!heightmap_fusion_begin(b->fusion, error))
@@ -291,9 +304,12 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
         return false;
       }
       heightmap_sources_drop(b->sources, f[i].pair, error_text(local));
+      if (b->metrics)
+        heightmap_metrics_refused(b->metrics, f[i].pair);
       continue;
     }
     heightmap_blob_finder_set_camera(b->finder, f[i].pair, &f[i].geometry);
+    fused_pairs[n_names] = f[i].pair;
     names[n_names++] = f[i].name;
     time_ns = MAX(time_ns, f[i].capture_ns);
   }
@@ -312,6 +328,8 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   b->ms_sum += ms;
   b->ms_max = MAX(b->ms_max, ms);
   b->ms_count++;
+  if (b->metrics)
+    heightmap_metrics_fused(b->metrics, fused_pairs, n_names, nt, ms * 1e-3);
   if (b->server)
     heightmap_server_send(b->server, b->line->str, b->line->len);
   if (b->json) {
@@ -343,6 +361,12 @@ builder_tick(Builder *b)
     stereod_notify("WATCHDOG=1");
     b->last_ping = now;
   }
+  if (b->metrics) {
+    for (int i = 0; i < b->cfg->n_pairs; i++)
+      heightmap_metrics_set_open(b->metrics, i, heightmap_sources_is_open(b->sources, i));
+    heightmap_metrics_set_clients(b->metrics,
+                                  b->server ? heightmap_server_get_clients(b->server) : 0);
+  }
   if (now - b->last_status < STATUS_INTERVAL_US)
     return;
   double secs = (double) (now - b->last_status) * 1e-6;
@@ -367,7 +391,7 @@ main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
   g_autofree char *config_path = NULL, *device = NULL, *png_dir = NULL;
-  gboolean check = FALSE, json = FALSE, table = FALSE, no_publish = FALSE;
+  gboolean check = FALSE, json = FALSE, table = FALSE, no_publish = FALSE, version = FALSE;
   gint64 frames = 0;
   GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
@@ -384,6 +408,7 @@ main(int argc, char **argv)
       "EGL device: auto, hardware, software, surfaceless or an index", "DEV" },
     { "no-publish", 0, 0, G_OPTION_ARG_NONE, &no_publish,
       "No socket and no ring: for --json, --table or --png beside the service", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) oc = g_option_context_new("- height map of the pitch and players");
@@ -403,11 +428,15 @@ main(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(oc, &argc, &argv, &error) || argc > 1 || frames < 0 ||
       (json && table) || (no_publish && !json && !table && !png_dir)) {
-    fprintf(stderr, "stereod-heightmap: %s\n", error ? error->message :
+    fprintf(stderr, "stereod-heightmap: %s (see --help)\n", error ? error->message :
             argc > 1 ? "unexpected arguments" : frames < 0 ? "--frames must be >= 0" :
             json && table ? "--json and --table both write to stdout: pick one" :
             "--no-publish without --json, --table or --png has no output");
     return 64;
+  }
+  if (version) {
+    printf("stereod-heightmap %s\n", STEREOD_VERSION);
+    return 0;
   }
   if (!config_path)
     config_path = g_strdup(STEREOD_SYSCONFDIR "/stereod/heightmap.conf");

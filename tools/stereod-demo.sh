@@ -4,7 +4,9 @@
 # service path (GStreamer, TurboJPEG, rectification and the stereo filter on whatever GPU
 # EGL finds, llvmpipe where there is none, shared-memory rings), read back by stereod-dump
 # and fused by stereod-heightmap (config/demo/heightmap.conf) into a height map of the
-# pitch, whose players are shown live as a table.
+# pitch, whose players are shown live as a table and, with the pictures of both pairs and
+# the height map, as a page in a browser (stereod-web: the URL is printed; set
+# STEREOD_DEMO_WEB=ADDRESS:PORT for another address than 127.0.0.1:8088).
 #   tools/stereod-demo.sh [BUILD_DIR] [SECONDS]
 # It renders the clip once (about a minute on 2 cores) into the folder named by
 # [output] dir= of config/demo/sim.conf, writes colour depth images of what the rings
@@ -60,23 +62,28 @@ if [ "$fps" -lt 25 ]; then
 fi
 
 work=$(mktemp -d /tmp/stereod-demo.XXXXXX)
-pid=
+pid= web_pid=
 cleanup() {
+  [ -n "$web_pid" ] && kill -TERM "$web_pid" 2>/dev/null && wait "$web_pid" 2>/dev/null
   [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
 sed -e "s|@CLIP@|$clip|g" -e "s|@RATE@|$fps/1|g" -e "s|@FPS@|$fps|g" -e "s|@REFINE@|$refine|g" \
+  -e "/^\[daemon\]/a metrics=127.0.0.1:9101" \
   "$root/config/demo/stereod.conf.in" > "$work/stereod.conf"
 "$build/daemon/stereod" --check-config --config "$work/stereod.conf"
 "$build/daemon/stereod" --config "$work/stereod.conf" &
 pid=$!
 
+# the ring directory, by the rule of include/stereod/ring.h
+rings=${STEREOD_RING_DIR:-}
+[ -n "$rings" ] || { [ -d /run/stereod ] && rings=/run/stereod || rings=/dev/shm; }
 view=$clip/view
 mkdir -p "$view"
 echo "stereod-demo: stereod runs (pid $pid); reading both rings for $seconds s"
 for pair in west east; do   # the rings appear once the GPU and the pipelines are up
-  for _ in $(seq 300); do [ -e "/dev/shm/stereod.$pair" ] && break; sleep 0.1; done
+  for _ in $(seq 300); do [ -e "$rings/stereod.$pair" ] && break; sleep 0.1; done
   "$build/tools/stereod-dump" "$pair" --timeout 30 --count 1 --quiet >/dev/null
 done
 dumps=()
@@ -85,14 +92,50 @@ for pair in west east; do
     sed -u "s/^/  $pair: /" > "$work/dump-$pair.log" &
   dumps+=($!)
 done
-# the players, live: ids and pitch positions (also as JSON lines: --json)
+# the live page: the pictures of both pairs (the left cameras from stereod), their
+# statistics, the height map and the players, from the rings, the height map's socket
+# and both programs' metrics (127.0.0.1:9101 and :9102; stereod-web(1))
+sed -e "/^\[heightmap\]/a socket=$work/players.sock" -e "/^\[heightmap\]/a metrics=127.0.0.1:9102" \
+  "$root/config/demo/heightmap.conf" > "$work/heightmap.conf"
+cat > "$work/web.conf" <<CONF
+[web]
+listen=${STEREOD_DEMO_WEB:-127.0.0.1:8088}
+stereod=127.0.0.1:9101
+heightmap=127.0.0.1:9102
+heightmap_socket=$work/players.sock
+[pair west]
+[pair east]
+color=depth
+CONF
+"$build/web/stereod-web" --config "$work/web.conf" 2> "$work/web.log" &
+web_pid=$!
+for _ in $(seq 50); do grep -q "serving http" "$work/web.log" && break; sleep 0.1; done
+url=$(sed -n 's/.*serving \(http[^ ]*\) .*/\1/p' "$work/web.log")
+if [ -n "$url" ]; then
+  echo "stereod-demo: the live view is at $url (open it in a browser; stereod-web)"
+else
+  echo "stereod-demo: stereod-web did not start: $(tail -n 1 "$work/web.log")"
+fi
+# the players, live: ids and pitch positions (also as JSON lines: --json), the page's URL
+# on top of every table (the table is redrawn here: the builder's stdout is a pipe)
+show_table() {
+  local line
+  while IFS= read -r line; do
+    if [[ $line == "fused frame "* ]]; then
+      [ -t 1 ] && printf '\033[H\033[J'
+      [ -n "$url" ] && echo "live view: $url"
+    fi
+    printf '%s\n' "$line"
+  done
+}
 timeout -s INT "$seconds" "$build/heightmap/stereod-heightmap" \
-  --config "$root/config/demo/heightmap.conf" --table --png "$view/heightmap" || true
+  --config "$work/heightmap.conf" --table --png "$view/heightmap" | show_table || true
 kill -INT "${dumps[@]}" 2>/dev/null || true
 tail -n 3 "$work"/dump-*.log
-kill -TERM "$pid"
+kill -TERM "$web_pid" "$pid" 2>/dev/null || true
+wait "$web_pid" || true
 wait "$pid" || true
-pid=
+pid= web_pid=
 
 echo "stereod-demo: accuracy of the engine on frame 0 against the sim's exact ground truth" \
   "(the demo's filter settings: window 2, smoothing 1, refine $refine)"

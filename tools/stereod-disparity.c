@@ -9,12 +9,13 @@
  * LEFT and RIGHT: PNG, PGM/PPM or JPEG (colour is converted to luma), regular files of at
  * most --max-pixels pixels (default 64 Mpixel; tools/imageio.h), refused from their
  * headers before anything that size is allocated. Exit status 0 on
- * success, 1 when something fails at run time (files, sizes, GPU), 2 for bad usage; the
+ * success, 1 when something fails at run time (files, sizes, GPU), 64 for bad usage; the
  * reason is one line "stereod-disparity: ..." on stderr.
  */
 #include "gpu/gpu.h"
 #include "kernels/stereo.h"
 #include "tools/imageio.h"
+#include "stereod-config.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -23,14 +24,14 @@
 #include <string.h>
 
 #define PROG "stereod-disparity"
-#define EXIT_USAGE 2
+#define EXIT_USAGE 64   /* EX_USAGE */
 
 static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt, *opt_calib, *opt_depth;
 static double opt_max_disparity = 0.0;
 static int opt_scales = 0, opt_repeat = 1, opt_window = 0;
 static gint64 opt_max_pixels = (gint64)IMAGEIO_DEFAULT_MAX_PIXELS;
 static double opt_smoothing = 0.0;
-static gboolean opt_no_lr_check, opt_refine, opt_verbose, opt_quiet;
+static gboolean opt_no_lr_check, opt_refine, opt_verbose, opt_quiet, opt_version;
 static char **opt_files;
 
 static const GOptionEntry entries[] = {
@@ -71,6 +72,7 @@ static const GOptionEntry entries[] = {
     "before they are decoded", "N" },
   { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose, "Say more, enable debug logs", NULL },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print nothing on success", NULL },
+  { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
   { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_files, NULL, "LEFT RIGHT" },
   { NULL }
 };
@@ -351,6 +353,10 @@ main(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &error))
     return fail(EXIT_USAGE, "%s (see --help)", error->message);
+  if (opt_version) {
+    printf(PROG " %s\n", STEREOD_VERSION);
+    return 0;
+  }
   int status = check_usage();
   if (status)
     return status;

@@ -248,8 +248,8 @@ main(int argc, char **argv)
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    g_printerr("stereod-dump: %s\n", error->message);
-    return 1;
+    g_printerr("stereod-dump: %s (see --help)\n", error->message);
+    return 64;   /* EX_USAGE */
   }
   if (version) {
     printf("stereod-dump %s\n", STEREOD_VERSION);
@@ -257,7 +257,7 @@ main(int argc, char **argv)
   }
   if (argc != 2) {
     g_printerr("stereod-dump: exactly one PAIR expected (see --help)\n");
-    return 1;
+    return 64;
   }
   if (!make_dirs(&error)) {
     g_printerr("stereod-dump: %s\n", error->message);

@@ -10,12 +10,13 @@
  * headers before anything that size is allocated; --size is bounded the same way. The
  * flow is that of
  * FRAME0's pixels: (x, y) moves to (x + u, y + v) in FRAME1. Exit status 0 on success, 1
- * when something fails at run time (files, sizes, GPU), 2 for bad usage; the reason is one
+ * when something fails at run time (files, sizes, GPU), 64 for bad usage; the reason is one
  * line "stereod-flow: ..." on stderr.
  */
 #include "gpu/gpu.h"
 #include "kernels/flow.h"
 #include "tools/imageio.h"
+#include "stereod-config.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -24,12 +25,12 @@
 #include <string.h>
 
 #define PROG "stereod-flow"
-#define EXIT_USAGE 2
+#define EXIT_USAGE 64   /* EX_USAGE */
 
 static char *opt_output, *opt_png, *opt_color, *opt_device, *opt_gt, *opt_size;
 static int opt_scales = 0, opt_bench = 0;
 static gint64 opt_max_pixels = (gint64)IMAGEIO_DEFAULT_MAX_PIXELS;
-static gboolean opt_fb, opt_verbose, opt_quiet;
+static gboolean opt_fb, opt_verbose, opt_quiet, opt_version;
 static char **opt_files;
 
 static const GOptionEntry entries[] = {
@@ -60,6 +61,7 @@ static const GOptionEntry entries[] = {
     "files are refused before they are decoded", "N" },
   { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose, "Say more, enable debug logs", NULL },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print nothing on success", NULL },
+  { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
   { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_files, NULL, "FRAME0 FRAME1" },
   { NULL }
 };
@@ -353,6 +355,10 @@ main(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &error))
     return fail(EXIT_USAGE, "%s (see --help)", error->message);
+  if (opt_version) {
+    printf(PROG " %s\n", STEREOD_VERSION);
+    return 0;
+  }
   int w = 0, h = 0;
   int status = check_usage(&w, &h);
   if (status)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "sim/sim.h"
+#include "stereod-config.h"
 
 #define EXIT_USAGE 64
 #define EXIT_CONFIG 78
@@ -150,7 +151,7 @@ main(int argc, char **argv)
 {
   g_autofree char *config_path = NULL, *out = NULL;
   int frames = 0, threads = (int)g_get_num_processors();
-  gboolean quiet = FALSE;
+  gboolean quiet = FALSE, version = FALSE;
   GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path, "Sim config file", "FILE" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Output folder (default: [output] dir)",
@@ -160,15 +161,23 @@ main(int argc, char **argv)
     { "threads", 't', 0, G_OPTION_ARG_INT, &threads, "Render threads (default: all cores)",
       "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new("- render a synthetic stadium clip");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_autoptr(GError) error = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error) || argc != 1 || !config_path ||
-      frames < 0 || threads < 1 || threads > 64) {
-    g_printerr("stereod-sim: %s\nusage: stereod-sim --config FILE [--out DIR] [--frames N]\n",
-               error ? error->message : "bad arguments");
+  bool parsed = g_option_context_parse(ctx, &argc, &argv, &error);
+  if (parsed && version) {
+    printf("stereod-sim %s\n", STEREOD_VERSION);
+    return EXIT_SUCCESS;
+  }
+  if (!parsed || argc != 1 || !config_path || frames < 0 || threads < 1 || threads > 64) {
+    g_printerr("stereod-sim: %s (usage: stereod-sim --config FILE [--out DIR] [--frames N]; "
+               "see --help)\n",
+               error ? error->message : argc != 1 ? "unexpected arguments"
+               : !config_path ? "--config FILE is required"
+               : frames < 0 ? "--frames must be >= 0" : "--threads must be within 1..64");
     return EXIT_USAGE;
   }
   g_autoptr(SimConfig) cfg = sim_config_load(config_path, &error);

@@ -10,10 +10,11 @@
  * in .pgm. The ground truth is PFM (Middlebury: float px, rows bottom up) for the surface
  * seen at each pixel; the mask uses Middlebury's mask0nocc convention (255 visible in
  * both views, 128 occluded, 0 match outside the right image). Exit status 0, 1 when a file
- * cannot be written or the scene is invalid, 2 for bad usage.
+ * cannot be written or the scene is invalid, 64 for bad usage.
  */
 #include "tools/imageio.h"
 #include "tools/synth.h"
+#include "stereod-config.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -22,14 +23,14 @@
 #include <string.h>
 
 #define PROG "stereod-synth"
-#define EXIT_USAGE 2
+#define EXIT_USAGE 64   /* EX_USAGE */
 
 static char *opt_scene, *opt_size, *opt_box, *opt_left, *opt_right, *opt_gt, *opt_gt_right,
             *opt_mask;
 static double opt_d0 = NAN, opt_dx = NAN, opt_dy = NAN, opt_d1 = NAN, opt_contrast = NAN,
               opt_gain = NAN, opt_offset = NAN, opt_noise = NAN;
 static int opt_seed = 1;
-static gboolean opt_quiet;
+static gboolean opt_quiet, opt_version;
 
 static const GOptionEntry entries[] = {
   { "scene", 0, 0, G_OPTION_ARG_STRING, &opt_scene,
@@ -55,6 +56,7 @@ static const GOptionEntry entries[] = {
   { "mask", 'm', 0, G_OPTION_ARG_FILENAME, &opt_mask,
     "Occlusion mask (PNG: 255 visible, 128 occluded, 0 outside)", "MASK.png" },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print nothing on success", NULL },
+  { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
   { NULL }
 };
 
@@ -150,6 +152,10 @@ main(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &error))
     return fail(EXIT_USAGE, "%s (see --help)", error->message);
+  if (opt_version) {
+    printf("stereod-synth %s\n", STEREOD_VERSION);
+    return 0;
+  }
   if (argc > 1)
     return fail(EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[1]);
   if (!opt_left || !opt_right)

@@ -60,6 +60,11 @@ static const ErrorCase cases[] = {
     "[daemon] stats_interval: 0 is outside 1..3600" },
   { "in-flight-range", "[daemon]\nin_flight=9\n" WEST, STEREOD_CONFIG_ERROR_INVALID,
     "[daemon] in_flight: 9 is outside 1..8" },
+  { "metrics-address", "[daemon]\nmetrics=example.org:9101\n" WEST, STEREOD_CONFIG_ERROR_INVALID,
+    "[daemon] metrics: 'example.org:9101': the address is not an IPv4 or IPv6 address (nor "
+    "localhost)" },
+  { "metrics-port", "[daemon]\nmetrics=127.0.0.1:65536\n" WEST, STEREOD_CONFIG_ERROR_INVALID,
+    "[daemon] metrics: '127.0.0.1:65536': the port is not a number in 0..65535" },
   { "scales-range", WEST "scales=9\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] scales: 9 is outside 0..8" },
   { "scales-too-many", WEST "scales=8\n", STEREOD_CONFIG_ERROR_INVALID,

@@ -420,6 +420,30 @@ test_log_level(void)
   g_assert_true(stereod_log_level_mask(STEREOD_LOG_ERROR) & G_LOG_LEVEL_CRITICAL);
 }
 
+/* [daemon] metrics=: off by default, kept as written, and a change needs a restart (the
+ * HTTP server is made at start). */
+static void
+test_metrics_key(void)
+{
+  char *dir = test_dir_new();
+  g_free(test_write_calib(dir, "calib/north.conf", 640, 360));
+  g_autoptr(StereodConfig) base = load_text(dir, two_pairs);
+  g_assert_null(base->metrics);
+  g_autoptr(GString) on = g_string_new(two_pairs);
+  g_string_replace(on, "in_flight=3\n", "in_flight=3\nmetrics=9101\n", 1);
+  g_autoptr(StereodConfig) on_cfg = load_text(dir, on->str);
+  g_assert_cmpstr(on_cfg->metrics, ==, "9101");
+  g_auto(StereodConfigDiff) diff = { 0 };
+  g_assert_true(stereod_config_diff(base, on_cfg, &diff));
+  g_assert_cmpstr(diff.restart_reason, ==, "[daemon] metrics");
+  stereod_config_diff_clear(&diff);
+  g_autoptr(GString) empty = g_string_new(two_pairs);
+  g_string_replace(empty, "in_flight=3\n", "in_flight=3\nmetrics=\n", 1);
+  g_autoptr(StereodConfig) empty_cfg = load_text(dir, empty->str);
+  g_assert_null(empty_cfg->metrics);   /* empty: none */
+  g_assert_false(stereod_config_diff(base, empty_cfg, &diff));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -433,5 +457,6 @@ main(int argc, char **argv)
   g_test_add_func("/config/reload-diff", test_reload_diff);
   g_test_add_func("/config/log-level", test_log_level);
   g_test_add_func("/config/default-path", test_default_path);
+  g_test_add_func("/config/metrics-key", test_metrics_key);
   return g_test_run();
 }

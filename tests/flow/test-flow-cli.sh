@@ -38,17 +38,17 @@ expect() {
 "$synth" --scene constant --d0 3.3 --size 96x64 --noise 1 -l "$tmp/a.png" -r "$tmp/b.png" \
   -q || { echo "stereod-synth failed"; exit 1; }
 
-# Usage errors: exit 2 before anything is read.
-expect 2 "$flow"
-expect 2 "$flow" "$tmp/a.png"
-expect 2 "$flow" "$tmp/a.png" "$tmp/b.png"
-expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --scales 99
-expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --size 10x10
-expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --size 640
-expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --device nowhere
-expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --bogus
-expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --max-pixels 0
-expect 2 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --size 4000x4000 --max-pixels 1000000
+# Usage errors: exit 64 (EX_USAGE) before anything is read.
+expect 64 "$flow"
+expect 64 "$flow" "$tmp/a.png"
+expect 64 "$flow" "$tmp/a.png" "$tmp/b.png"
+expect 64 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --scales 99
+expect 64 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --size 10x10
+expect 64 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --size 640
+expect 64 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --device nowhere
+expect 64 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --bogus
+expect 64 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --max-pixels 0
+expect 64 "$flow" "$tmp/a.png" "$tmp/b.png" -o "$tmp/o.flo" --size 4000x4000 --max-pixels 1000000
 # Run-time errors: exit 1, one line.
 expect 1 "$flow" "$tmp/missing.png" "$tmp/b.png" -o "$tmp/o.flo"
 printf 'not an image' >"$tmp/junk.png"

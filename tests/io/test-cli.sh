@@ -77,12 +77,12 @@ synth_tests() {
   cmp -s "$tmp/r.pgm" "$tmp/r2.pgm" || fail "same seed, different right image"
   [ -s "$tmp/out" ] && fail "--quiet printed something"
 
-  expect 2 stereod-synth "$synth"
-  expect 2 stereod-synth "$synth" -l "$tmp/a.png"
-  expect 2 stereod-synth "$synth" --scene cube -l "$tmp/a.png" -r "$tmp/b.png"
-  expect 2 stereod-synth "$synth" --size 12 -l "$tmp/a.png" -r "$tmp/b.png"
-  expect 2 stereod-synth "$synth" --bogus -l "$tmp/a.png" -r "$tmp/b.png"
-  expect 2 stereod-synth "$synth" -l "$tmp/a.png" -r "$tmp/b.png" extra
+  expect 64 stereod-synth "$synth"
+  expect 64 stereod-synth "$synth" -l "$tmp/a.png"
+  expect 64 stereod-synth "$synth" --scene cube -l "$tmp/a.png" -r "$tmp/b.png"
+  expect 64 stereod-synth "$synth" --size 12 -l "$tmp/a.png" -r "$tmp/b.png"
+  expect 64 stereod-synth "$synth" --bogus -l "$tmp/a.png" -r "$tmp/b.png"
+  expect 64 stereod-synth "$synth" -l "$tmp/a.png" -r "$tmp/b.png" extra
   expect 1 stereod-synth "$synth" --scene constant --size 160x120 --d0 500 \
     -l "$tmp/a.png" -r "$tmp/b.png"
   expect 1 stereod-synth "$synth" --scene box --size 160x120 --box 150,0,40,40 \
@@ -100,16 +100,16 @@ disparity_tests() {
   printf 'not an image\n' >"$tmp/garbage.png"
   head -c 200 "$tmp/r.png" >"$tmp/cut.png"
 
-  # Usage: exit 2.
-  expect 2 $p "$disp"
-  expect 2 $p "$disp" "$tmp/l.png"
-  expect 2 $p "$disp" "$tmp/l.png" "$tmp/r.png"
-  expect 2 $p "$disp" "$tmp/l.png" "$tmp/r.png" "$tmp/x.png" -o "$tmp/o.pfm"
-  expect 2 $p "$disp" --bogus "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm"
-  expect 2 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --scales 9
-  expect 2 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-disparity -4
-  expect 2 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-disparity abc
-  expect 2 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --device gpu0
+  # Usage: exit 64 (EX_USAGE).
+  expect 64 $p "$disp"
+  expect 64 $p "$disp" "$tmp/l.png"
+  expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png"
+  expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" "$tmp/x.png" -o "$tmp/o.pfm"
+  expect 64 $p "$disp" --bogus "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm"
+  expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --scales 9
+  expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-disparity -4
+  expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-disparity abc
+  expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --device gpu0
   # Run time: exit 1.
   expect 1 $p "$disp" "$tmp/none.png" "$tmp/r.png" -o "$tmp/o.pfm"
   grep -q "none.png" "$tmp/err" || fail "the error does not name the missing file"
@@ -165,7 +165,7 @@ sys.stdout.buffer.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBB
   expect 1 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-pixels 19199
   grep -q "l.png: image size 160x120 is 19200 pixels, more than the limit of 19199" \
     "$tmp/err" || fail "--max-pixels 19199: wrong message"
-  expect 2 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-pixels 0
+  expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-pixels 0
   [ -e "$tmp/o.pfm" ] && fail "a failed run left an output file"
 
   # Success needs a GPU (llvmpipe will do). Without one the run fails with a "GPU:" line:

@@ -62,8 +62,8 @@ awk -v p2="$p2" -v r1="$r1" -v r2="$r2" -v u1="$u1" \
   { echo "FAIL: rectification does not undo the distortion"; status=1; }
 head -c 24 "$tmp/depth.png" | od -An -tx1 | grep -q "89 50 4e 47" ||
   { echo "FAIL: no depth PNG"; status=1; }
-# --depth without --calib is a usage error (exit 2)
+# --depth without --calib is a usage error (exit 64)
 set +e
 "$disparity" "$d/plain/left/000000.png" "$d/plain/right/000000.png" --depth "$tmp/x.png" 2>/dev/null
-[ $? -eq 2 ] || { echo "FAIL: --depth without --calib not refused"; status=1; }
+[ $? -eq 64 ] || { echo "FAIL: --depth without --calib not refused"; status=1; }
 exit $status
