@@ -137,9 +137,14 @@ append_define_float(GString *s, const char *name, double v)
   g_string_append_c(s, '\n');
 }
 
+/* The slow path of fill.comp walks a round's region in strips of FILL_SW columns,
+ * FILL_CH rows per step (one row sum per invocation of 256). */
+enum { FILL_SW = 32, FILL_CH = 8 };
+
 /* The shared memory of fill.comp for radius r and k rounds in one pass: the states of
- * rounds 1 .. k-1 on their regions (or the staged tile), the row sums of a block, the
- * tile's last state. */
+ * rounds 1 .. k-1 on their regions (or the staged tile; round 1's input rows of a step
+ * after round 1's state), the row sums of the tile or a strip's ring, the tile's last
+ * state. */
 typedef struct {
   int s_total, rs_size, bytes;
 } FillLayout;
@@ -148,13 +153,12 @@ static FillLayout
 fill_layout(int r, int k)
 {
   int tw = 16 + 2 * r;
-  FillLayout fl = { .s_total = tw * tw, .rs_size = MAX(tw * 16, (8 + 2 * r) * 32) };
-  int states = 0;
-  for (int i = 1; i < k; i++) {
-    int l = 16 + 2 * r * (k - i);
-    states += l * l;
+  FillLayout fl = { .s_total = tw * tw,
+                    .rs_size = MAX(tw * 16, (FILL_CH + 2 * r) * FILL_SW) };
+  if (k > 1) {
+    int l1 = 16 + 2 * r * (k - 1), l2 = k > 2 ? 16 + 2 * r * (k - 2) : 0;
+    fl.s_total = MAX(fl.s_total, l1 * l1 + MAX(l2 * l2, FILL_CH * (FILL_SW + 2 * r)));
   }
-  fl.s_total = MAX(fl.s_total, states);
   fl.bytes = fl.s_total * 4 + fl.rs_size * 8 + 256 * 4 + 16;
   return fl;
 }
@@ -215,7 +219,8 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
     int k = groups & D_FILL_REST ? p->fill_iterations % per : per;
     FillLayout fl = fill_layout(r, MAX(k, 1));
     g_string_append_printf(s, "#define FILL_ROUNDS %d\n#define FILL_S_TOTAL %d\n"
-                           "#define FILL_RS_SIZE %d\n", MAX(k, 1), fl.s_total, fl.rs_size);
+                           "#define FILL_RS_SIZE %d\n#define FILL_SW %d\n#define FILL_CH %d\n",
+                           MAX(k, 1), fl.s_total, fl.rs_size, FILL_SW, FILL_CH);
   }
   if (groups & D_POST) {
     /* post.comp: a workgroup per row, about 8 pixels per invocation (fewer invocations
