@@ -14,10 +14,10 @@
 // shrink by FILL_R per round (16 + 2 FILL_R (FILL_ROUNDS - k) px for round k), their
 // states in shared memory, unless that region holds no valid pixel at all (then no round
 // can fill the tile's holes: they are kept). The slow path's rounds before the last walk
-// their region in strips of FILL_SW columns, top to bottom, FILL_CH rows per step: each
-// row sum is made once and kept in a ring of the FILL_CH + 2 FILL_R rows that the
-// step's column sums read, and the first round reads the image once per strip (FILL_CH
-// rows at a time, one float per pixel) instead of once per tap. Every sum is the one a
+// their region in strips, top to bottom, a few rows per step: each row sum is made once
+// and kept in a ring of the rows that the step's column sums read, and the first round
+// reads the image once per strip (a step's rows at a time, one float per pixel) instead
+// of once per tap. Every sum is the one a
 // row pass and a column pass over the whole image would make, in the same order, so the
 // result does not depend on the path.
 layout(local_size_x = 256) in;
@@ -25,8 +25,8 @@ layout(rgba32f, binding = 0) readonly uniform image2DArray src;
 layout(rgba32f, binding = 1) writeonly uniform image2DArray dst;
 uniform ivec2 size;
 
-#if FILL_ROUNDS > 3 || FILL_SW * FILL_CH != 256
-#error "fill.comp: at most 3 rounds, FILL_SW x FILL_CH = 256 invocations"
+#if FILL_ROUNDS > 3
+#error "fill.comp: at most 3 rounds"
 #endif
 
 const float taps[2 * FILL_R + 1] = FILL_TAPS;
@@ -38,11 +38,9 @@ const float taps[2 * FILL_R + 1] = FILL_TAPS;
 // first round of the slow path its FILL_CH input rows of a step after round 1's state.
 #define BASE_OF(k) ((k) == 1 ? 0 : L_OF(1) * L_OF(1))
 #define IN_BASE (L_OF(1) * L_OF(1))
-#define IN_W (FILL_SW + 2 * FILL_R)
-#define RING (FILL_CH + 2 * FILL_R)
 #define TW (16 + 2 * FILL_R)     // the tile and its halo
 // Row sums: of one 16 x 16 block of outputs (the tile, 2 FILL_R more rows than it has),
-// or the ring of a strip, RING rows of FILL_SW (FILL_RS_SIZE from the host).
+// or the ring of a strip (FILL_RS_SIZE from the host).
 shared vec2 RS[FILL_RS_SIZE];
 shared float S[FILL_S_TOTAL];
 shared float FIN[256];       // the last round's state of the tile
@@ -107,33 +105,36 @@ void fill_tile(int base)
 
 #if FILL_ROUNDS > 1
 // Round k < FILL_ROUNDS on its square region (side L = L_OF(k), origin o) into the
-// shared state of round k. Step n of a strip makes the row sums of rows n FILL_CH ..
-// + FILL_CH - 1 of the region's 2 FILL_R taller input (one per invocation), then the
-// column sums of the FILL_CH output rows whose windows that completes. Round 1 reads its
-// input FILL_CH rows a step (staged at IN_BASE, IN_W wide) and writes it as the state
-// before the round where its outputs go; later rounds read round k - 1's state.
-void fill_strips(int k)
+// shared state of round k, in strips of sw columns (8, 16 or 32: the fewest steps for L,
+// from the host), ch = 256 / sw rows a step. Step n of a strip makes the row sums of rows
+// n ch .. + ch - 1 of the region's 2 FILL_R taller input (one per invocation) into a ring
+// of ch + 2 FILL_R rows, then the column sums of the ch output rows whose windows that
+// completes. Round 1 reads its input ch rows a step (staged at IN_BASE, sw + 2 FILL_R
+// wide) and writes it as the state before the round where its outputs go; later rounds
+// read round k - 1's state.
+void fill_strips(int k, const int sw)
 {
+  const int ch = 256 / sw, ring = ch + 2 * FILL_R, in_w = sw + 2 * FILL_R;
   int li = int(gl_LocalInvocationID.x);
-  int c = li % FILL_SW, r = li / FILL_SW;
+  int c = li % sw, r = li / sw;
   int L = L_OF(k), Lp = L + 2 * FILL_R;   // the region, the rows of its input
   ivec2 o = tile - FILL_R * (FILL_ROUNDS - k);
-  for (int sx = 0; sx < L; sx += FILL_SW) {
+  for (int sx = 0; sx < L; sx += sw) {
     bool col = sx + c < L;
     if (k == 1) {
-      for (int i = li; i < FILL_CH * IN_W; i += 256)
-        S[IN_BASE + i] = load_state(o + ivec2(sx + i % IN_W - FILL_R, i / IN_W - FILL_R));
+      for (int i = li; i < ch * in_w; i += 256)
+        S[IN_BASE + i] = load_state(o + ivec2(sx + i % in_w - FILL_R, i / in_w - FILL_R));
       barrier();
     }
-    for (int n = 0; n * FILL_CH < Lp; n++) {
-      int j = n * FILL_CH + r;   // this invocation's row of row sums
+    for (int n = 0; n * ch < Lp; n++) {
+      int j = n * ch + r;   // this invocation's row of row sums
       if (col && j < Lp) {
         if (k == 1) {
-          RS[(j % RING) * FILL_SW + c] = row_sum(IN_BASE + r * IN_W + c);
+          RS[(j % ring) * sw + c] = row_sum(IN_BASE + r * in_w + c);
           if (j >= FILL_R && j < L + FILL_R)
-            S[(j - FILL_R) * L + sx + c] = S[IN_BASE + r * IN_W + c + FILL_R];
+            S[(j - FILL_R) * L + sx + c] = S[IN_BASE + r * in_w + c + FILL_R];
         } else {
-          RS[(j % RING) * FILL_SW + c] = row_sum(BASE_OF(k - 1) + j * Lp + sx + c);
+          RS[(j % ring) * sw + c] = row_sum(BASE_OF(k - 1) + j * Lp + sx + c);
         }
       }
       barrier();
@@ -142,15 +143,15 @@ void fill_strips(int k)
         float s = k == 1 ? S[q * L + sx + c]
                          : S[BASE_OF(k - 1) + (q + FILL_R) * Lp + sx + c + FILL_R];
         if (!IS_D(s) && inside(o + ivec2(sx + c, q)))
-          s = fill_pixel(s, q % RING, c, FILL_SW, RING);
+          s = fill_pixel(s, q % ring, c, sw, ring);
         S[BASE_OF(k) + q * L + sx + c] = s;
       }
       // the next step's input rows (disjoint from what is read here)
       if (k == 1)
-        for (int i = li; i < FILL_CH * IN_W; i += 256) {
-          int y = (n + 1) * FILL_CH + i / IN_W;
+        for (int i = li; i < ch * in_w; i += 256) {
+          int y = (n + 1) * ch + i / in_w;
           if (y < Lp)
-            S[IN_BASE + i] = load_state(o + ivec2(sx + i % IN_W - FILL_R, y - FILL_R));
+            S[IN_BASE + i] = load_state(o + ivec2(sx + i % in_w - FILL_R, y - FILL_R));
         }
       // the next step's row sums overwrite the ring rows read here
       barrier();
@@ -211,8 +212,10 @@ void main()
   }
   barrier();
   if (holes != 0u && reach != 0u) {   // slow path: all rounds on the shrinking regions
-    for (int k = 1; k < FILL_ROUNDS; k++)
-      fill_strips(k);
+    fill_strips(1, FILL_SW1);
+#if FILL_ROUNDS > 2
+    fill_strips(2, FILL_SW2);
+#endif
     fill_tile(BASE_OF(FILL_ROUNDS - 1));
   }
 #endif
