@@ -137,24 +137,46 @@ append_define_float(GString *s, const char *name, double v)
   g_string_append_c(s, '\n');
 }
 
+/* The slow path of fill.comp runs a round before the last on a square region of side l
+ * in strips of sw columns, 256 / sw rows a step (one row sum per invocation): the width
+ * of 32, 16, 8 that takes the fewest steps for l (the wider on a tie: fewer reads). */
+static int
+fill_strip_width(int r, int l)
+{
+  int best = 32, best_steps = INT_MAX;
+  for (int sw = 32; sw >= 8; sw /= 2) {
+    int ch = 256 / sw, steps = (l + sw - 1) / sw * ((l + 2 * r + ch - 1) / ch);
+    if (steps < best_steps) {
+      best = sw;
+      best_steps = steps;
+    }
+  }
+  return best;
+}
+
 /* The shared memory of fill.comp for radius r and k rounds in one pass: the states of
- * rounds 1 .. k-1 on their regions (or the staged tile), the row sums of a block, the
- * tile's last state. */
+ * rounds 1 .. k-1 on their regions (or the staged tile; round 1's input rows of a step
+ * after round 1's state), the row sums of the tile or a strip's ring, the tile's last
+ * state. sw[i]: the strip width of round i + 1. */
 typedef struct {
   int s_total, rs_size, bytes;
+  int sw[2];
 } FillLayout;
 
 static FillLayout
 fill_layout(int r, int k)
 {
   int tw = 16 + 2 * r;
-  FillLayout fl = { .s_total = tw * tw, .rs_size = MAX(tw * 16, (8 + 2 * r) * 32) };
-  int states = 0;
-  for (int i = 1; i < k; i++) {
-    int l = 16 + 2 * r * (k - i);
-    states += l * l;
+  FillLayout fl = { .s_total = tw * tw, .rs_size = tw * 16, .sw = { 32, 32 } };
+  if (k > 1) {
+    int l1 = 16 + 2 * r * (k - 1), l2 = k > 2 ? 16 + 2 * r * (k - 2) : 0;
+    for (int i = 0; i < k - 1; i++) {
+      fl.sw[i] = fill_strip_width(r, i == 0 ? l1 : l2);
+      fl.rs_size = MAX(fl.rs_size, (256 / fl.sw[i] + 2 * r) * fl.sw[i]);
+    }
+    int in = 256 / fl.sw[0] * (fl.sw[0] + 2 * r);
+    fl.s_total = MAX(fl.s_total, l1 * l1 + MAX(l2 * l2, in));
   }
-  fl.s_total = MAX(fl.s_total, states);
   fl.bytes = fl.s_total * 4 + fl.rs_size * 8 + 256 * 4 + 16;
   return fl;
 }
@@ -215,7 +237,8 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
     int k = groups & D_FILL_REST ? p->fill_iterations % per : per;
     FillLayout fl = fill_layout(r, MAX(k, 1));
     g_string_append_printf(s, "#define FILL_ROUNDS %d\n#define FILL_S_TOTAL %d\n"
-                           "#define FILL_RS_SIZE %d\n", MAX(k, 1), fl.s_total, fl.rs_size);
+                           "#define FILL_RS_SIZE %d\n#define FILL_SW1 %d\n#define FILL_SW2 %d\n",
+                           MAX(k, 1), fl.s_total, fl.rs_size, fl.sw[0], fl.sw[1]);
   }
   if (groups & D_POST) {
     /* post.comp: a workgroup per row, about 8 pixels per invocation (fewer invocations
