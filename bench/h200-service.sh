@@ -15,27 +15,35 @@
 #     the pairs saved for OpenCV;
 #  2. opencv.txt: bench/opencv_peer.py on the same pairs in the same call (needs cv2:
 #     there, or wheels carried in .whl, see /work/.library/device/README.md);
-#  3. service.txt: stereod-bench --service (the service's frame loop and capture) with 1,
-#     4 and 16 live 1920x1080 pairs at 60 fps;
+#     and the SMPTE bars (the hole fill's worst case) in batches of 1 and 16;
+#  3. service.txt: stereod-bench --service (the service's frame loop and capture) with 16
+#     live 1920x1080 pairs at 60 fps;
 #  4. stereod.txt: the real stereod with GStreamer sources (imagefreeze of textured
-#     pairs, GRAY8 1920x1080 at 60 fps, and the issue's videotestsrc), 16 pairs for 40 s
-#     and 1 pair alone (the first 10 s not counted), its stats lines summed by this script;
-#  5. tests.txt: the gpu, stage, engine and accuracy tests on the H200;
-#  6. summary.txt: every "# summary:" line, in the form bench/RESULTS.md records.
+#     pairs, GRAY8 1920x1080, and the issue's videotestsrc), 16 pairs at 60 fps, 8 at 50,
+#     1 pair alone at 60 and at 240 fps, for 35 s each (the first 10 s not counted), its
+#     stats lines summed by this script;
+#  5. flow.txt: stereod-flow --bench on a Middlebury pair resampled to 1920x1080;
+#  6. tests.txt: the gpu, stage, engine and accuracy tests on the H200;
+#  7. summary.txt: every "# summary:" line, in the form bench/RESULTS.md records.
 set -uo pipefail
 mode=${1:-}
 if [ "$mode" = pack ]; then
   set -e
   root=$(git rev-parse --show-toplevel)
-  cd "$root"
-  b=build
-  GST_PLUGINS="pnm imagefreeze ${GST_PLUGINS:-}" ../shared/device/prepare.sh --gst \
-    $b/daemon/stereod $b/bench/stereod-bench $b/tests/gpu/test-gpu \
+  b=$root/build
+  # the device tool carries the checkout it was started in: from another worktree, pack
+  # into that checkout (H200_PACK_ROOT=/path/to/it)
+  dest=${H200_PACK_ROOT:-$root}
+  cd "$dest"
+  GST_PLUGINS="pnm imagefreeze ${GST_PLUGINS:-}" "$root/../shared/device/prepare.sh" --gst \
+    $b/daemon/stereod $b/bench/stereod-bench $b/tools/stereod-flow $b/tests/gpu/test-gpu \
     $b/tests/stereo/test-stages $b/tests/stereo/test-stages-search \
     $b/tests/stereo/test-stages-phase $b/tests/stereo/test-stages-post \
     $b/tests/stereo/test-engine $b/tests/stereo/test-accuracy \
-    bench/h200-service.sh bench/opencv_peer.py
-  rm -rf .gpu/mb && cp -rL ../shared/data/middlebury .gpu/mb
+    "$root/bench/h200-service.sh" "$root/bench/opencv_peer.py"
+  rm -rf .gpu/mb .gpu/mbflow && cp -rL "$root/../shared/data/middlebury" .gpu/mb
+  mkdir -p .gpu/mbflow
+  cp -L "$root/../shared/data/middlebury-flow/rubberwhale/"frame1[01].png .gpu/mbflow/
   du -sh .gpu | awk '{print "h200-service.sh: .gpu is " $1 " (the device tool carries 64 MiB)"}'
   exit 0
 fi
@@ -80,6 +88,10 @@ run stereod-bench --sizes $size --scales 5 --batch 1,4,16 --in-flight 2 --frames
   --warmup $((frames / 10)) --save-pairs /tmp/pairs 2>&1 | tee -a "$out/bench.txt"
 run stereod-bench --sizes $size --scales 5 --batch 1 --in-flight 1 --frames $frames \
   --warmup $((frames / 10)) 2>&1 | tee -a "$out/bench.txt"
+# the content that makes the hole fill work hardest (videotestsrc's SMPTE bars)
+run stereod-bench --sizes $size --scales 5 --batch 1,16 --in-flight 2 --frames $((frames / 3)) \
+  --warmup $((frames / 30)) --pattern bars 2>&1 | sed 's/^# summary: /# summary: bars: /' |
+  tee -a "$out/bench.txt"
 grep '^# summary' "$out/bench.txt" >> "$summary"
 
 echo "== 2. OpenCV on the same pairs" | tee "$out/opencv.txt"
@@ -98,12 +110,10 @@ else
 fi
 
 echo "== 3. the service's frame loop (stereod-bench --service)" | tee "$out/service.txt"
-for n in 1 4 16; do
+for n in 16; do
   run stereod-bench --service --pairs $n --size $size --fps $fps --seconds $secs \
     --warmup-seconds 5 2>&1 | grep -v -- '-Message\|-DEBUG' | tee -a "$out/service.txt"
 done
-run stereod-bench --service --pairs 16 --size $size --fps $fps --seconds $secs \
-  --warmup-seconds 5 --source videotestsrc 2>&1 | grep -v -- '-Message\|-DEBUG' | tee -a "$out/service.txt"
 grep '^# summary' "$out/service.txt" >> "$summary"
 
 echo "== 4. the real stereod with GStreamer sources" | tee "$out/stereod.txt"
@@ -111,8 +121,8 @@ echo "== 4. the real stereod with GStreamer sources" | tee "$out/stereod.txt"
 mkdir -p /tmp/live
 cp "/tmp/pairs/$size-left.pgm" /tmp/live/left.pgm
 cp "/tmp/pairs/$size-right.pgm" /tmp/live/right.pgm
-stereod_case() { # NAME PAIRS SOURCE(still|videotestsrc) SECONDS
-  local name=$1 n=$2 kind=$3 secs=$4 conf=/tmp/live/$1.conf
+stereod_case() { # NAME PAIRS SOURCE(still|videotestsrc) SECONDS [FPS]
+  local name=$1 n=$2 kind=$3 secs=$4 conf=/tmp/live/$1.conf fps=${5:-$fps}
   printf '[daemon]\nstats_interval=5\nin_flight=2\nring_slots=4\n' > "$conf"
   for ((k = 0; k < n; k++)); do
     if [ "$kind" = videotestsrc ]; then
@@ -131,9 +141,9 @@ stereod_case() { # NAME PAIRS SOURCE(still|videotestsrc) SECONDS
   grep -E 'GPU:|engine groups|pair p0:' "/tmp/live/$name.log" | head -8 | tee -a "$out/stereod.txt"
   # sum the published rates of every stats line after the first 10 s, per interval; the
   # p99 is the largest of the pairs' interval p99s (each over its interval's frames)
-  python3 - "$name" "$n" "/tmp/live/$name.log" "$size" <<'PY' | tee -a "$out/stereod.txt"
+  python3 - "$name" "$n" "/tmp/live/$name.log" "$size" "$fps" <<'PY' | tee -a "$out/stereod.txt"
 import math, re, sys
-name, n, path, size = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+name, n, path, size, fps = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 text = open(path, errors="replace").read()
 gpu = re.search(r"GPU: .*", text)
 line = gpu.group(0) if gpu else ""
@@ -153,19 +163,29 @@ for i, l in enumerate(lines):
 full = [v for k, v in rates.items() if k < len(lines) // n]
 if full:
     print("# summary: %s service %s %d scales, %d pairs: %.1f pairs/s published, "
-          "p99 latency %.1f ms (real stereod, %s, %d intervals of 5 s)"
-          % (device, size, levels, n, sum(full) / len(full), p99, name, len(full)))
+          "p99 latency %.1f ms (real stereod, %s fps cameras, %s, %d intervals of 5 s)"
+          % (device, size, levels, n, sum(full) / len(full), p99, fps, name, len(full)))
 else:
     print("%s: no stats lines after the start-up" % name)
 PY
 }
-long=$((secs + 20))
+long=$((secs + 15))
 stereod_case still16 16 still $long
+stereod_case still8-50fps 8 still $long 50
 stereod_case still1 1 still $long
+# the lone pair's GPU time when the GPU is kept busy (its clocks) against the 60 fps case
+stereod_case still1-240fps 1 still $long 240
 stereod_case testsrc16 16 videotestsrc $long
 grep '^# summary' "$out/stereod.txt" >> "$summary"
 
-echo "== 5. tests on the H200" | tee "$out/tests.txt"
+echo "== 5. optical flow (stereod-flow --bench) on a Middlebury pair resampled" | tee "$out/flow.txt"
+if [ -d "$here/mbflow" ]; then
+  run stereod-flow "$here/mbflow/frame10.png" "$here/mbflow/frame11.png" --size $size \
+    --bench $((frames / 2)) 2>&1 | grep -v -- '-DEBUG' | tee -a "$out/flow.txt"
+fi
+grep -i 'ms per flow\|summary' "$out/flow.txt" | sed 's/^# summary: //; s/^/# summary: flow: /' >> "$summary"
+
+echo "== 6. tests on the H200" | tee "$out/tests.txt"
 export STEREOD_REQUIRE_GPU=1 STEREOD_REQUIRE_DATA=1 STEREOD_MIDDLEBURY_DIR="${H200_MB:-$here/mb}"
 for t in test-gpu test-stages test-stages-search test-stages-phase test-stages-post \
          test-engine test-accuracy; do

@@ -241,6 +241,7 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f)
     g->queued--;
     fl->queued--;
     g->last_gpu_ms = b->gpu_ms;
+    g->last_n = b->n;
     g_mutex_lock(&fl->stats_lock);
     fl->total_batches++;
     fl->total_gpu_ms += b->gpu_ms;
@@ -328,6 +329,26 @@ free_batch(LoopGroup *g)
 /* Submits a batch of group g: live (offline_first = UINT64_MAX) the newest captured pair
  * of every member that has one, taken now; offline the members' pending pairs within
  * their tolerance of offline_first. */
+int
+frame_groups_batch_cap(double last_batch_ms, int last_n, double fps, int in_flight,
+                       int members)
+{
+  if (last_n <= 0 || !(last_batch_ms > 0.0) || members <= 1)
+    return MAX(members, 1);
+  double budget_ms = 1000.0 / MAX(fps, 0.1) / MAX(in_flight, 1);
+  double cap = budget_ms / (last_batch_ms / last_n);
+  return cap >= members ? members : MAX((int)cap, 1);
+}
+
+static int
+batch_cap(FrameLoop *fl, LoopGroup *g)
+{
+  double fps = 0.0;
+  for (int pos = 0; pos < g->n; pos++)
+    fps = MAX(fps, fl->pairs[g->pairs[pos]].cfg->fps);
+  return frame_groups_batch_cap(g->last_gpu_ms, g->last_n, fps, fl->in_flight, g->n);
+}
+
 static bool
 submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error)
 {
@@ -336,9 +357,12 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
     return false;
   const uint8_t *base = gpu_buffer_get_map(fl->arena);
   int held_max = MIN(fl->in_flight + 1, MAX_HELD);
+  /* offline every frame goes, as fast as the GPU goes: no cap */
+  int cap = offline_first != UINT64_MAX ? g->n : batch_cap(fl, g);
   StereoInput in[STEREO_MAX_BATCH];
-  int n = 0;
-  for (int pos = 0; pos < g->n; pos++) {
+  int n = 0, last = -1;
+  for (int i = 0; i < g->n && n < cap; i++) {
+    int pos = (g->start + i) % g->n;
     LoopPair *p = &fl->pairs[g->pairs[pos]];
     if (p->n_held >= held_max)
       continue;   /* its earlier pairs are not uploaded yet: the capture keeps the newest */
@@ -374,9 +398,12 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
     b->capture_ns[n] = cns;
     p->held[p->n_held++] = (HeldPair){ 0, l, r };
     n++;
+    last = pos;
   }
   if (n == 0)
     return false;
+  if (n == cap && cap < g->n)
+    g->start = (last + 1) % g->n;   /* the next capped batch starts after this one */
   uint64_t id = 0;
   bool ok = stereo_engine_submit_batch(g->engine, in, n, &id, error);
   for (int k = 0; k < n; k++) {

@@ -83,6 +83,8 @@ struct LoopGroup {
   LoopBatch batches[STEREO_MAX_IN_FLIGHT];
   int queued;                    /* batches submitted and not all collected */
   double last_gpu_ms;            /* of its last finished batch */
+  int last_n;                    /* the pairs of that batch */
+  int start;                     /* the member a capped batch starts from (rotates) */
 };
 
 struct FrameLoop {
@@ -143,6 +145,15 @@ bool frame_groups_warm_up(LoopGroup *groups, int n_groups, GError **error);
 bool frame_groups_same_filter(const StereodPairConfig *a, const StereodPairConfig *b);
 /* Whether two configs group the pairs alike (then a reload changes no engine). */
 bool frame_groups_same(const StereodConfig *a, const StereodConfig *b);
+/* Live, the pairs a batch may hold so that it takes at most a frame period (of the
+ * fastest member, `fps`) divided by the batches allowed on the GPU (`in_flight`, K): a
+ * frame then waits for at most K - 1 batches before its own and is published within
+ * about two frame periods of its capture however many pairs there are; the members left
+ * out keep their newest frame in their mailbox for the next batch (they take turns). From
+ * the group's last batch (`last_batch_ms` of GPU time for `last_n` pairs; a batch's fixed
+ * cost makes that an overestimate for small batches); `members` before any batch. 1..members. */
+int frame_groups_batch_cap(double last_batch_ms, int last_n, double fps, int in_flight,
+                           int members);
 /* Gives back the capture pairs whose uploads are done. */
 void frame_groups_release_uploaded(FrameLoop *fl);
 /* Collects the finished batches (wait: the oldest one, blocking) and hands their frames
