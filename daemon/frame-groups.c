@@ -326,9 +326,6 @@ free_batch(LoopGroup *g)
   return NULL;
 }
 
-/* Submits a batch of group g: live (offline_first = UINT64_MAX) the newest captured pair
- * of every member that has one, taken now; offline the members' pending pairs within
- * their tolerance of offline_first. */
 int
 frame_groups_batch_cap(double last_batch_ms, int last_n, double fps, int in_flight,
                        int members)
@@ -349,35 +346,54 @@ batch_cap(FrameLoop *fl, LoopGroup *g)
   return frame_groups_batch_cap(g->last_gpu_ms, g->last_n, fps, fl->in_flight, g->n);
 }
 
+/* Live: once every pair of the group's last round went to the GPU, the newest captured
+ * pair of every member that has one, all taken at one moment (one instant of the
+ * stadium, which the height map fuses). FALSE when none has one. */
+static bool
+take_round(FrameLoop *fl, LoopGroup *g)
+{
+  int held_max = MIN(fl->in_flight + 1, MAX_HELD);
+  bool any = false;
+  for (int pos = 0; pos < g->n; pos++)
+    if (fl->pairs[g->pairs[pos]].pending_left)
+      return true;   /* the round is still going to the GPU */
+  for (int pos = 0; pos < g->n; pos++) {
+    LoopPair *p = &fl->pairs[g->pairs[pos]];
+    /* a pair whose earlier pairs are not uploaded yet waits: the capture keeps the newest */
+    if (p->n_held < held_max &&
+        capture_pair_take(p->capture, &p->pending_left, &p->pending_right, &p->pending_ns,
+                          &p->pending_seq))
+      any = true;
+  }
+  return any;
+}
+
+/* Submits a batch of group g from its members' pending pairs: live (offline_first =
+ * UINT64_MAX) those of the current round (taken now when the last one is done), at most
+ * batch_cap() of them, the rest in the next batches; offline those within their
+ * tolerance of offline_first, all of them. */
 static bool
 submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error)
 {
   LoopBatch *b = free_batch(g);
   if (!b || !stereo_engine_can_submit(g->engine))
     return false;
+  bool live = offline_first == UINT64_MAX;
+  if (live && !take_round(fl, g))
+    return false;
   const uint8_t *base = gpu_buffer_get_map(fl->arena);
-  int held_max = MIN(fl->in_flight + 1, MAX_HELD);
   /* offline every frame goes, as fast as the GPU goes: no cap */
-  int cap = offline_first != UINT64_MAX ? g->n : batch_cap(fl, g);
+  int cap = live ? batch_cap(fl, g) : g->n;
   StereoInput in[STEREO_MAX_BATCH];
-  int n = 0, last = -1;
-  for (int i = 0; i < g->n && n < cap; i++) {
-    int pos = (g->start + i) % g->n;
+  int n = 0;
+  for (int pos = 0; pos < g->n && n < cap; pos++) {
     LoopPair *p = &fl->pairs[g->pairs[pos]];
-    if (p->n_held >= held_max)
-      continue;   /* its earlier pairs are not uploaded yet: the capture keeps the newest */
-    const CaptureFrame *l, *r;
-    uint64_t cns, seq;
-    if (offline_first != UINT64_MAX) {
-      if (!p->pending_left || p->pending_ns - offline_first > (uint64_t)p->cfg->tolerance_ns)
-        continue;
-      l = g_steal_pointer(&p->pending_left);
-      r = g_steal_pointer(&p->pending_right);
-      cns = p->pending_ns;
-      seq = p->pending_seq;
-    } else if (!capture_pair_take(p->capture, &l, &r, &cns, &seq)) {
+    if (!p->pending_left ||
+        (!live && p->pending_ns - offline_first > (uint64_t)p->cfg->tolerance_ns))
       continue;
-    }
+    const CaptureFrame *l = g_steal_pointer(&p->pending_left);
+    const CaptureFrame *r = g_steal_pointer(&p->pending_right);
+    uint64_t cns = p->pending_ns, seq = p->pending_seq;
     /* the left picture for stereod-web, only while one is asked for (metrics.h) */
     if (p->metrics) {
       int64_t now_us = g_get_monotonic_time();
@@ -398,12 +414,9 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
     b->capture_ns[n] = cns;
     p->held[p->n_held++] = (HeldPair){ 0, l, r };
     n++;
-    last = pos;
   }
   if (n == 0)
     return false;
-  if (n == cap && cap < g->n)
-    g->start = (last + 1) % g->n;   /* the next capped batch starts after this one */
   uint64_t id = 0;
   bool ok = stereo_engine_submit_batch(g->engine, in, n, &id, error);
   for (int k = 0; k < n; k++) {

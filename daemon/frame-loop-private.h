@@ -33,7 +33,8 @@ typedef struct {
   HeldPair held[MAX_HELD];   /* oldest first */
   int n_held;
   uint64_t last_seq;         /* of the last frame handed to the publisher */
-  /* offline: taken for the next round of one instant, not submitted yet */
+  /* taken for the current round of one instant (live: the group's; offline: all
+   * pairs'), not submitted yet */
   const CaptureFrame *pending_left, *pending_right;
   uint64_t pending_ns, pending_seq;
   /* written by the publishers: under FrameLoop.stats_lock */
@@ -84,7 +85,6 @@ struct LoopGroup {
   int queued;                    /* batches submitted and not all collected */
   double last_gpu_ms;            /* of its last finished batch */
   int last_n;                    /* the pairs of that batch */
-  int start;                     /* the member a capped batch starts from (rotates) */
 };
 
 struct FrameLoop {
@@ -147,9 +147,9 @@ bool frame_groups_same_filter(const StereodPairConfig *a, const StereodPairConfi
 bool frame_groups_same(const StereodConfig *a, const StereodConfig *b);
 /* Live, the pairs a batch may hold so that it takes at most a frame period (of the
  * fastest member, `fps`) divided by the batches allowed on the GPU (`in_flight`, K): a
- * frame then waits for at most K - 1 batches before its own and is published within
- * about two frame periods of its capture however many pairs there are; the members left
- * out keep their newest frame in their mailbox for the next batch (they take turns). From
+ * round's pairs go to the GPU in batches of at most this many, back to back: the first
+ * batches of a round are published within about two frame periods of the capture, the
+ * last after the round's whole GPU time (the round stays one instant). From
  * the group's last batch (`last_batch_ms` of GPU time for `last_n` pairs; a batch's fixed
  * cost makes that an overestimate for small batches); `members` before any batch. 1..members. */
 int frame_groups_batch_cap(double last_batch_ms, int last_n, double fps, int in_flight,

@@ -6,11 +6,12 @@
  * captured frame pair of every member that has one, taken at one moment, and the engine
  * runs each pass of the filter once for the whole batch. At most [daemon] in_flight
  * batches are on the GPU at a time for the whole daemon (K, default 2): the loop submits
- * a batch whenever there is room and a member has a new pair. Live, a batch holds at most
- * the pairs whose GPU time (from the group's last batch) fits in a frame period / K, the
- * members taking turns: under load the batches fill up to that and a frame is published
- * within about two frame periods of its capture whatever the number of pairs (the GPU's
- * throughput barely depends on the batch size beyond a few pairs); when the GPU falls behind, the
+ * a batch whenever there is room and a member has a new pair. Live, the group takes a
+ * round: the newest pair of every member, at one moment (one instant, which the height
+ * map fuses), and submits it in batches of at most the pairs whose GPU time (from the
+ * group's last batch) fits in a frame period / K, back to back, before it takes the next
+ * round: the GPU's throughput barely depends on the batch size beyond a few pairs, and
+ * the first pairs of a round need not wait for the last ones; when the GPU falls behind, the
  * capture mailboxes keep only the newest pair (the older one is dropped and counted
  * there, as "gpu behind"), nothing queues. Frames are copied once: the capture converts
  * each GstBuffer straight into its pool, which lies in one persistently mapped GPU upload
