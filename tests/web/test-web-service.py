@@ -245,11 +245,16 @@ reconnect_max_ms=1000
 
     # 3. the statistics, from the metrics (rates and latencies over the last 10 s: a frame
     #    may take seconds on a busy llvmpipe, so until both pairs published in the window)
+    #    one snapshot in which every rate of both pairs moved: on a busy llvmpipe a pair
+    #    may publish a frame in one window and submit none (seconds of GPU per frame)
+    snapshot = {}
     def flowing():
         s = pc.state(page)["stats"]
-        return all(p["fps_out"] and p["latency_p50_ms"] for p in s["pairs"]) and s
-    wc.wait_until("rates and latencies of both pairs", lambda: flowing(), 120)
-    stats = pc.state(page)["stats"]
+        snapshot["stats"] = s
+        return all(p["fps_out"] and p["latency_p50_ms"] and p["fps_in"] and p["camera_fps"]
+                   and p["gpu_ms"] for p in s["pairs"])
+    wc.wait_until("rates and latencies of both pairs", flowing, 240)
+    stats = snapshot["stats"]
     for p in stats["pairs"]:
         assert p["source"] == "stereod" and p["state"] == "running", p
         assert p["fps_in"] > 0 and p["camera_fps"] > 0 and p["gpu_ms"] > 0, p
