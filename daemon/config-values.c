@@ -127,6 +127,7 @@ get_outputs(const ConfigGroup *c, guint32 *out, GError **error)
     { "disparity", STEREOD_OUTPUT_DISPARITY },
     { "depth", STEREOD_OUTPUT_DEPTH },
     { "confidence", STEREOD_OUTPUT_CONFIDENCE },
+    { "depth_m", STEREOD_OUTPUT_DEPTH_M },
   };
   g_autofree char *v = get(c, "outputs");
   if (!v)
@@ -142,13 +143,13 @@ get_outputs(const ConfigGroup *c, guint32 *out, GError **error)
       k++;
     if (k == G_N_ELEMENTS(outputs))
       return invalid(c, "outputs", error,
-                     "'%s' is not disparity, depth or confidence", item);
+                     "'%s' is not disparity, depth, depth_m or confidence", item);
     if (mask & outputs[k].bit)
       return invalid(c, "outputs", error, "'%s' is listed twice", item);
     mask |= outputs[k].bit;
   }
   if (!mask)
-    return invalid(c, "outputs", error, "empty (a list of disparity, depth, confidence)");
+    return invalid(c, "outputs", error, "empty (a list of disparity, depth, depth_m, confidence)");
   *out = mask;
   return true;
 }
@@ -290,5 +291,7 @@ config_load_pair(const ConfigGroup *c, StereodPairConfig *p, GError **error)
     return false;
   if ((p->outputs & STEREOD_OUTPUT_DEPTH) && !has(c, "calibration"))
     return invalid(c, "outputs", error, "depth needs a calibration (the calibration key)");
+  if ((p->outputs & STEREOD_OUTPUT_DEPTH_M) && !has(c, "calibration"))
+    return invalid(c, "outputs", error, "depth_m needs a calibration (the calibration key)");
   return get_calibration(c, p, error);
 }

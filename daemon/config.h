@@ -87,6 +87,7 @@ typedef enum {
   STEREOD_OUTPUT_DISPARITY = STEREOD_RING_FORMAT_DISPARITY,   /* s16, 1/32 px */
   STEREOD_OUTPUT_DEPTH = STEREOD_RING_FORMAT_DEPTH,           /* u16 mm, needs a calibration */
   STEREOD_OUTPUT_CONFIDENCE = STEREOD_RING_FORMAT_CONFIDENCE, /* u8 */
+  STEREOD_OUTPUT_DEPTH_M = STEREOD_RING_FORMAT_FLOAT32,       /* f32 m, needs a calibration */
 } StereodOutput;
 
 typedef struct {

@@ -7,14 +7,14 @@
 #include <string.h>
 
 /* Pairs share an engine when it would be the same: size, every filter parameter but the
- * noise floor (per-pair data of the batch), a calibration or none, the depth plane. */
+ * noise floor (per-pair data of the batch), a calibration or none, the depth planes. */
 static bool
 same_engine(const StereodPairConfig *a, const StereodPairConfig *b)
 {
   const StereoParams *p = &a->params, *q = &b->params;
   return a->width == b->width && a->height == b->height &&
          a->has_calibration == b->has_calibration &&
-         ((a->outputs ^ b->outputs) & STEREOD_OUTPUT_DEPTH) == 0 &&
+         ((a->outputs ^ b->outputs) & (STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DEPTH_M)) == 0 &&
          p->width == q->width && p->height == q->height && p->levels == q->levels &&
          p->omega0 == q->omega0 && p->sigma == q->sigma && p->radius == q->radius &&
          p->kappa == q->kappa && p->tau == q->tau && p->gamma == q->gamma &&
@@ -105,7 +105,8 @@ frame_groups_build(FrameLoop *fl, const StereodConfig *config, bool async, LoopG
       .batch = g->n,
       .in_flight = fl->in_flight,
       .calib = pc->has_calibration ? &pc->calib : NULL,
-      .depth = (pc->outputs & STEREOD_OUTPUT_DEPTH) != 0,
+      .depth = (pc->outputs & (STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DEPTH_M)) != 0,
+      .metres = (pc->outputs & STEREOD_OUTPUT_DEPTH_M) != 0,
       .async_programs = async,
       .defer_maps = true,   /* set per pair: computed at start-up, copied at a reload */
     };
@@ -233,6 +234,8 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f)
     job.planes[STEREOD_RING_PLANE_CONFIDENCE] = f->confidence;
   if (p->cfg->outputs & STEREOD_OUTPUT_DEPTH)
     job.planes[STEREOD_RING_PLANE_DEPTH] = f->depth;
+  if (p->cfg->outputs & STEREOD_OUTPUT_DEPTH_M)
+    job.planes[STEREOD_RING_PLANE_FLOAT32] = f->metres;
   p->last_seq = b->seq[k];
   b->jobs[k] = (LoopJob){ b, k };
   g_atomic_int_inc(&b->unpublished);

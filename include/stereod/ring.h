@@ -90,9 +90,11 @@
  * PLANE KINDS (element type; invalid pixels):
  *   0 DISPARITY   s16, disparity = value * disparity_scale px, left view reference;
  *                 INT16_MIN (-32768) = invalid
- *   1 DEPTH       u16, millimetres along the optical axis; 0 = invalid
+ *   1 DEPTH       u16, millimetres along the optical axis; 0 = invalid (stereod: also
+ *                 where the depth is beyond 65535 mm: never a saturated value)
  *   2 CONFIDENCE  u8, 1..255 = increasing confidence; 0 = invalid
- *   3 FLOAT32     f32, metres (stereod: depth; the height-map builder: height above the
+ *   3 FLOAT32     f32, metres (stereod, output depth_m: depth along the optical axis,
+ *                 no upper bound, ROS REP 118; the height-map builder: height above the
  *                 pitch); NaN = invalid
  *
  * CALIBRATION (StereodRingCalibration, 176 bytes, all f64): fx, fy (px), cx, cy (px,
@@ -100,7 +102,8 @@
  * 4x4 reprojection matrix row-major: [X Y Z W]^T = Q [x y d 1]^T with d in px.
  * depth_m = fx * baseline / (d - doffs), d in px (as kernels/calib.h computes it; with
  * Middlebury's doffs = cx_right - cx_left the same depth reads f B / (d + doffs_mb));
- * no depth where d <= doffs. The DEPTH plane holds round(1000 * depth_m).
+ * no depth where d <= doffs. The DEPTH plane holds round(1000 * depth_m) (0 above
+ * 65535), the FLOAT32 plane of stereod depth_m itself.
  *
  * PRODUCER. stereod, when the pair has a calibration: producer[0] = 1 (pose present),
  * producer[1..4] = the unit quaternion (w, x, y, z) of the rotation from the left

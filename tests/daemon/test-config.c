@@ -32,7 +32,7 @@ static const char two_pairs[] =
   "window=2\n"
   "smoothing=1.25\n"
   "noise_floor=2.55\n"
-  "outputs=depth;disparity;\n"
+  "outputs=depth;disparity;depth_m;\n"
   "reconnect_min_ms=250\n"
   "reconnect_max_ms=8000\n"
   "\n"
@@ -87,7 +87,8 @@ test_two_pairs(void)
   g_assert_cmpint(a->params.search_radius, ==, 2);
   g_assert_cmpfloat(a->params.smooth_sigma, ==, 1.25);
   g_assert_cmpfloat_with_epsilon(a->params.min_magnitude, 0.01, 1e-12);
-  g_assert_cmpuint(a->outputs, ==, STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DISPARITY);
+  g_assert_cmpuint(a->outputs, ==, STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DISPARITY |
+                                   STEREOD_OUTPUT_DEPTH_M);
   g_assert_cmpint(a->reconnect_min_ms, ==, 250);
   g_assert_cmpint(a->reconnect_max_ms, ==, 8000);
 
