@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/flow-params.h"
 #include "metrics/metrics.h"
 
 #define DEFAULT_TOLERANCE_MS 5.0
@@ -154,6 +155,24 @@ get_outputs(const ConfigGroup *c, guint32 *out, GError **error)
   return true;
 }
 
+/* flow=true: the flow engine's parameters are its defaults for the pair's size, checked
+ * here so that a size it cannot run on is a config error, not a start-up failure. */
+static bool
+get_flow(const ConfigGroup *c, StereodPairConfig *p, GError **error)
+{
+  if (!keyfile_get_bool(c->kf, c->group, "flow", KF_OPTIONAL, &p->flow, error))
+    return false;
+  if (!p->flow)
+    return true;
+  FlowParams fp;
+  flow_params_init(&fp, p->width, p->height);
+  g_autoptr(GError) local = NULL;
+  if (!flow_params_validate(&fp, &local))
+    return invalid(c, "flow", error, "the optical flow cannot run on %dx%d (%s)", p->width,
+                   p->height, local->message);
+  return true;
+}
+
 /* Frames of the two sources are paired when their PTS differ by at most the tolerance;
  * at half a frame period or more one frame could pair with two. */
 static bool
@@ -286,7 +305,8 @@ config_load_pair(const ConfigGroup *c, StereodPairConfig *p, GError **error)
       !get_int(c, "height", KF_REQUIRED, 16, 8192, &p->height, error) ||
       !get_double(c, "fps", KF_REQUIRED, 0.1, 1000.0, &p->fps, error) ||
       !get_tolerance(c, p, error) || !get_filter(c, p, error) ||
-      !get_outputs(c, &p->outputs, error) || !get_backoff(c, p, error) ||
+      !get_outputs(c, &p->outputs, error) || !get_flow(c, p, error) ||
+      !get_backoff(c, p, error) ||
       !get_capture(c, p, error))
     return false;
   if ((p->outputs & STEREOD_OUTPUT_DEPTH) && !has(c, "calibration"))

@@ -167,6 +167,7 @@ published(gpointer data, int result, uint64_t publish_ns)
   FrameLoop *fl = b->group->fl;
   LoopPair *p = &fl->pairs[b->pairs[j->k]];
   stereo_engine_release(b->group->engine, &b->frames[j->k]);
+  frame_flow_published(p, &b->flows[j->k], b->has_flow[j->k]);
   g_mutex_lock(&fl->stats_lock);
   if (result < 0) {
     if (!fl->publish_error)
@@ -203,8 +204,8 @@ batch_of(LoopGroup *g, uint64_t id)
   return NULL;
 }
 
-static void
-hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f)
+static bool
+hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f, GError **error)
 {
   LoopBatch *b = batch_of(g, f->submission);
   g_assert(b != NULL);   /* every submission has its record */
@@ -236,7 +237,15 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f)
     job.planes[STEREOD_RING_PLANE_DEPTH] = f->depth;
   if (p->cfg->outputs & STEREOD_OUTPUT_DEPTH_M)
     job.planes[STEREOD_RING_PLANE_FLOAT32] = f->metres;
-  p->last_seq = b->seq[k];
+  /* the frame's planes go out together: its flow is collected now (done on the GPU
+   * before its disparity, queued first) */
+  if (p->flow && !frame_flow_collect(p, b->seq[k], b->has_flow[k], &b->flows[k],
+                                     &job.planes[STEREOD_RING_PLANE_FLOW_U],
+                                     &job.planes[STEREOD_RING_PLANE_FLOW_V], error)) {
+    b->has_flow[k] = false;
+    stereo_engine_release(g->engine, &b->frames[k]);
+    return false;
+  }  p->last_seq = b->seq[k];
   b->jobs[k] = (LoopJob){ b, k };
   g_atomic_int_inc(&b->unpublished);
   frame_publisher_push(fl->publisher, &job);
@@ -249,6 +258,7 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f)
     fl->total_gpu_ms += b->gpu_ms;
     g_mutex_unlock(&fl->stats_lock);
   }
+  return true;
 }
 
 static LoopGroup *
@@ -277,9 +287,8 @@ frame_groups_collect(FrameLoop *fl, bool wait, GError **error)
     LoopGroup *g = oldest_group(fl);
     StereoFrame f;
     if (g) {
-      if (!stereo_engine_collect(g->engine, true, &f, error))
+      if (!stereo_engine_collect(g->engine, true, &f, error) || !hand_over(fl, g, &f, error))
         return false;
-      hand_over(fl, g, &f);
       any = true;
     }
   }
@@ -292,7 +301,8 @@ frame_groups_collect(FrameLoop *fl, bool wait, GError **error)
           return false;
         break;
       }
-      hand_over(fl, g, &f);
+      if (!hand_over(fl, g, &f, error))
+        return false;
       any = true;
     }
   }
@@ -341,10 +351,13 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
   int held_max = MIN(fl->in_flight + 1, MAX_HELD);
   StereoInput in[STEREO_MAX_BATCH];
   int n = 0;
-  for (int pos = 0; pos < g->n; pos++) {
+  bool flow_failed = false;
+  for (int pos = 0; pos < g->n && !flow_failed; pos++) {
     LoopPair *p = &fl->pairs[g->pairs[pos]];
     if (p->n_held >= held_max)
       continue;   /* its earlier pairs are not uploaded yet: the capture keeps the newest */
+    if (!frame_flow_can_take(fl, p))
+      continue;   /* its flow slots are all in use: likewise */
     const CaptureFrame *l, *r;
     uint64_t cns, seq;
     if (offline_first != UINT64_MAX) {
@@ -363,6 +376,13 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
       if (daemon_metrics_left_wanted(p->metrics, now_us))
         daemon_metrics_left_offer(p->metrics, l->data, l->width, l->height, l->stride, now_us);
     }
+    /* the flow first: its GPU work is queued before the batch's */
+    b->has_flow[n] = false;
+    if (p->flow && !frame_flow_submit(p, l, seq, cns, &b->has_flow[n], error)) {
+      capture_pair_release(p->capture, l, r);
+      flow_failed = true;
+      break;
+    }
     in[n] = (StereoInput){
       .pair = pos,
       .tag = seq,
@@ -378,10 +398,10 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
     p->held[p->n_held++] = (HeldPair){ 0, l, r };
     n++;
   }
-  if (n == 0)
+  if (n == 0 && !flow_failed)
     return false;
   uint64_t id = 0;
-  bool ok = stereo_engine_submit_batch(g->engine, in, n, &id, error);
+  bool ok = !flow_failed && stereo_engine_submit_batch(g->engine, in, n, &id, error);
   for (int k = 0; k < n; k++) {
     LoopPair *p = &fl->pairs[b->pairs[k]];
     HeldPair *h = &p->held[p->n_held - 1];
