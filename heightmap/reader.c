@@ -370,4 +370,14 @@ heightmap_reader_frame_input(const StereodFrame *f, HeightmapInput *in)
     .confidence_stride = f->strides[STEREOD_RING_PLANE_CONFIDENCE],
     .confidence_size = readable(f, f->confidence),
   };
+  /* one stride for both flow planes (stereod writes them alike); a ring whose planes
+   * differ gives no flow */
+  if (f->flow_u && f->flow_v &&
+      f->strides[STEREOD_RING_PLANE_FLOW_U] == f->strides[STEREOD_RING_PLANE_FLOW_V]) {
+    in->flow_u = f->flow_u;
+    in->flow_v = f->flow_v;
+    in->flow_stride = f->strides[STEREOD_RING_PLANE_FLOW_U];
+    in->flow_u_size = readable(f, f->flow_u);
+    in->flow_v_size = readable(f, f->flow_v);
+  }
 }
