@@ -167,6 +167,9 @@ published(gpointer data, int result, uint64_t publish_ns)
   FrameLoop *fl = b->group->fl;
   LoopPair *p = &fl->pairs[b->pairs[j->k]];
   stereo_engine_release(b->group->engine, &b->frames[j->k]);
+  double flow_ms = 0.0;   /* the pair's own flow, beside its share of the batch */
+  for (int s = 0; b->has_flow[j->k] && s < FLOW_STAGE_COUNT; s++)
+    flow_ms += b->flows[j->k].stage_ms[s];
   frame_flow_published(p, &b->flows[j->k], b->has_flow[j->k]);
   g_mutex_lock(&fl->stats_lock);
   if (result < 0) {
@@ -175,7 +178,7 @@ published(gpointer data, int result, uint64_t publish_ns)
   } else {
     p->out++;
     p->published++;
-    p->gpu_ms += b->gpu_ms / b->n;
+    p->gpu_ms += b->gpu_ms / b->n + flow_ms;
     fl->total_published++;
     if (p->metrics)
       daemon_metrics_published(p->metrics,
