@@ -34,6 +34,9 @@ ring_header_validate(const StereodRingHeader *h, uint64_t object_size, uint32_t 
     return -EPROTO;
   if (h->formats == 0 || (h->formats & ~STEREOD_RING_FORMAT_ALL) != 0)
     return -EPROTO;
+  uint32_t flow = h->formats & STEREOD_RING_FORMAT_FLOW;
+  if (flow != 0 && flow != STEREOD_RING_FORMAT_FLOW)
+    return -EPROTO;   /* FLOW_U and FLOW_V come together */
   if (!(h->disparity_scale > 0.0) || !__builtin_isfinite(h->disparity_scale))
     return -EPROTO;
   if (memchr(h->name, '\0', sizeof h->name) == NULL)
@@ -42,7 +45,7 @@ ring_header_validate(const StereodRingHeader *h, uint64_t object_size, uint32_t 
   /* All products in 64 bits: every factor is below 2^32, so none overflows. */
   uint64_t end = sizeof(StereodRingSlot);
   for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++) {
-    const StereodRingPlane *p = &h->planes[k];
+    const StereodRingPlane *p = stereod_ring_header_plane(h, k);
     if (!(h->formats & STEREOD_RING_FORMAT(k))) {
       if (p->offset != 0 || p->stride != 0 || p->size != 0)
         return -EPROTO;

@@ -118,13 +118,16 @@ frame_fill(const RingMap *m, StereodFrame *f)
   f->calibration = h->calibration;
   const void *planes[STEREOD_RING_PLANE_COUNT] = { NULL };
   for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++) {
-    planes[k] = h->planes[k].offset ? base + h->planes[k].offset : NULL;
-    f->strides[k] = h->planes[k].stride;
+    const StereodRingPlane *p = stereod_ring_header_plane(h, k);
+    planes[k] = p->offset ? base + p->offset : NULL;
+    f->strides[k] = p->stride;
   }
   f->disparity = planes[STEREOD_RING_PLANE_DISPARITY];
   f->depth = planes[STEREOD_RING_PLANE_DEPTH];
   f->confidence = planes[STEREOD_RING_PLANE_CONFIDENCE];
   f->float32 = planes[STEREOD_RING_PLANE_FLOAT32];
+  f->flow_u = planes[STEREOD_RING_PLANE_FLOW_U];
+  f->flow_v = planes[STEREOD_RING_PLANE_FLOW_V];
 }
 
 typedef enum {

@@ -50,6 +50,9 @@ layout_compute(const RingWriterParams *p, StereodRingHeader *h)
     return -EINVAL;
   if (p->formats == 0 || (p->formats & ~STEREOD_RING_FORMAT_ALL) != 0)
     return -EINVAL;
+  uint32_t flow = p->formats & STEREOD_RING_FORMAT_FLOW;
+  if (flow != 0 && flow != STEREOD_RING_FORMAT_FLOW)
+    return -EINVAL;   /* FLOW_U and FLOW_V come together (ring.h) */
   uint32_t slots = p->slot_count ? p->slot_count : STEREOD_RING_DEFAULT_SLOTS;
   if (slots < 2 || slots > STEREOD_RING_MAX_SLOTS)
     return -EINVAL;
@@ -63,9 +66,11 @@ layout_compute(const RingWriterParams *p, StereodRingHeader *h)
       continue;
     uint64_t stride = (uint64_t) p->width * stereod_ring_plane_element_size(k);
     uint64_t size = stride * p->height;
-    h->planes[k].offset = (uint32_t) off;
-    h->planes[k].stride = (uint32_t) stride;
-    h->planes[k].size = (uint32_t) size;
+    /* the header is ours: its descriptors are written here only */
+    StereodRingPlane *desc = (StereodRingPlane *) stereod_ring_header_plane(h, k);
+    desc->offset = (uint32_t) off;
+    desc->stride = (uint32_t) stride;
+    desc->size = (uint32_t) size;
     off = round_up(off + size, STEREOD_RING_ALIGN);
     if (off > UINT32_MAX / 2)
       return -EFBIG;
@@ -340,10 +345,11 @@ ring_writer_begin(RingWriter *w, RingWriterSlot *out)
 
   memset(out, 0, sizeof *out);
   for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++) {
-    if (h->planes[k].offset == 0)
+    const StereodRingPlane *desc = stereod_ring_header_plane(h, k);
+    if (desc->offset == 0)
       continue;
-    out->planes[k] = (uint8_t *) slot + h->planes[k].offset;
-    out->strides[k] = h->planes[k].stride;
+    out->planes[k] = (uint8_t *) slot + desc->offset;
+    out->strides[k] = desc->stride;
   }
   out->width = h->width;
   out->height = h->height;

@@ -39,6 +39,8 @@ compare_pair(const StereodPairConfig *a, const StereodPairConfig *b, int index,
     pair_restart(diff, reasons, n, "pair_tolerance_ms");
   if (a->outputs != b->outputs)
     pair_restart(diff, reasons, n, "outputs");
+  if (a->flow != b->flow)
+    pair_restart(diff, reasons, n, "flow");
   if (a->clock != b->clock)
     pair_restart(diff, reasons, n, "clock");
   if (a->stall_ms != b->stall_ms)

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/flow-params.h"
 #include "metrics/metrics.h"
 
 #define DEFAULT_TOLERANCE_MS 5.0
@@ -127,6 +128,7 @@ get_outputs(const ConfigGroup *c, guint32 *out, GError **error)
     { "disparity", STEREOD_OUTPUT_DISPARITY },
     { "depth", STEREOD_OUTPUT_DEPTH },
     { "confidence", STEREOD_OUTPUT_CONFIDENCE },
+    { "depth_m", STEREOD_OUTPUT_DEPTH_M },
   };
   g_autofree char *v = get(c, "outputs");
   if (!v)
@@ -142,14 +144,32 @@ get_outputs(const ConfigGroup *c, guint32 *out, GError **error)
       k++;
     if (k == G_N_ELEMENTS(outputs))
       return invalid(c, "outputs", error,
-                     "'%s' is not disparity, depth or confidence", item);
+                     "'%s' is not disparity, depth, depth_m or confidence", item);
     if (mask & outputs[k].bit)
       return invalid(c, "outputs", error, "'%s' is listed twice", item);
     mask |= outputs[k].bit;
   }
   if (!mask)
-    return invalid(c, "outputs", error, "empty (a list of disparity, depth, confidence)");
+    return invalid(c, "outputs", error, "empty (a list of disparity, depth, depth_m, confidence)");
   *out = mask;
+  return true;
+}
+
+/* flow=true: the flow engine's parameters are its defaults for the pair's size, checked
+ * here so that a size it cannot run on is a config error, not a start-up failure. */
+static bool
+get_flow(const ConfigGroup *c, StereodPairConfig *p, GError **error)
+{
+  if (!keyfile_get_bool(c->kf, c->group, "flow", KF_OPTIONAL, &p->flow, error))
+    return false;
+  if (!p->flow)
+    return true;
+  FlowParams fp;
+  flow_params_init(&fp, p->width, p->height);
+  g_autoptr(GError) local = NULL;
+  if (!flow_params_validate(&fp, &local))
+    return invalid(c, "flow", error, "the optical flow cannot run on %dx%d (%s)", p->width,
+                   p->height, local->message);
   return true;
 }
 
@@ -285,10 +305,13 @@ config_load_pair(const ConfigGroup *c, StereodPairConfig *p, GError **error)
       !get_int(c, "height", KF_REQUIRED, 16, 8192, &p->height, error) ||
       !get_double(c, "fps", KF_REQUIRED, 0.1, 1000.0, &p->fps, error) ||
       !get_tolerance(c, p, error) || !get_filter(c, p, error) ||
-      !get_outputs(c, &p->outputs, error) || !get_backoff(c, p, error) ||
+      !get_outputs(c, &p->outputs, error) || !get_flow(c, p, error) ||
+      !get_backoff(c, p, error) ||
       !get_capture(c, p, error))
     return false;
   if ((p->outputs & STEREOD_OUTPUT_DEPTH) && !has(c, "calibration"))
     return invalid(c, "outputs", error, "depth needs a calibration (the calibration key)");
+  if ((p->outputs & STEREOD_OUTPUT_DEPTH_M) && !has(c, "calibration"))
+    return invalid(c, "outputs", error, "depth_m needs a calibration (the calibration key)");
   return get_calibration(c, p, error);
 }

@@ -87,6 +87,7 @@ typedef enum {
   STEREOD_OUTPUT_DISPARITY = STEREOD_RING_FORMAT_DISPARITY,   /* s16, 1/32 px */
   STEREOD_OUTPUT_DEPTH = STEREOD_RING_FORMAT_DEPTH,           /* u16 mm, needs a calibration */
   STEREOD_OUTPUT_CONFIDENCE = STEREOD_RING_FORMAT_CONFIDENCE, /* u8 */
+  STEREOD_OUTPUT_DEPTH_M = STEREOD_RING_FORMAT_FLOAT32,       /* f32 m, needs a calibration */
 } StereodOutput;
 
 typedef struct {
@@ -102,6 +103,8 @@ typedef struct {
   StereoParams params;        /* stereo_params_init(width, height) + the keys below,
                                  validated with stereo_params_validate() */
   guint32 outputs;            /* StereodOutput bits, at least one */
+  bool flow;                  /* [pair] flow: publish the left camera's optical flow (ring
+                                 planes FLOW_U and FLOW_V); default false */
   int reconnect_min_ms;       /* capture reconnect backoff: first wait, ms */
   int reconnect_max_ms;       /* the wait doubles up to this, ms (>= reconnect_min_ms) */
   StereodClock clock;         /* default STEREOD_CLOCK_AUTO */
@@ -168,7 +171,7 @@ const StereodPairConfig *stereod_config_find_pair(const StereodConfig *config,
  * Everything else needs a restart: [daemon] device, ring_slots, in_flight (the GPU
  * context and the buffers of every pair), mode, metrics (the HTTP server); the set of pair names; per pair left,
  * right, fps, pair_tolerance_ms, clock, stall_ms, start_timeout_ms (the capture pipeline,
- * its matcher and its timers), width, height, outputs
+ * its matcher and its timers), width, height, outputs, flow
  * (ring layout) and the calibration (file name or contents: rectification maps and the
  * ring header). The recommended reaction to `restart` is to keep running the old
  * configuration unchanged and log `restart_reason`. */

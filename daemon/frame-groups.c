@@ -7,14 +7,14 @@
 #include <string.h>
 
 /* Pairs share an engine when it would be the same: size, every filter parameter but the
- * noise floor (per-pair data of the batch), a calibration or none, the depth plane. */
+ * noise floor (per-pair data of the batch), a calibration or none, the depth planes. */
 static bool
 same_engine(const StereodPairConfig *a, const StereodPairConfig *b)
 {
   const StereoParams *p = &a->params, *q = &b->params;
   return a->width == b->width && a->height == b->height &&
          a->has_calibration == b->has_calibration &&
-         ((a->outputs ^ b->outputs) & STEREOD_OUTPUT_DEPTH) == 0 &&
+         ((a->outputs ^ b->outputs) & (STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DEPTH_M)) == 0 &&
          p->width == q->width && p->height == q->height && p->levels == q->levels &&
          p->omega0 == q->omega0 && p->sigma == q->sigma && p->radius == q->radius &&
          p->kappa == q->kappa && p->tau == q->tau && p->gamma == q->gamma &&
@@ -105,7 +105,8 @@ frame_groups_build(FrameLoop *fl, const StereodConfig *config, bool async, LoopG
       .batch = g->n,
       .in_flight = fl->in_flight,
       .calib = pc->has_calibration ? &pc->calib : NULL,
-      .depth = (pc->outputs & STEREOD_OUTPUT_DEPTH) != 0,
+      .depth = (pc->outputs & (STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DEPTH_M)) != 0,
+      .metres = (pc->outputs & STEREOD_OUTPUT_DEPTH_M) != 0,
       .async_programs = async,
       .defer_maps = true,   /* set per pair: computed at start-up, copied at a reload */
     };
@@ -166,6 +167,10 @@ published(gpointer data, int result, uint64_t publish_ns)
   FrameLoop *fl = b->group->fl;
   LoopPair *p = &fl->pairs[b->pairs[j->k]];
   stereo_engine_release(b->group->engine, &b->frames[j->k]);
+  double flow_ms = 0.0;   /* the pair's own flow, beside its share of the batch */
+  for (int s = 0; b->has_flow[j->k] && s < FLOW_STAGE_COUNT; s++)
+    flow_ms += b->flows[j->k].stage_ms[s];
+  frame_flow_published(p, &b->flows[j->k], b->has_flow[j->k]);
   g_mutex_lock(&fl->stats_lock);
   if (result < 0) {
     if (!fl->publish_error)
@@ -173,7 +178,7 @@ published(gpointer data, int result, uint64_t publish_ns)
   } else {
     p->out++;
     p->published++;
-    p->gpu_ms += b->gpu_ms / b->n;
+    p->gpu_ms += b->gpu_ms / b->n + flow_ms;
     fl->total_published++;
     if (p->metrics)
       daemon_metrics_published(p->metrics,
@@ -202,8 +207,8 @@ batch_of(LoopGroup *g, uint64_t id)
   return NULL;
 }
 
-static void
-hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f)
+static bool
+hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f, GError **error)
 {
   LoopBatch *b = batch_of(g, f->submission);
   g_assert(b != NULL);   /* every submission has its record */
@@ -233,7 +238,17 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f)
     job.planes[STEREOD_RING_PLANE_CONFIDENCE] = f->confidence;
   if (p->cfg->outputs & STEREOD_OUTPUT_DEPTH)
     job.planes[STEREOD_RING_PLANE_DEPTH] = f->depth;
-  p->last_seq = b->seq[k];
+  if (p->cfg->outputs & STEREOD_OUTPUT_DEPTH_M)
+    job.planes[STEREOD_RING_PLANE_FLOAT32] = f->metres;
+  /* the frame's planes go out together: its flow is collected now (done on the GPU
+   * before its disparity, queued first) */
+  if (p->flow && !frame_flow_collect(p, b->seq[k], b->has_flow[k], &b->flows[k],
+                                     &job.planes[STEREOD_RING_PLANE_FLOW_U],
+                                     &job.planes[STEREOD_RING_PLANE_FLOW_V], error)) {
+    b->has_flow[k] = false;
+    stereo_engine_release(g->engine, &b->frames[k]);
+    return false;
+  }  p->last_seq = b->seq[k];
   b->jobs[k] = (LoopJob){ b, k };
   g_atomic_int_inc(&b->unpublished);
   frame_publisher_push(fl->publisher, &job);
@@ -247,6 +262,7 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f)
     fl->total_gpu_ms += b->gpu_ms;
     g_mutex_unlock(&fl->stats_lock);
   }
+  return true;
 }
 
 static LoopGroup *
@@ -275,9 +291,8 @@ frame_groups_collect(FrameLoop *fl, bool wait, GError **error)
     LoopGroup *g = oldest_group(fl);
     StereoFrame f;
     if (g) {
-      if (!stereo_engine_collect(g->engine, true, &f, error))
+      if (!stereo_engine_collect(g->engine, true, &f, error) || !hand_over(fl, g, &f, error))
         return false;
-      hand_over(fl, g, &f);
       any = true;
     }
   }
@@ -290,7 +305,8 @@ frame_groups_collect(FrameLoop *fl, bool wait, GError **error)
           return false;
         break;
       }
-      hand_over(fl, g, &f);
+      if (!hand_over(fl, g, &f, error))
+        return false;
       any = true;
     }
   }
@@ -386,10 +402,12 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
   int cap = live ? batch_cap(fl, g) : g->n;
   StereoInput in[STEREO_MAX_BATCH];
   int n = 0;
-  for (int pos = 0; pos < g->n && n < cap; pos++) {
+  bool flow_failed = false;
+  for (int pos = 0; pos < g->n && n < cap && !flow_failed; pos++) {
     LoopPair *p = &fl->pairs[g->pairs[pos]];
     if (!p->pending_left ||
-        (!live && p->pending_ns - offline_first > (uint64_t)p->cfg->tolerance_ns))
+        (!live && p->pending_ns - offline_first > (uint64_t)p->cfg->tolerance_ns) ||
+        !frame_flow_can_take(fl, p))   /* its flow slots all in use: it waits */
       continue;
     const CaptureFrame *l = g_steal_pointer(&p->pending_left);
     const CaptureFrame *r = g_steal_pointer(&p->pending_right);
@@ -399,6 +417,13 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
       int64_t now_us = g_get_monotonic_time();
       if (daemon_metrics_left_wanted(p->metrics, now_us))
         daemon_metrics_left_offer(p->metrics, l->data, l->width, l->height, l->stride, now_us);
+    }
+    /* the flow first: its GPU work is queued before the batch's */
+    b->has_flow[n] = false;
+    if (p->flow && !frame_flow_submit(p, l, seq, cns, &b->has_flow[n], error)) {
+      capture_pair_release(p->capture, l, r);
+      flow_failed = true;
+      break;
     }
     in[n] = (StereoInput){
       .pair = pos,
@@ -415,10 +440,10 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
     p->held[p->n_held++] = (HeldPair){ 0, l, r };
     n++;
   }
-  if (n == 0)
+  if (n == 0 && !flow_failed)
     return false;
   uint64_t id = 0;
-  bool ok = stereo_engine_submit_batch(g->engine, in, n, &id, error);
+  bool ok = !flow_failed && stereo_engine_submit_batch(g->engine, in, n, &id, error);
   for (int k = 0; k < n; k++) {
     LoopPair *p = &fl->pairs[b->pairs[k]];
     HeldPair *h = &p->held[p->n_held - 1];

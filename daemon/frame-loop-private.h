@@ -1,5 +1,6 @@
-/* frame-loop-private.h: what frame-loop.c (the GPU thread, stats, reload) and
- * frame-groups.c (the engine groups, their batches and the hand-over of frames) share.
+/* frame-loop-private.h: what frame-loop.c (the GPU thread, stats, reload),
+ * frame-groups.c (the engine groups, their batches and the hand-over of frames) and
+ * frame-flow.c (the pairs' optical flow) share.
  * Internal to daemon/. Everything here belongs to the GPU thread unless a field says
  * otherwise. */
 #pragma once
@@ -11,6 +12,7 @@
 #include "daemon/frame-publish.h"
 #include "daemon/metrics.h"
 #include "gpu/gpu.h"
+#include "kernels/flow.h"
 #include "kernels/stereo.h"
 
 #define MAX_LATENCIES 4096     /* latency samples kept per pair and stats interval */
@@ -50,6 +52,12 @@ typedef struct {
   CaptureHealth health;
   double out_fps;            /* of the last interval, for STATUS= */
   DaemonPairMetrics *metrics;   /* NULL without [daemon] metrics= (any thread may call it) */
+  /* flow=true (frame-flow.c); flow NULL otherwise */
+  FlowEngine *flow;
+  int16_t *flow_unknown;     /* width * height FLOW_S16_UNKNOWN: a frame without flow */
+  uint64_t flow_seq;         /* the frame last given to the flow engine (0: none) */
+  uint64_t flow_capture_ns;  /* and its capture time */
+  gint flow_unpublished;     /* flows collected and not yet published (atomic) */
 } LoopPair;
 
 typedef struct LoopGroup LoopGroup;
@@ -68,6 +76,8 @@ typedef struct LoopBatch {
   int pairs[STEREO_MAX_BATCH];             /* loop pair index per position */
   uint64_t seq[STEREO_MAX_BATCH], capture_ns[STEREO_MAX_BATCH];
   StereoFrame frames[STEREO_MAX_BATCH];
+  bool has_flow[STEREO_MAX_BATCH];         /* a flow was queued for the position's frame */
+  FlowFrame flows[STEREO_MAX_BATCH];       /* collected with the frame, when has_flow */
   LoopJob jobs[STEREO_MAX_BATCH];
   int64_t submit_us;
   int collected;
@@ -174,3 +184,30 @@ bool frame_groups_pending(FrameLoop *fl);
 bool frame_groups_drain(FrameLoop *fl, GError **error);
 /* When the loop expects the oldest batch on the GPU to finish (monotonic us), or 0. */
 int64_t frame_groups_expected_done(FrameLoop *fl);
+
+/* frame-flow.c: a flow=true pair's FlowEngine, fed with the left frames its batches take,
+ * one flow per frame whose previous frame was the one before it: consecutive capture
+ * sequence numbers, capture times at most FRAME_FLOW_MAX_GAP frame periods apart (a
+ * reconnect keeps the numbers consecutive). After a gap the engine is reset and that
+ * frame has no flow. A flow is collected with its frame's disparity and published in the
+ * same slot. */
+#define FRAME_FLOW_MAX_GAP 2.5
+
+/* Creates the engine (in_flight flows, the loop's in_flight) and the unknown planes, and
+ * runs two blank frames through it so that the drivers compile its programs now. */
+bool frame_flow_open(FrameLoop *fl, LoopPair *p, GError **error);
+/* Accepts a pair without flow. */
+void frame_flow_close(LoopPair *p);
+/* Whether the pair's next frame finds a free flow slot: every slot is either queued on
+ * the GPU or still being copied by a publisher. TRUE without flow. */
+bool frame_flow_can_take(FrameLoop *fl, LoopPair *p);
+/* Feeds the left frame `seq` (copied by the call: its memory may be reused at once);
+ * *queued: a flow from the previous frame will come for it. */
+bool frame_flow_submit(LoopPair *p, const CaptureFrame *left, uint64_t seq,
+                       uint64_t capture_ns, bool *queued, GError **error);
+/* The flow planes for frame `seq`: its flow (collected into *frame, waiting for the GPU)
+ * when `queued`, else the unknown planes. */
+bool frame_flow_collect(LoopPair *p, uint64_t seq, bool queued, FlowFrame *frame,
+                        const void **u, const void **v, GError **error);
+/* A publisher has copied the frame: its flow slot may be written again. Any thread. */
+void frame_flow_published(LoopPair *p, FlowFrame *frame, bool queued);

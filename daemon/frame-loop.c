@@ -51,7 +51,7 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, uint8_t *pool
     .name = pc->name,
     .width = (uint32_t)pc->width,
     .height = (uint32_t)pc->height,
-    .formats = pc->outputs,
+    .formats = pc->outputs | (pc->flow ? STEREOD_RING_FORMAT_FLOW : 0),
     .slot_count = (uint32_t)fl->config->ring_slots,
     .disparity_scale = 1.0 / STEREO_DISPARITY_SCALE,
   };
@@ -90,6 +90,7 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, uint8_t *pool
 static void
 pair_close(LoopPair *p)
 {
+  frame_flow_close(p);
   capture_pair_free(p->capture);
   p->capture = NULL;
   ring_writer_free(p->ring);   /* marks the ring closed: readers see the end */
@@ -559,7 +560,8 @@ loop_setup(FrameLoop *fl, GError **error)
   int cores = (int)g_get_num_processors();
   fl->publisher = frame_publisher_new(CLAMP(MIN(fl->n_pairs, cores / 2), 1, 16));
   for (int i = 0; i < fl->n_pairs; i++)
-    if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], base + pool_at[i], error))
+    if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], base + pool_at[i], error) ||
+        (fl->config->pairs[i].flow && !frame_flow_open(fl, &fl->pairs[i], error)))
       return false;
   fl->started_us = g_get_monotonic_time();
   for (int i = 0; i < fl->n_pairs; i++)
@@ -568,9 +570,10 @@ loop_setup(FrameLoop *fl, GError **error)
     daemon_metrics_set_collector(fl->metrics, metrics_collect, fl);
   for (int i = 0; i < fl->n_pairs; i++) {
     capture_pair_start(fl->pairs[i].capture);
-    g_message("pair %s: %dx%d, publishing to %s", fl->pairs[i].cfg->name,
+    g_message("pair %s: %dx%d, publishing to %s%s", fl->pairs[i].cfg->name,
               fl->pairs[i].cfg->width, fl->pairs[i].cfg->height,
-              ring_writer_get_path(fl->pairs[i].ring));
+              ring_writer_get_path(fl->pairs[i].ring),
+              fl->pairs[i].flow ? " with the left camera's optical flow" : "");
   }
   g_message("%d pairs in %d engine groups, at most %d batches on the GPU", fl->n_pairs,
             fl->n_groups, fl->in_flight);

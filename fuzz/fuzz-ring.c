@@ -52,7 +52,7 @@ static unsigned
 touch_frame(const StereodFrame *f)
 {
   const void *planes[STEREOD_RING_PLANE_COUNT] = { f->disparity, f->depth, f->confidence,
-                                                   f->float32 };
+                                                   f->float32, f->flow_u, f->flow_v };
   unsigned sum = (unsigned) f->counter ^ f->flags;
   for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++) {
     if (planes[k] == NULL)

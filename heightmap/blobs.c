@@ -28,7 +28,8 @@
 struct HeightmapBlobFinder {
   HeightmapGrid grid;
   HeightmapBlobParams params;
-  int32_t *label;        /* per cell: -1 unvisited/not a player cell, else blob index */
+  int32_t *label;        /* per cell: -1 unvisited/not a player cell, -2 in a dropped
+                            blob, else blob index */
   int32_t *stack;        /* cells of the blob being filled */
   HeightmapBlob *blobs;
   double camera[HEIGHTMAP_MAX_PAIRS][3];
@@ -258,6 +259,16 @@ measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, int n, He
   b->cells = n;
   b->area = n * g->cell * g->cell;
   b->pairs = pairs;
+  b->has_velocity = false;   /* measured from the flow by HeightmapVelocity */
+  b->vx = b->vy = 0;
+  b->velocity_cov[0] = b->velocity_cov[1] = b->velocity_cov[2] = 0;
+}
+
+const int32_t *
+heightmap_blob_finder_get_labels(const HeightmapBlobFinder *f)
+{
+  g_return_val_if_fail(f, NULL);
+  return f->label;
 }
 
 int
@@ -274,10 +285,14 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
       continue;
     int n = flood(f, h, i, count < MAX_BLOBS ? count : MAX_BLOBS);
     double area = n * f->grid.cell * f->grid.cell;
-    if (area < f->params.min_area || area > f->params.max_area)
-      continue;
-    if (count == MAX_BLOBS) {
+    bool keep = area >= f->params.min_area && area <= f->params.max_area;
+    if (keep && count == MAX_BLOBS) {
       dropped++;
+      keep = false;
+    }
+    if (!keep) {   /* visited, but no blob's (heightmap_blob_finder_get_labels) */
+      for (int k = 0; k < n; k++)
+        f->label[f->stack[k]] = -2;
       continue;
     }
     measure(f, h, masks, n, &f->blobs[count++]);

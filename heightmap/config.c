@@ -304,6 +304,15 @@ heightmap_config_blob_params(const HeightmapConfig *c)
                                  .disparity_noise = c->disparity_noise };
 }
 
+HeightmapVelocityParams
+heightmap_config_velocity_params(const HeightmapConfig *c)
+{
+  return (HeightmapVelocityParams) { .min_height = c->min_height,
+                                     .min_confidence = c->min_confidence,
+                                     .min_samples = HEIGHTMAP_VELOCITY_MIN_SAMPLES,
+                                     .disparity_noise = c->disparity_noise };
+}
+
 HeightmapTrackerParams
 heightmap_config_tracker_params(const HeightmapConfig *c)
 {

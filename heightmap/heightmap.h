@@ -10,6 +10,8 @@
  *    pass turns each histogram into a robust top height (see heightmap_fusion_finish);
  *  - HeightmapBlobFinder (blobs.c): cells above a height threshold grouped into blobs,
  *    each with its area, top height and a ground point;
+ *  - HeightmapVelocity (velocity.c): each blob's velocity on the pitch from the optical
+ *    flow of the pixels fused into it (pairs that publish flow planes);
  *  - HeightmapTracker (tracks.c): blobs associated over time into tracks with stable ids;
  *  - HeightmapServer and the JSON line (output.c): players as JSON lines to the clients
  *    of a Unix socket, never blocking the builder;
@@ -174,6 +176,12 @@ typedef struct {
   const uint8_t *confidence;         /* NULL = every valid pixel counts as measured */
   size_t confidence_stride;          /* bytes */
   size_t confidence_size;            /* bytes readable at `confidence` */
+  /* The left camera's optical flow from the pair's previous frame (ring planes FLOW_U,
+   * FLOW_V: 1/32 px, INT16_MIN unknown, indexed by the previous frame's pixels); NULL
+   * when the ring has none. Only HeightmapVelocity reads them. */
+  const int16_t *flow_u, *flow_v;
+  size_t flow_stride;                /* bytes, the same for both */
+  size_t flow_u_size, flow_v_size;   /* bytes readable at each */
 } HeightmapInput;
 
 typedef struct HeightmapFusion HeightmapFusion;
@@ -230,6 +238,11 @@ typedef struct {
   uint32_t pairs;           /* pair mask: the pairs that saw it */
   double cov[3];            /* m^2: covariance xx, xy, yy of (x, y) from the geometry of
                                the pairs that saw it (all 0: unknown, taken as exact) */
+  /* Its velocity on the pitch from the flow of its pixels (HeightmapVelocity), when
+   * measured: m/s, and the covariance xx, xy, yy of that measurement, m^2/s^2. */
+  bool has_velocity;
+  double vx, vy;
+  double velocity_cov[3];
 } HeightmapBlob;
 
 typedef struct {
@@ -253,6 +266,10 @@ void heightmap_blob_finder_set_params(HeightmapBlobFinder *finder,
  * does not move the centres of the blobs it sees, nor add to their covariance. */
 void heightmap_blob_finder_set_camera(HeightmapBlobFinder *finder, int pair,
                                       const HeightmapPairGeometry *geometry);
+/* The blob of every cell in the last heightmap_blob_finder_run: its index in the blobs
+ * returned, or < 0 (not a player cell, or a blob dropped for its area). grid width *
+ * height, row-major; valid until the next run. */
+const int32_t *heightmap_blob_finder_get_labels(const HeightmapBlobFinder *finder);
 /* Finds the blobs of a height grid (8-connected cells with height >= min_height, area in
  * [min_area, max_area]). The centre is the height-weighted centroid of the cells within
  * top_band of the blob's top height, at sub-cell precision (cell centres), moved by
@@ -265,12 +282,80 @@ void heightmap_blob_finder_set_camera(HeightmapBlobFinder *finder, int pair,
 int heightmap_blob_finder_run(HeightmapBlobFinder *finder, const float *heights,
                               const uint32_t *masks, const HeightmapBlob **blobs);
 
+/* ---------------------------------------------------------------- velocities */
+
+/* A blob's velocity from the optical flow of its pixels, pair by pair. For a pixel q of
+ * the pair's previous frame whose flow f is known, its point then, P0 = pitch(q, d0(q)),
+ * and now, P1 = pitch(q + f, d1(q + f)) (d0, d1: the previous and this frame's disparity,
+ * d1 at the nearest pixel), give the scene flow (P1 - P0) / dt; projected on the pitch
+ * plane it is one sample of the velocity of the blob whose cell P1 falls in, when both
+ * points are body points (z >= min_height), the pixel's confidence is at least
+ * min_confidence and the step is below HEIGHTMAP_VELOCITY_MAX_SPEED.
+ *
+ * Per pair that has at least min_samples samples of a blob, the velocity is the median of
+ * each component in the pair's view frame: along the horizontal view direction u (from
+ * its camera to the blob) and across it. The two are not measured alike: across, the
+ * flow gives the motion to a fraction of a pixel (the error is the median's sampling
+ * error, 1.2533 * 1.4826 MAD / sqrt(n), at least HEIGHTMAP_VELOCITY_MIN_SIGMA); along, the
+ * motion is the change of the depth, whose error is the blob's disparity error in both
+ * frames, not averaged out by the median (it moves all of a blob's pixels together):
+ * sigma sqrt(2) D L disparity_noise / (f B) / dt, with D and L the 3-D and horizontal
+ * distances from the camera to the blob's top (as the blobs' position covariance,
+ * blobs.c). The pairs' velocities are joined by their information (inverse covariance)
+ * into the blob's velocity and its covariance. The median keeps the arms, legs and edge
+ * pixels (background disparity) out.
+ *
+ * The previous frame is the pair's frame number - 1, kept here (its disparity copied at
+ * each add): a pair whose previous frame was not added, whose frame has no flow planes,
+ * or whose size changed gives no samples for that frame. The flow planes are in the left
+ * camera's captured pixel grid and the disparity in the rectified one (<stereod/ring.h>):
+ * they are taken as the same grid, exact for pairs without lens distortion and
+ * rectifying rotation (as stereod-sim's), otherwise an approximation of the size of the
+ * rectification's displacement. Memory: the previous disparity per pair (grown on a size
+ * change, not per frame) and HEIGHTMAP_VELOCITY_MAX_SAMPLES samples per fused frame (more
+ * are left out). */
+#define HEIGHTMAP_VELOCITY_MAX_SPEED 12.0     /* m/s */
+#define HEIGHTMAP_VELOCITY_MIN_SIGMA 0.1      /* m/s */
+#define HEIGHTMAP_VELOCITY_MAX_SAMPLES (1 << 20)
+#define HEIGHTMAP_VELOCITY_MIN_SAMPLES 20     /* the builder's min_samples */
+
+typedef struct {
+  double min_height;        /* m: both ends of a sample are at least this high */
+  int min_confidence;       /* 0..255, as the fusion's */
+  int min_samples;          /* >= 1: fewer samples from a pair, no velocity from it */
+  double disparity_noise;   /* px: sigma of a blob's disparity (as HeightmapBlobParams) */
+} HeightmapVelocityParams;
+
+typedef struct HeightmapVelocity HeightmapVelocity;
+
+HeightmapVelocity *heightmap_velocity_new(const HeightmapGrid *grid,
+                                          const HeightmapVelocityParams *params);
+void heightmap_velocity_free(HeightmapVelocity *velocity);
+void heightmap_velocity_set_params(HeightmapVelocity *velocity,
+                                   const HeightmapVelocityParams *params);
+/* Starts a fused frame whose blobs are n_blobs with the cell labels of
+ * heightmap_blob_finder_get_labels (read until heightmap_velocity_finish). */
+void heightmap_velocity_begin(HeightmapVelocity *velocity, const int32_t *labels, int n_blobs);
+/* Samples pair `pair`'s frame (when its previous frame is known) and keeps its disparity
+ * for the next one. FALSE (nothing sampled, the pair's history forgotten) for an input
+ * whose planes do not fit their sizes. */
+bool heightmap_velocity_add(HeightmapVelocity *velocity, int pair,
+                            const HeightmapPairGeometry *geometry, const HeightmapInput *input,
+                            uint64_t frame_number, uint64_t capture_ns);
+/* The blobs of the frame with their velocities (has_velocity, vx, vy, velocity_cov), in
+ * memory of `velocity` (valid until the next finish); n_blobs as given to begin. */
+const HeightmapBlob *heightmap_velocity_finish(HeightmapVelocity *velocity,
+                                               const HeightmapBlob *blobs, int n_blobs);
+
 /* ---------------------------------------------------------------- tracks */
 
 typedef struct {
   uint32_t id;              /* stable, 1, 2, ... in order of creation */
   double x, y;              /* pitch m: the filtered position (the blob's, acceleration 0) */
-  double vx, vy;            /* m/s */
+  double vx, vy;            /* m/s: the filter's (the blob's measured velocity is one of
+                               its measurements) */
+  bool has_measured;        /* the last matched blob had a measured velocity: */
+  double measured_vx, measured_vy;   /* m/s, that velocity (HeightmapBlob.vx, vy) */
   double height, area;      /* of the last matched blob */
   int age;                  /* fused frames since creation */
   int missed;               /* consecutive fused frames without a blob */
@@ -292,6 +377,9 @@ typedef struct {
 HeightmapFusionParams heightmap_config_fusion_params(const HeightmapConfig *config);
 HeightmapBlobParams heightmap_config_blob_params(const HeightmapConfig *config);
 HeightmapTrackerParams heightmap_config_tracker_params(const HeightmapConfig *config);
+/* min_height, min_confidence and disparity_noise of the configuration,
+ * HEIGHTMAP_VELOCITY_MIN_SAMPLES. */
+HeightmapVelocityParams heightmap_config_velocity_params(const HeightmapConfig *config);
 
 typedef struct HeightmapTracker HeightmapTracker;
 
@@ -316,7 +404,11 @@ int heightmap_tracker_update(HeightmapTracker *tracker, uint64_t time_ns,
 
 /* Appends one JSON line (with '\n') to `out`:
  * {"time_ns":T,"frame":F,"pairs":["a","b"],"players":[{"id":1,"x":1.234,"y":-5.678,
- *  "height":1.83,"area":0.42},...]}   (x, y, height in m, 3 decimals; area m^2). */
+ *  "height":1.83,"area":0.42,"vx":1.52,"vy":-0.31,"track_vx":1.48,"track_vy":-0.30},...]}
+ * (x, y, height in m, 3 decimals; area m^2; velocities m/s, 2 decimals). "vx", "vy": the
+ * velocity measured from the optical flow of the player's pixels in this frame
+ * (HeightmapVelocity), present only when measured; "track_vx", "track_vy": the track's
+ * filtered velocity. */
 void heightmap_json_append(GString *out, uint64_t time_ns, uint64_t frame,
                            const char *const *pairs, int n_pairs,
                            const HeightmapTrack *tracks, int n_tracks);
@@ -477,6 +569,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapSources, heightmap_sources_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapConfig, heightmap_config_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapFusion, heightmap_fusion_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapBlobFinder, heightmap_blob_finder_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapVelocity, heightmap_velocity_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapTracker, heightmap_tracker_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapServer, heightmap_server_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(HeightmapInstance, heightmap_instance_free)

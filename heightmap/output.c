@@ -36,12 +36,19 @@ heightmap_json_append(GString *out, uint64_t time_ns, uint64_t frame,
     char x[G_ASCII_DTOSTR_BUF_SIZE], y[G_ASCII_DTOSTR_BUF_SIZE];
     char h[G_ASCII_DTOSTR_BUF_SIZE], a[G_ASCII_DTOSTR_BUF_SIZE];
     /* g_ascii_formatd: '.' whatever the locale */
-    g_string_append_printf(out, "%s{\"id\":%u,\"x\":%s,\"y\":%s,\"height\":%s,\"area\":%s}",
+    g_string_append_printf(out, "%s{\"id\":%u,\"x\":%s,\"y\":%s,\"height\":%s,\"area\":%s",
                            i ? "," : "", t->id,
                            g_ascii_formatd(x, sizeof x, "%.3f", t->x),
                            g_ascii_formatd(y, sizeof y, "%.3f", t->y),
                            g_ascii_formatd(h, sizeof h, "%.2f", t->height),
                            g_ascii_formatd(a, sizeof a, "%.2f", t->area));
+    if (t->has_measured)
+      g_string_append_printf(out, ",\"vx\":%s,\"vy\":%s",
+                             g_ascii_formatd(x, sizeof x, "%.2f", t->measured_vx),
+                             g_ascii_formatd(y, sizeof y, "%.2f", t->measured_vy));
+    g_string_append_printf(out, ",\"track_vx\":%s,\"track_vy\":%s}",
+                           g_ascii_formatd(x, sizeof x, "%.2f", t->vx),
+                           g_ascii_formatd(y, sizeof y, "%.2f", t->vy));
   }
   g_string_append(out, "]}\n");
 }

@@ -34,7 +34,7 @@ struct HeightmapReader {
 };
 
 static const char *const plane_names[STEREOD_RING_PLANE_COUNT] = {
-  "disparity", "depth", "confidence", "float32",
+  "disparity", "depth", "confidence", "float32", "flow_u", "flow_v",
 };
 
 static void
@@ -42,7 +42,8 @@ layout_from_header(Layout *l, const StereodRingHeader *h)
 {
   *l = (Layout) { .width = h->width, .height = h->height, .formats = h->formats,
                   .slot_size = h->slot_size, .disparity_scale = h->disparity_scale };
-  memcpy(l->planes, h->planes, sizeof l->planes);
+  for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++)
+    l->planes[k] = *stereod_ring_header_plane(h, k);
 }
 
 static bool
@@ -202,6 +203,8 @@ frame_plane(const StereodFrame *f, unsigned k)
   case STEREOD_RING_PLANE_DISPARITY: return f->disparity;
   case STEREOD_RING_PLANE_DEPTH: return f->depth;
   case STEREOD_RING_PLANE_CONFIDENCE: return f->confidence;
+  case STEREOD_RING_PLANE_FLOW_U: return f->flow_u;
+  case STEREOD_RING_PLANE_FLOW_V: return f->flow_v;
   default: return f->float32;
   }
 }
@@ -367,4 +370,14 @@ heightmap_reader_frame_input(const StereodFrame *f, HeightmapInput *in)
     .confidence_stride = f->strides[STEREOD_RING_PLANE_CONFIDENCE],
     .confidence_size = readable(f, f->confidence),
   };
+  /* one stride for both flow planes (stereod writes them alike); a ring whose planes
+   * differ gives no flow */
+  if (f->flow_u && f->flow_v &&
+      f->strides[STEREOD_RING_PLANE_FLOW_U] == f->strides[STEREOD_RING_PLANE_FLOW_V]) {
+    in->flow_u = f->flow_u;
+    in->flow_v = f->flow_v;
+    in->flow_stride = f->strides[STEREOD_RING_PLANE_FLOW_U];
+    in->flow_u_size = readable(f, f->flow_u);
+    in->flow_v_size = readable(f, f->flow_v);
+  }
 }

@@ -74,6 +74,7 @@ typedef struct {
   GpuContext *gpu;
   HeightmapFusion *fusion;
   HeightmapBlobFinder *finder;
+  HeightmapVelocity *velocity;
   HeightmapTracker *tracker;
   HeightmapServer *server;
   HeightmapSources *sources;
@@ -105,6 +106,7 @@ builder_clear(Builder *b)
   ring_writer_free(b->ring);
   heightmap_server_free(b->server);
   heightmap_tracker_free(b->tracker);
+  heightmap_velocity_free(b->velocity);
   heightmap_blob_finder_free(b->finder);
   heightmap_fusion_free(b->fusion);
   gpu_context_free(b->gpu);
@@ -144,6 +146,8 @@ builder_start(Builder *b, const char *device, GError **error)
     return false;
   HeightmapBlobParams bp = heightmap_config_blob_params(c);
   b->finder = heightmap_blob_finder_new(g, &bp);
+  HeightmapVelocityParams vp = heightmap_config_velocity_params(c);
+  b->velocity = heightmap_velocity_new(g, &vp);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   b->tracker = heightmap_tracker_new(&tp);
   size_t cells = (size_t) g->width * g->height;
@@ -225,6 +229,8 @@ builder_reload(Builder *b)
     heightmap_fusion_set_params(b->fusion, &fp);
     HeightmapBlobParams bp = heightmap_config_blob_params(c);
     heightmap_blob_finder_set_params(b->finder, &bp);
+    HeightmapVelocityParams vp = heightmap_config_velocity_params(c);
+    heightmap_velocity_set_params(b->velocity, &vp);
     HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
     heightmap_tracker_set_params(b->tracker, &tp);
     HeightmapSelectParams sp = heightmap_select_params(c);
@@ -292,6 +298,7 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   gint64 t0 = g_get_monotonic_time();
   const char *names[HEIGHTMAP_MAX_PAIRS];
   int fused_pairs[HEIGHTMAP_MAX_PAIRS];
+  bool fused[HEIGHTMAP_MAX_PAIRS] = { false };
   int n_names = 0;
   uint64_t time_ns = 0;
   if (!heightmap_fusion_begin(b->fusion, error))
@@ -309,6 +316,7 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
       continue;
     }
     heightmap_blob_finder_set_camera(b->finder, f[i].pair, &f[i].geometry);
+    fused[i] = true;
     fused_pairs[n_names] = f[i].pair;
     names[n_names++] = f[i].name;
     time_ns = MAX(time_ns, f[i].capture_ns);
@@ -319,6 +327,14 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
     return false;
   const HeightmapBlob *blobs;
   int nb = heightmap_blob_finder_run(b->finder, b->heights, b->masks, &blobs);
+  /* the blobs' velocities from the flow of the pixels fused into them; every fused
+   * pair's disparity is kept for its next frame's flow */
+  heightmap_velocity_begin(b->velocity, heightmap_blob_finder_get_labels(b->finder), nb);
+  for (int i = 0; i < n; i++)
+    if (fused[i])
+      heightmap_velocity_add(b->velocity, f[i].pair, &f[i].geometry, &f[i].input,
+                             f[i].frame_number, f[i].capture_ns);
+  blobs = heightmap_velocity_finish(b->velocity, blobs, nb);
   const HeightmapTrack *tracks;
   int nt = heightmap_tracker_update(b->tracker, time_ns, blobs, nb, &tracks);
   publish_ring(b, time_ns);

@@ -12,9 +12,12 @@
  * measurement with the blob's covariance (blobs.c: the range error of the disparity
  * along the view direction, which grows with the square of the distance, and a grid
  * cell across it). Far players, whose blobs jump along the view direction from frame to
- * frame, are smoothed along it; near ones follow their blobs (docs/heightmap.md). With
- * `acceleration` 0 a matched track takes the blob's position and its velocity is the
- * blend of the old one and the step just seen (VELOCITY_GAIN).
+ * frame, are smoothed along it; near ones follow their blobs (docs/heightmap.md). A blob
+ * whose velocity was measured from the optical flow (velocity.c) adds that velocity as a
+ * second measurement, with its variance, in a second update (independent errors: the
+ * same as one joint update); a new track starts from it. With `acceleration` 0 a matched
+ * track takes the blob's position, and its measured velocity when it has one, else the
+ * blend of the old velocity and the step just seen (VELOCITY_GAIN).
  * Only confirmed tracks are reported: matched in `confirm` consecutive frames at least
  * once; a tentative track that misses a frame is dropped at once. Disparity noise on
  * weakly textured ground makes blobs that do not come back in the next frame (its errors
@@ -112,7 +115,41 @@ clamp_speed(double *vx, double *vy)
   }
 }
 
-/* The Kalman filter: predict over `span` seconds, then update with the blob's position. */
+/* The Kalman update with a measurement z of state components (a, a + 1) (0: position,
+ * 2: velocity) of covariance R (xx, xy, yy): S = P_aa + R, K = P[:, a] S^-1. */
+static void
+update(Track *t, int a, const double z[2], const double R[3])
+{
+  HeightmapTrack *tr = &t->pub;
+  double (*P)[4] = t->P;
+  double *state[4] = { &tr->x, &tr->y, &tr->vx, &tr->vy };
+  double s00 = P[a][a] + R[0] + MIN_VARIANCE, s01 = P[a][a + 1] + R[1];
+  double s11 = P[a + 1][a + 1] + R[2] + MIN_VARIANCE;
+  double det = s00 * s11 - s01 * s01;
+  double i00 = s11 / det, i01 = -s01 / det, i11 = s00 / det;
+  double K[4][2];
+  for (int i = 0; i < 4; i++) {
+    K[i][0] = P[i][a] * i00 + P[i][a + 1] * i01;
+    K[i][1] = P[i][a] * i01 + P[i][a + 1] * i11;
+  }
+  double nx = z[0] - *state[a], ny = z[1] - *state[a + 1];
+  for (int i = 0; i < 4; i++)
+    *state[i] += K[i][0] * nx + K[i][1] * ny;
+  double old[2][4];                    /* P -= K P[a, :] */
+  for (int j = 0; j < 4; j++) {
+    old[0][j] = P[a][j];
+    old[1][j] = P[a + 1][j];
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      P[i][j] -= K[i][0] * old[0][j] + K[i][1] * old[1][j];
+  for (int i = 0; i < 4; i++)          /* keep it symmetric */
+    for (int j = 0; j < i; j++)
+      P[i][j] = P[j][i] = 0.5 * (P[i][j] + P[j][i]);
+}
+
+/* The Kalman filter: predict over `span` seconds, then update with the blob's position
+ * and, when measured, its velocity. */
 static void
 filter(Track *t, const HeightmapBlob *b, double span, double accel)
 {
@@ -135,32 +172,12 @@ filter(Track *t, const HeightmapBlob *b, double span, double accel)
     P[i + 2][i] += q * dt2 * dt / 2;
     P[i + 2][i + 2] += q * dt2;
   }
-  /* update: S = P_pp + R, K = P[:, p] S^-1 */
-  double s00 = P[0][0] + b->cov[0] + MIN_VARIANCE, s01 = P[0][1] + b->cov[1];
-  double s11 = P[1][1] + b->cov[2] + MIN_VARIANCE;
-  double det = s00 * s11 - s01 * s01;
-  double i00 = s11 / det, i01 = -s01 / det, i11 = s00 / det;
-  double K[4][2];
-  for (int i = 0; i < 4; i++) {
-    K[i][0] = P[i][0] * i00 + P[i][1] * i01;
-    K[i][1] = P[i][0] * i01 + P[i][1] * i11;
+  const double zp[2] = { b->x, b->y };
+  update(t, 0, zp, b->cov);
+  if (b->has_velocity) {
+    const double zv[2] = { b->vx, b->vy };
+    update(t, 2, zv, b->velocity_cov);
   }
-  double nx = b->x - tr->x, ny = b->y - tr->y;
-  tr->x += K[0][0] * nx + K[0][1] * ny;
-  tr->y += K[1][0] * nx + K[1][1] * ny;
-  tr->vx += K[2][0] * nx + K[2][1] * ny;
-  tr->vy += K[3][0] * nx + K[3][1] * ny;
-  double old[2][4];                    /* P -= K P[p, :] */
-  for (int j = 0; j < 4; j++) {
-    old[0][j] = P[0][j];
-    old[1][j] = P[1][j];
-  }
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++)
-      P[i][j] -= K[i][0] * old[0][j] + K[i][1] * old[1][j];
-  for (int i = 0; i < 4; i++)          /* keep it symmetric */
-    for (int j = 0; j < i; j++)
-      P[i][j] = P[j][i] = 0.5 * (P[i][j] + P[j][i]);
 }
 
 /* A new track's covariance: the blob's for the position, START_SPEED for the velocity. */
@@ -171,7 +188,13 @@ filter_start(Track *t, const HeightmapBlob *b)
   t->P[0][0] = b->cov[0] + MIN_VARIANCE;
   t->P[0][1] = t->P[1][0] = b->cov[1];
   t->P[1][1] = b->cov[2] + MIN_VARIANCE;
-  t->P[2][2] = t->P[3][3] = START_SPEED * START_SPEED;
+  if (b->has_velocity) {
+    t->P[2][2] = b->velocity_cov[0] + MIN_VARIANCE;
+    t->P[2][3] = t->P[3][2] = b->velocity_cov[1];
+    t->P[3][3] = b->velocity_cov[2] + MIN_VARIANCE;
+  } else {
+    t->P[2][2] = t->P[3][3] = START_SPEED * START_SPEED;
+  }
 }
 
 static void
@@ -182,7 +205,10 @@ match(Track *t, const HeightmapBlob *b, uint64_t now, double accel)
   if (accel > 0) {
     filter(t, b, span, accel);
   } else {
-    if (span > 0) {
+    if (b->has_velocity) {
+      tr->vx = b->vx;
+      tr->vy = b->vy;
+    } else if (span > 0) {
       double vx = (b->x - tr->x) / span, vy = (b->y - tr->y) / span;
       clamp_speed(&vx, &vy);
       tr->vx += VELOCITY_GAIN * (vx - tr->vx);
@@ -193,6 +219,9 @@ match(Track *t, const HeightmapBlob *b, uint64_t now, double accel)
     filter_start(t, b);     /* ready if the filter is turned on */
   }
   clamp_speed(&tr->vx, &tr->vy);
+  tr->has_measured = b->has_velocity;
+  tr->measured_vx = b->vx;
+  tr->measured_vy = b->vy;
   tr->height = b->height;
   tr->area = b->area;
   tr->missed = 0;
@@ -266,7 +295,11 @@ heightmap_tracker_update(HeightmapTracker *t, uint64_t time_ns, const HeightmapB
     }
     t->tracks[t->n_tracks++] = (Track) {
       .pub = { .id = t->next_id++, .x = blobs[j].x, .y = blobs[j].y,
-               .height = blobs[j].height, .area = blobs[j].area, .age = 1, .hits = 1,
+               .vx = blobs[j].has_velocity ? blobs[j].vx : 0.0,
+               .vy = blobs[j].has_velocity ? blobs[j].vy : 0.0,
+               .has_measured = blobs[j].has_velocity, .measured_vx = blobs[j].vx,
+               .measured_vy = blobs[j].vy, .height = blobs[j].height,
+               .area = blobs[j].area, .age = 1, .hits = 1,
                .confirmed = t->params.confirm <= 1 },
       .seen_ns = time_ns,
     };

@@ -88,6 +88,11 @@ int flow_engine_pending(FlowEngine *engine);
 /* Takes the oldest queued flow. wait = FALSE returns FALSE without an error when it is not
  * finished yet; wait = TRUE blocks until it is (timeout 10 s -> error). */
 bool flow_engine_collect(FlowEngine *engine, bool wait, FlowFrame *frame, GError **error);
+/* Ends the use of a collected frame's planes. It touches only `frame`, so any thread may
+ * call it (a publisher thread that copied the planes). The planes' readback slot is
+ * written again by the in_flight-th submit with a flow after the one that queued it: a
+ * caller that keeps planes beyond that (another thread still copying them) must hold
+ * further submits back until it is done. */
 void flow_engine_release(FlowEngine *engine, FlowFrame *frame);
 
 /* Synchronous: resets, submits frame0 and frame1, collects and copies the float planes out

@@ -35,9 +35,9 @@ void stereo_passes_free(StereoPasses *passes);
 void stereo_passes_set_layers(StereoPasses *passes, int pairs);
 
 /* Per batch position k, `layers` (a storage buffer) holds a StereoLayerParams-like
- * std430 struct { int pair; float min_magnitude, fb_mm, doffs; } (kernels/stereo-private.h):
- * the pair whose rectification map k uses, the noise floor of the magnitude gate and
- * the depth constants. */
+ * std430 struct { int pair; float min_magnitude, fb_mm, doffs; int metres_offset; }
+ * (kernels/stereo-private.h): the pair whose rectification map k uses, the noise floor of
+ * the magnitude gate, the depth constants and where the pack pass writes f32 metres. */
 
 /* §1 and §2 up to level 1 in one dispatch: R8 src8 with 2 layers per batch position
  * (2k left, 2k+1 right) -> RG32F level0 and, unless level1 is NULL, its reduce level1.

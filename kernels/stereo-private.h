@@ -5,13 +5,17 @@
 #include "kernels/stereo.h"
 #include "kernels/stereo-passes.h"
 
-/* What the shaders read per batch position (std430, 16 bytes; common.glsl
+/* What the shaders read per batch position (std430, 20 bytes; common.glsl
  * "LayerParams"). */
 typedef struct {
   int32_t pair;                    /* the pair's rectification map: layers 2 pair, 2 pair + 1 */
   float min_magnitude;
   float fb_mm;                     /* 1000 f B of the pair's calibration (depth), 0 without */
   float doffs;
+  /* The pack pass's f32 metres plane: its word offset within a packed layer, -1 without.
+   * The same at every position; it travels here because the pack pass's uniforms are the
+   * layout of stereo-passes.c, which knows the disparity, confidence and u16 planes. */
+  int32_t metres_offset;
 } StereoLayerParams;
 
 typedef struct {
@@ -59,6 +63,8 @@ struct StereoEngine {
   int n_dirs;
   bool rectify;
   bool depth;
+  bool metres;            /* the f32 depth plane, after the layout's planes */
+  size_t metres_offset;   /* its byte offset within a packed layer */
 
   StereoPasses *passes;
   GpuImage *in8;          /* 2 layers per batch position */
@@ -70,7 +76,7 @@ struct StereoEngine {
   GpuImage *map;          /* rectification maps, RG32F, layers 2 pair (left), 2 pair + 1 */
   GpuBuffer *partials, *counters, *means, *packed;
   int partial_base[STEREO_MAX_LEVELS];
-  StereoPackLayout layout;
+  StereoPackLayout layout;   /* layer_bytes includes the metres plane */
   StereoPair pairs[STEREO_MAX_BATCH];
 
   StereoSlot slots[STEREO_MAX_IN_FLIGHT];

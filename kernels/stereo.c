@@ -163,6 +163,10 @@ engine_alloc(StereoEngine *e, const float *map, bool defer_maps, GError **error)
     }
   }
   stereo_pack_layout(w0, h0, e->format == STEREO_OUTPUT_S16, e->depth, &e->layout);
+  if (e->metres) {   /* one float per pixel after the u16 plane (pack.comp writes it) */
+    e->metres_offset = e->layout.layer_bytes;
+    e->layout.layer_bytes += 4 * (size_t)w0 * h0;
+  }
   if (!(e->packed = make_buffer(e, "packed", 0, B * e->layout.layer_bytes, GPU_BUFFER_STORAGE,
                                 error)))
     return false;
@@ -226,7 +230,13 @@ stereo_engine_new(GpuContext *gpu, const StereoEngineParams *params, GError **er
                 e->label);
     return NULL;
   }
+  if (params->metres && !params->depth) {
+    g_set_error(error, STEREO_PARAMS_ERROR, 0, "%s: the metres plane needs the depth output",
+                e->label);
+    return NULL;
+  }
   e->depth = params->depth;
+  e->metres = params->metres;
   for (int k = 0; k < batch; k++) {
     e->pairs[k].has_calib = e->rectify;
     if (e->rectify)
@@ -416,6 +426,7 @@ stereo_engine_submit_batch(StereoEngine *e, const StereoInput *in, int n, uint64
       .fb_mm = p->has_calib ? (float)(1000.0 * calib_focal(&p->calib) * calib_baseline(&p->calib))
                             : 0.0f,
       .doffs = p->has_calib ? (float)calib_doffs(&p->calib) : 0.0f,
+      .metres_offset = e->metres ? (int32_t)(e->metres_offset / 4) : -1,
     };
     sl->tags[k] = in[k].tag;
     sl->pairs[k] = in[k].pair;
@@ -508,6 +519,7 @@ stereo_engine_collect(StereoEngine *e, bool wait, StereoFrame *frame, GError **e
   frame->disparity = map;
   frame->confidence = map + e->layout.conf_offset;
   frame->depth = e->layout.depth ? (const uint16_t *)(map + e->layout.depth_offset) : NULL;
+  frame->metres = e->metres ? (const float *)(map + e->metres_offset) : NULL;
   if (sl->collected == sl->n) {
     sl->state = SLOT_DRAINED;
     memmove(e->queue, e->queue + 1, (size_t)(--e->queued) * sizeof e->queue[0]);
@@ -525,6 +537,7 @@ stereo_engine_release(StereoEngine *e, StereoFrame *frame)
   frame->disparity = NULL;
   frame->confidence = NULL;
   frame->depth = NULL;
+  frame->metres = NULL;
 }
 
 bool
@@ -532,8 +545,8 @@ stereo_engine_process(StereoEngine *e, const uint8_t *left, size_t left_stride,
                       const uint8_t *right, size_t right_stride, float *disparity,
                       uint8_t *confidence, GError **error)
 {
-  return stereo_engine_process_full(e, left, left_stride, right, right_stride, disparity,
-                                    confidence, NULL, error);
+  return stereo_engine_process_depth(e, left, left_stride, right, right_stride, disparity,
+                                     confidence, NULL, NULL, error);
 }
 
 bool
@@ -541,7 +554,18 @@ stereo_engine_process_full(StereoEngine *e, const uint8_t *left, size_t left_str
                            const uint8_t *right, size_t right_stride, float *disparity,
                            uint8_t *confidence, uint16_t *depth, GError **error)
 {
+  return stereo_engine_process_depth(e, left, left_stride, right, right_stride, disparity,
+                                     confidence, depth, NULL, error);
+}
+
+bool
+stereo_engine_process_depth(StereoEngine *e, const uint8_t *left, size_t left_stride,
+                            const uint8_t *right, size_t right_stride, float *disparity,
+                            uint8_t *confidence, uint16_t *depth, float *metres,
+                            GError **error)
+{
   g_return_val_if_fail(depth == NULL || e->layout.depth, false);
+  g_return_val_if_fail(metres == NULL || e->metres, false);
   g_return_val_if_fail(disparity != NULL, false);
   if (e->queued > 0) {
     g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT,
@@ -567,6 +591,8 @@ stereo_engine_process_full(StereoEngine *e, const uint8_t *left, size_t left_str
     memcpy(confidence, f.confidence, n);
   if (depth)
     memcpy(depth, f.depth, n * sizeof(uint16_t));
+  if (metres)
+    memcpy(metres, f.metres, n * sizeof(float));
   stereo_engine_release(e, &f);
   return true;
 }

@@ -23,7 +23,11 @@
  * Outputs (level-0 px, left view is the reference):
  *  - disparity as float (NaN = invalid) or as s16 fixed point, value = round(32 d),
  *    INT16_MIN = invalid (STEREO_OUTPUT_S16);
- *  - confidence u8: 0 invalid, 1..127 filled by densification, 128..255 measured.
+ *  - confidence u8: 0 invalid, 1..127 filled by densification, 128..255 measured;
+ *  - with a calibration, depth along the optical axis z = 1000 f B / (d - doffs) mm, as
+ *    u16 mm = round(z) (0 = invalid: no disparity, d <= doffs, or round(z) > 65535, so a
+ *    far pixel is never a saturated value that looks valid) and as f32 metres z / 1000
+ *    (NaN = invalid; no upper bound), both from the same float z of the pack pass.
  */
 #pragma once
 
@@ -74,6 +78,7 @@ typedef struct {
    * rectified left view. */
   const StereoCalib *calib;
   bool depth;                      /* also output depth u16 mm (needs calib) */
+  bool metres;                     /* also output depth f32 metres (needs depth) */
   /* Build the programs in the background (the driver's compiler threads): the engine is
    * made at once and stereo_engine_poll_ready() tells when it can run without waiting
    * for a compile (a submit before that waits). Programs an earlier engine with the same
@@ -169,6 +174,7 @@ typedef struct {
   const void *disparity;           /* float or int16, width * height, tightly packed */
   const uint8_t *confidence;       /* width * height */
   const uint16_t *depth;           /* width * height mm, 0 invalid; NULL without depth */
+  const float *metres;             /* width * height m, NaN invalid; NULL without metres */
   /* GPU time per stage of the whole batch this pair was in (timestamps), and how many
    * pairs shared it (a pair's share is stage_ms / batch_pairs). */
   double stage_ms[STEREO_STAGE_COUNT];
@@ -197,6 +203,13 @@ bool stereo_engine_process(StereoEngine *engine, const uint8_t *left, size_t lef
 bool stereo_engine_process_full(StereoEngine *engine, const uint8_t *left, size_t left_stride,
                                 const uint8_t *right, size_t right_stride, float *disparity,
                                 uint8_t *confidence, uint16_t *depth, GError **error);
+
+/* The same with both depth planes (`depth`, `metres` may be NULL; each needs an engine
+ * with that plane). */
+bool stereo_engine_process_depth(StereoEngine *engine, const uint8_t *left, size_t left_stride,
+                                 const uint8_t *right, size_t right_stride, float *disparity,
+                                 uint8_t *confidence, uint16_t *depth, float *metres,
+                                 GError **error);
 
 /* The GPU work of the last submission, counted in code (gpu_context_get_stats before and
  * after queueing it): compute dispatches and memory barriers. */

@@ -145,10 +145,20 @@ set_open_error(GError **error, const char *pair, int r)
 static void
 print_ring(const char *pair, StereodClient *client)
 {
+  static const char *const names[STEREOD_RING_PLANE_COUNT] = {
+    "disparity", "depth", "confidence", "float32", "flow_u", "flow_v",
+  };
   const StereodRingHeader *h = stereod_client_get_header(client);
-  printf("ring %s: %ux%u formats=0x%x slots=%u writer=%d disparity_scale=%g "
+  char planes[128] = "";
+  for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++)
+    if (h->formats & STEREOD_RING_FORMAT(k)) {
+      if (*planes)
+        g_strlcat(planes, ",", sizeof planes);
+      g_strlcat(planes, names[k], sizeof planes);
+    }
+  printf("ring %s: %ux%u formats=0x%x (%s) slots=%u writer=%d disparity_scale=%g "
          "fx=%.3f baseline=%.4f m\n",
-         pair, h->width, h->height, h->formats, h->slot_count, h->writer_pid,
+         pair, h->width, h->height, h->formats, planes, h->slot_count, h->writer_pid,
          h->disparity_scale, h->calibration.fx, h->calibration.baseline);
 }
 

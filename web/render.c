@@ -186,7 +186,8 @@ web_encoder_frame(WebEncoder *e, const StereodFrame *f, WebView view, const WebS
   else
     g_return_val_if_reached(NULL);
   if (!(f->formats & STEREOD_RING_FORMAT(kind)) || f->width == 0 || f->height == 0) {
-    static const char *const plane_names[] = { "disparity", "depth", "confidence", "float32" };
+    static const char *const plane_names[] = { "disparity", "depth", "confidence", "float32",
+                                               "flow_u", "flow_v" };
     g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "the ring has no %s plane",
                 plane_names[kind]);
     return NULL;

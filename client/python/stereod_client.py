@@ -71,11 +71,17 @@ READ_ATTEMPTS = 16
 SLICE_S = 1.0                 # look at the object again at least this often
 BACKOFF_MIN_S, BACKOFF_MAX_S = 0.001, 0.1
 
-PLANE_DISPARITY, PLANE_DEPTH, PLANE_CONFIDENCE, PLANE_FLOAT32 = range(4)
-PLANE_NAMES = ("disparity", "depth", "confidence", "float32")
+(PLANE_DISPARITY, PLANE_DEPTH, PLANE_CONFIDENCE, PLANE_FLOAT32, PLANE_FLOW_U,
+ PLANE_FLOW_V) = range(6)
+PLANE_COUNT = 6
+PLANE_NAMES = ("disparity", "depth", "confidence", "float32", "flow_u", "flow_v")
+FORMAT_FLOW = (1 << PLANE_FLOW_U) | (1 << PLANE_FLOW_V)
 # struct / array / numpy type codes and element sizes, by plane kind.
-_PLANE_TYPES = (("h", "<i2", 2), ("H", "<u2", 2), ("B", "u1", 1), ("f", "<f4", 4))
+_PLANE_TYPES = (("h", "<i2", 2), ("H", "<u2", 2), ("B", "u1", 1), ("f", "<f4", 4),
+                ("h", "<i2", 2), ("h", "<i2", 2))
 DISPARITY_INVALID = -32768
+FLOW_UNKNOWN = -32768
+FLOW_SCALE = 1.0 / 32.0       # px per unit of flow_u and flow_v
 FLAG_DISCONT = 1 << 0
 FLAG_DEGRADED = 1 << 1
 
@@ -84,6 +90,11 @@ OFF_VERSION, OFF_HEADER_SIZE, OFF_SLOT_COUNT, OFF_SLOT_SIZE = 8, 12, 16, 20
 OFF_TOTAL_SIZE, OFF_WIDTH, OFF_HEIGHT, OFF_FORMATS = 24, 32, 36, 40
 OFF_WRITER_PID, OFF_CREATED_NS, OFF_CLOSED, OFF_NAME = 44, 48, 56, 64
 OFF_PLANES, OFF_DISPARITY_SCALE, OFF_CALIBRATION, OFF_PRODUCER = 128, 192, 256, 432
+OFF_FLOW_PLANES = 200         # the descriptors of kinds 4 and 5
+
+
+def _plane_descriptor_offset(kind):
+    return OFF_PLANES + 16 * kind if kind < 4 else OFF_FLOW_PLANES + 16 * (kind - 4)
 OFF_COUNTER, OFF_FUTEX = 512, 520
 HEADER_BYTES = 576
 SLOT_HEADER_BYTES = 64
@@ -287,7 +298,7 @@ class Frame:
 
     __slots__ = ("counter", "frame_number", "capture_ns", "publish_ns", "flags", "width",
                  "height", "disparity_scale", "calibration", "disparity", "depth",
-                 "confidence", "float32")
+                 "confidence", "float32", "flow_u", "flow_v")
 
     def disparity_px(self):
         """Disparity in px with NaN for invalid pixels: a float32 numpy array, or a
@@ -301,6 +312,23 @@ class Frame:
         w, s = self.width, self.disparity_scale
         return [[math.nan if v == DISPARITY_INVALID else v * s
                  for v in self.disparity[y * w:(y + 1) * w]] for y in range(self.height)]
+
+    def flow_px(self):
+        """The optical flow (u, v) in px, NaN where unknown: two float32 numpy arrays,
+        or two lists of rows of floats without numpy. None when the ring has no flow."""
+        if self.flow_u is None or self.flow_v is None:
+            return None
+        if np is not None:
+            out = []
+            for plane in (self.flow_u, self.flow_v):
+                a = plane.astype(np.float32) * np.float32(FLOW_SCALE)
+                a[plane == FLOW_UNKNOWN] = np.nan
+                out.append(a)
+            return tuple(out)
+        w = self.width
+        return tuple([[math.nan if v == FLOW_UNKNOWN else v * FLOW_SCALE
+                       for v in plane[y * w:(y + 1) * w]] for y in range(self.height)]
+                     for plane in (self.flow_u, self.flow_v))
 
 
 def depth_m(disparity_px, calibration):
@@ -366,8 +394,10 @@ class _Ring:
         self.writer_pid, self.created_ns = struct.unpack_from("<iQ", mm, OFF_WRITER_PID)
         if not (1 <= self.width <= MAX_DIM and 1 <= self.height <= MAX_DIM):
             raise bad("size %dx%d" % (self.width, self.height))
-        if self.formats == 0 or self.formats & ~0xF:
+        if self.formats == 0 or self.formats & ~((1 << PLANE_COUNT) - 1):
             raise bad("formats")
+        if self.formats & FORMAT_FLOW not in (0, FORMAT_FLOW):
+            raise bad("formats (flow_u without flow_v or the reverse)")
         raw_name = bytes(mm[OFF_NAME:OFF_NAME + 64])
         if b"\0" not in raw_name:
             raise bad("name")
@@ -382,8 +412,8 @@ class _Ring:
         self.producer = struct.unpack_from("<8d", mm, OFF_PRODUCER)
         self.planes = {}       # kind -> (offset, stride, size)
         end = SLOT_HEADER_BYTES
-        for kind in range(4):
-            offset, stride, size = struct.unpack_from("<III", mm, OFF_PLANES + 16 * kind)
+        for kind in range(PLANE_COUNT):
+            offset, stride, size = struct.unpack_from("<III", mm, _plane_descriptor_offset(kind))
             if not self.formats & (1 << kind):
                 if offset or stride or size:
                     raise bad("absent plane %s" % PLANE_NAMES[kind])
@@ -706,7 +736,7 @@ class Client:
          f.flags) = struct.unpack_from("<QQQQI", data, 8)
         f.width, f.height = ring.width, ring.height
         f.disparity_scale, f.calibration = ring.disparity_scale, ring.calibration
-        for kind in range(4):
+        for kind in range(PLANE_COUNT):
             setattr(f, PLANE_NAMES[kind], self._plane(data, kind))
         return f
 

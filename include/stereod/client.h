@@ -91,6 +91,8 @@ typedef struct {
   const uint16_t *depth;      /* mm, 0 = invalid */
   const uint8_t *confidence;  /* 0 = invalid */
   const float *float32;       /* metres, NaN = invalid */
+  const int16_t *flow_u;      /* optical flow of the left camera from the previous frame, */
+  const int16_t *flow_v;      /* STEREOD_RING_FLOW_SCALE px, INT16_MIN = unknown (ring.h) */
   uint32_t strides[STEREOD_RING_PLANE_COUNT];  /* bytes per row, by plane kind */
   /* private */
   void *priv_buffer;

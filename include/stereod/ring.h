@@ -66,9 +66,12 @@
  *    56    4 u32       closed           0 while the writer runs; 1 after a clean close (atomic)
  *    60    4 u32       reserved0        0
  *    64   64 char[64]  name             pair name, NUL-terminated
- *   128   64 plane[4]  planes           one StereodRingPlane per kind, indexed by kind
+ *   128   64 plane[4]  planes           StereodRingPlane of kinds 0..3, indexed by kind
  *   192    8 f64       disparity_scale  px per unit of the DISPARITY plane (1/32 default)
- *   200   56 u8[56]    reserved1        0
+ *   200   32 plane[2]  flow_planes      StereodRingPlane of kinds 4, 5 (FLOW_U, FLOW_V):
+ *                                       kind k's descriptor is at
+ *                                       stereod_ring_plane_descriptor_offset(k)
+ *   232   24 u8[24]    reserved1        0
  *   256  176 calib     calibration      StereodRingCalibration (rectified left camera)
  *   432   64 f64[8]    producer         producer-defined parameters, 0 unless documented
  *                                       by the producer: stereod puts the pose of the
@@ -90,17 +93,31 @@
  * PLANE KINDS (element type; invalid pixels):
  *   0 DISPARITY   s16, disparity = value * disparity_scale px, left view reference;
  *                 INT16_MIN (-32768) = invalid
- *   1 DEPTH       u16, millimetres along the optical axis; 0 = invalid
+ *   1 DEPTH       u16, millimetres along the optical axis; 0 = invalid (stereod: also
+ *                 where the depth is beyond 65535 mm: never a saturated value)
  *   2 CONFIDENCE  u8, 1..255 = increasing confidence; 0 = invalid
- *   3 FLOAT32     f32, metres (stereod: depth; the height-map builder: height above the
+ *   3 FLOAT32     f32, metres (stereod, output depth_m: depth along the optical axis,
+ *                 no upper bound, ROS REP 118; the height-map builder: height above the
  *                 pitch); NaN = invalid
+ *   4 FLOW_U      s16, optical flow of the left camera from the previous published
+ *   5 FLOW_V      frame to this one, x (U) and y (V) components in units of
+ *                 STEREOD_RING_FLOW_SCALE px (1/32, |u|, |v| <= 1023.97 px): pixel (x, y)
+ *                 of the previous frame moves to (x + u, y + v) in this one. INT16_MIN
+ *                 (-32768) = unknown (then in both planes). The pixel grid is the left
+ *                 camera's captured image (width x height): the rectified grid of the
+ *                 other planes when the pair has no calibration, or one without lens
+ *                 distortion and rectifying rotation. Both are present or neither. A
+ *                 frame whose previous frame was not published (the slot's frame_number
+ *                 is not the previous one's + 1, or the first frame) has no flow: every
+ *                 pixel unknown.
  *
  * CALIBRATION (StereodRingCalibration, 176 bytes, all f64): fx, fy (px), cx, cy (px,
  * rectified left camera), baseline (m), doffs = cx_left - cx_right (px), then Q, the
  * 4x4 reprojection matrix row-major: [X Y Z W]^T = Q [x y d 1]^T with d in px.
  * depth_m = fx * baseline / (d - doffs), d in px (as kernels/calib.h computes it; with
  * Middlebury's doffs = cx_right - cx_left the same depth reads f B / (d + doffs_mb));
- * no depth where d <= doffs. The DEPTH plane holds round(1000 * depth_m).
+ * no depth where d <= doffs. The DEPTH plane holds round(1000 * depth_m) (0 above
+ * 65535), the FLOAT32 plane of stereod depth_m itself.
  *
  * PRODUCER. stereod, when the pair has a calibration: producer[0] = 1 (pose present),
  * producer[1..4] = the unit quaternion (w, x, y, z) of the rotation from the left
@@ -179,12 +196,17 @@ extern "C" {
 #define STEREOD_RING_DISPARITY_INVALID INT16_MIN
 #define STEREOD_RING_DEPTH_INVALID 0u
 #define STEREOD_RING_CONFIDENCE_INVALID 0u
+#define STEREOD_RING_FLOW_UNKNOWN INT16_MIN
+#define STEREOD_RING_FLOW_SCALE (1.0 / 32.0)   /* px per unit of FLOW_U and FLOW_V */
+#define STEREOD_RING_HEADER_PLANES 4u          /* descriptors in StereodRingHeader.planes */
 
 typedef enum {
   STEREOD_RING_PLANE_DISPARITY = 0,    /* s16 fixed point, INT16_MIN = invalid */
   STEREOD_RING_PLANE_DEPTH = 1,        /* u16 mm, 0 = invalid */
   STEREOD_RING_PLANE_CONFIDENCE = 2,   /* u8, 0 = invalid */
   STEREOD_RING_PLANE_FLOAT32 = 3,      /* f32 metres, NaN = invalid */
+  STEREOD_RING_PLANE_FLOW_U = 4,       /* s16 1/32 px, INT16_MIN = unknown */
+  STEREOD_RING_PLANE_FLOW_V = 5,       /* s16 1/32 px, INT16_MIN = unknown */
   STEREOD_RING_PLANE_COUNT
 } StereodRingPlaneKind;
 
@@ -193,14 +215,26 @@ typedef enum {
 #define STEREOD_RING_FORMAT_DEPTH STEREOD_RING_FORMAT(STEREOD_RING_PLANE_DEPTH)
 #define STEREOD_RING_FORMAT_CONFIDENCE STEREOD_RING_FORMAT(STEREOD_RING_PLANE_CONFIDENCE)
 #define STEREOD_RING_FORMAT_FLOAT32 STEREOD_RING_FORMAT(STEREOD_RING_PLANE_FLOAT32)
+#define STEREOD_RING_FORMAT_FLOW (STEREOD_RING_FORMAT(STEREOD_RING_PLANE_FLOW_U) | \
+                                  STEREOD_RING_FORMAT(STEREOD_RING_PLANE_FLOW_V))
 #define STEREOD_RING_FORMAT_ALL ((1u << STEREOD_RING_PLANE_COUNT) - 1u)
 
 /* Bytes per element of a plane kind (1, 2 or 4); 0 for an unknown kind. */
 static inline uint32_t
 stereod_ring_plane_element_size(unsigned kind)
 {
-  static const uint32_t sizes[STEREOD_RING_PLANE_COUNT] = { 2, 2, 1, 4 };
+  static const uint32_t sizes[STEREOD_RING_PLANE_COUNT] = { 2, 2, 1, 4, 2, 2 };
   return kind < STEREOD_RING_PLANE_COUNT ? sizes[kind] : 0;
+}
+
+/* Byte offset within the header of plane kind `kind`'s descriptor: 128 + 16 kind for the
+ * kinds 0..3, 200 + 16 (kind - 4) for 4 and 5; 0 for an unknown kind. */
+static inline uint32_t
+stereod_ring_plane_descriptor_offset(unsigned kind)
+{
+  if (kind < STEREOD_RING_HEADER_PLANES)
+    return 128u + 16u * kind;
+  return kind < STEREOD_RING_PLANE_COUNT ? 200u + 16u * (kind - STEREOD_RING_HEADER_PLANES) : 0u;
 }
 
 /* Slot flags. Bits not named here are reserved and 0. */
@@ -239,9 +273,10 @@ typedef struct {
   uint32_t closed;                 /* atomic */
   uint32_t reserved0;
   char name[64];
-  StereodRingPlane planes[STEREOD_RING_PLANE_COUNT];
+  StereodRingPlane planes[STEREOD_RING_HEADER_PLANES];       /* kinds 0..3 */
   double disparity_scale;
-  uint8_t reserved1[56];
+  StereodRingPlane flow_planes[STEREOD_RING_PLANE_COUNT - STEREOD_RING_HEADER_PLANES];
+  uint8_t reserved1[24];
   StereodRingCalibration calibration;
   double producer[8];
   uint8_t reserved2[16];
@@ -292,11 +327,21 @@ STEREOD_RING_CHECK_OFFSET(StereodRingHeader, closed, 56);
 STEREOD_RING_CHECK_OFFSET(StereodRingHeader, name, 64);
 STEREOD_RING_CHECK_OFFSET(StereodRingHeader, planes, 128);
 STEREOD_RING_CHECK_OFFSET(StereodRingHeader, disparity_scale, 192);
+STEREOD_RING_CHECK_OFFSET(StereodRingHeader, flow_planes, 200);
+STEREOD_RING_CHECK_OFFSET(StereodRingHeader, reserved1, 232);
 STEREOD_RING_CHECK_OFFSET(StereodRingHeader, calibration, 256);
 STEREOD_RING_CHECK_OFFSET(StereodRingHeader, producer, 432);
 STEREOD_RING_CHECK_OFFSET(StereodRingHeader, counter, 512);
 STEREOD_RING_CHECK_OFFSET(StereodRingHeader, futex, 520);
 STEREOD_RING_STATIC_ASSERT(sizeof(StereodRingHeader) == 576, "StereodRingHeader size");
+
+/* The descriptor of plane kind `kind` (< STEREOD_RING_PLANE_COUNT) in a header. */
+static inline const StereodRingPlane *
+stereod_ring_header_plane(const StereodRingHeader *h, unsigned kind)
+{
+  return kind < STEREOD_RING_HEADER_PLANES ? &h->planes[kind]
+                                           : &h->flow_planes[kind - STEREOD_RING_HEADER_PLANES];
+}
 
 STEREOD_RING_CHECK_OFFSET(StereodRingSlot, seq, 0);
 STEREOD_RING_CHECK_OFFSET(StereodRingSlot, counter, 8);

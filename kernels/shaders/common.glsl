@@ -9,6 +9,7 @@ struct LayerParams {
   float min_magnitude;   // the noise floor of the magnitude gate (§6)
   float fb_mm;           // 1000 f B of the pair's calibration, for depth
   float doffs;           // cx_left - cx_right of its rectified views
+  int metres_offset;     // pack: word offset of the f32 depth plane in a layer, < 0 none
 };
 
 int clampx(int x, int w) { return clamp(x, 0, w - 1); }

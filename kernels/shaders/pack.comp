@@ -2,8 +2,10 @@
 // Output packing (docs/algorithm.md §10) into a storage buffer laid out as the host sees
 // it: the disparity plane (float, NaN invalid; or s16 = round(32 d), INT16_MIN invalid)
 // followed by the u8 confidence plane (0 invalid, 1..127 filled, 128..255 measured).
-// With a calibration, a third plane: depth u16 mm = round(fb_mm / (d - doffs)), 0 invalid
-// or at/behind infinity, saturated at 65535.
+// With a calibration, a third plane: depth u16 mm = round(z), z = fb_mm / (d - doffs),
+// 0 invalid, at/behind infinity or beyond 65535 mm (a saturated value would look valid);
+// and, where layer_params[].metres_offset >= 0, a fourth: f32 metres z / 1000 at that word
+// offset of the layer, NaN where invalid (no upper bound: stadium pairs see 90 m).
 // Each invocation writes 4 consecutive pixels (one 32-bit word of confidence).
 // src is (d, state, k, .) with state 0 invalid, 1 filled, >= 2 measured. With DENSIFY,
 // the last step of §10 first: a filled pixel takes the lower median of the values of
@@ -59,6 +61,7 @@ void main()
   uint base = uint(layer) * uint(layer_words);
   float fb_mm = layer_params[layer].fb_mm, doffs = layer_params[layer].doffs;
   uint conf = 0u;
+  int metres_offset = layer_params[layer].metres_offset;
   uint dw[4], zw[4];
   for (uint k = 0u; k < 4u; k++) {
     uint p = 4u * i + k;
@@ -81,8 +84,15 @@ void main()
     }
     conf |= c8 << (8u * k);
     zw[k] = 0u;
-    if (valid && d - doffs > 0.0)
-      zw[k] = uint(min(round(fb_mm / (d - doffs)), 65535.0));
+    uint mw = 0x7fc00000u;   // NaN
+    if (valid && d - doffs > 0.0) {
+      float z = fb_mm / (d - doffs);
+      float zr = round(z);
+      zw[k] = zr <= 65535.0 ? uint(zr) : 0u;
+      mw = floatBitsToUint(0.001 * z);
+    }
+    if (metres_offset >= 0 && p < n)
+      words[base + uint(metres_offset) + p] = mw;
     if (s16 != 0)
       dw[k] = valid ? uint(int(round(32.0 * max(d, 0.0)))) & 0xffffu : 0x8000u;
     else

@@ -32,7 +32,8 @@ static const char two_pairs[] =
   "window=2\n"
   "smoothing=1.25\n"
   "noise_floor=2.55\n"
-  "outputs=depth;disparity;\n"
+  "outputs=depth;disparity;depth_m;\n"
+  "flow=true\n"
   "reconnect_min_ms=250\n"
   "reconnect_max_ms=8000\n"
   "\n"
@@ -87,7 +88,9 @@ test_two_pairs(void)
   g_assert_cmpint(a->params.search_radius, ==, 2);
   g_assert_cmpfloat(a->params.smooth_sigma, ==, 1.25);
   g_assert_cmpfloat_with_epsilon(a->params.min_magnitude, 0.01, 1e-12);
-  g_assert_cmpuint(a->outputs, ==, STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DISPARITY);
+  g_assert_cmpuint(a->outputs, ==, STEREOD_OUTPUT_DEPTH | STEREOD_OUTPUT_DISPARITY |
+                                   STEREOD_OUTPUT_DEPTH_M);
+  g_assert_true(a->flow);
   g_assert_cmpint(a->reconnect_min_ms, ==, 250);
   g_assert_cmpint(a->reconnect_max_ms, ==, 8000);
 
@@ -110,6 +113,7 @@ test_two_pairs(void)
   g_assert_cmpint(b->params.search_radius, ==, def.search_radius);
   g_assert_cmpfloat(b->params.smooth_sigma, ==, def.smooth_sigma);
   g_assert_cmpuint(b->outputs, ==, STEREOD_OUTPUT_DISPARITY | STEREOD_OUTPUT_CONFIDENCE);
+  g_assert_false(b->flow);
   g_assert_cmpint(b->reconnect_min_ms, ==, 500);
   g_assert_cmpint(b->reconnect_max_ms, ==, 30000);
 
@@ -373,6 +377,15 @@ test_reload_diff(void)
   g_assert_cmpstr(diff.restart_reason, ==, "[daemon] ring_slots, [pair south_2] width");
   stereod_config_diff_clear(&diff);
   g_assert_null(diff.restart_reason);
+
+  /* Restart: the flow planes change the ring's layout. */
+  g_autoptr(GString) flow = g_string_new(two_pairs);
+  g_string_replace(flow, "[pair south_2]\n", "[pair south_2]\nflow=true\n", 1);
+  g_autoptr(StereodConfig) flow_cfg = load_text(dir, flow->str);
+  g_assert_true(flow_cfg->pairs[1].flow);
+  g_assert_true(stereod_config_diff(base, flow_cfg, &diff));
+  g_assert_cmpstr(diff.restart_reason, ==, "[pair south_2] flow");
+  stereod_config_diff_clear(&diff);
 
   g_autoptr(GString) south = g_string_new_len(two_pairs,
                                               strstr(two_pairs, "[pair north-1]") - two_pairs);

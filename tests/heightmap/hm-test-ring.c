@@ -115,10 +115,11 @@ hm_test_ring_rewrite(HmTestRing *r)
   StereodRingHeader *h = r->header;
   h->height = r->height * 2;
   for (unsigned k = 0; k < STEREOD_RING_PLANE_COUNT; k++) {
-    if (!h->planes[k].offset)
+    StereodRingPlane *desc = (StereodRingPlane *) stereod_ring_header_plane(h, k);
+    if (!desc->offset)
       continue;
-    h->planes[k].stride *= 4;
-    h->planes[k].size = h->planes[k].stride * h->height;
+    desc->stride *= 4;
+    desc->size = desc->stride * h->height;
   }
 }
 

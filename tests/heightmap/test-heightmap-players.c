@@ -1,8 +1,11 @@
 /* test-heightmap-players: the blob finder (cells -> blobs, their centres, the pairs'
- * precision weights and covariances) and the tracker (ids kept through crossings and
- * misses, confirmation, the Kalman filter, new parameters) on hand-made inputs. */
+ * precision weights and covariances, the cell labels), the velocities from the flow
+ * (a synthetic moving body seen by one camera) and the tracker (ids kept through
+ * crossings and misses, confirmation, the Kalman filter with and without measured
+ * velocities, new parameters) on hand-made inputs. */
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 
 #include "heightmap/heightmap.h"
 
@@ -351,10 +354,216 @@ test_tracks_set_params(void)
   g_assert_cmpint(tr[0].age, ==, 3);
 }
 
+/* ---------------------------------------------------------------- velocities */
+
+/* A camera 10 m in front of the pitch origin looking along +y, 1 m up: f 800 px, B 1 m,
+ * 320 x 240 px. */
+#define VW 320
+#define VH 240
+static const double vel_rot[9] = { 1, 0, 0, 0, 0, 1, 0, -1, 0 };   /* camera -> pitch */
+static const double vel_centre[3] = { 0, -10, 1 };
+
+/* A body: the points of the pitch plane x in [-0.3, 0.3], y = y0 + depth offset, z in
+ * [0.6, 1.8] at (cx, cy) on the pitch; the disparity plane of a frame with it at (bx, by),
+ * INT16_MIN elsewhere, and its pixels' pitch points. */
+static void
+vel_render(const StereoCalib *c, double bx, double by, int16_t *d)
+{
+  const double f = c->P1[0], cx = c->P1[2], cy = c->P1[6], fb = f * 1.0;
+  for (int i = 0; i < VW * VH; i++)
+    d[i] = INT16_MIN;
+  for (int y = 0; y < VH; y++)
+    for (int x = 0; x < VW; x++) {
+      /* the ray of (x, y) meets the plane Z = by + 10 (the body's depth) */
+      double z = by + 10.0, px = (x - cx) * z / f, py = -(y - cy) * z / f + 1.0;
+      if (px >= bx - 0.3 && px <= bx + 0.3 && py >= 0.6 && py <= 1.8)
+        d[y * VW + x] = (int16_t) lrint(32.0 * fb / z);
+    }
+}
+
+/* The flow of the previous frame's pixels of a body moving from (bx, by) by (sx, sy):
+ * exact, rounded to 1/32 px; unknown off the body. */
+static void
+vel_flow(const StereoCalib *c, double bx, double by, double sx, double sy, int16_t *u,
+         int16_t *v)
+{
+  const double f = c->P1[0], cx = c->P1[2], cy = c->P1[6];
+  for (int i = 0; i < VW * VH; i++)
+    u[i] = v[i] = INT16_MIN;
+  for (int y = 0; y < VH; y++)
+    for (int x = 0; x < VW; x++) {
+      double z = by + 10.0, px = (x - cx) * z / f, py = -(y - cy) * z / f + 1.0;
+      if (!(px >= bx - 0.3 && px <= bx + 0.3 && py >= 0.6 && py <= 1.8))
+        continue;
+      double z1 = z + sy, x1 = cx + f * (px + sx) / z1, y1 = cy - f * (py - 1.0) / z1;
+      u[y * VW + x] = (int16_t) lrint(32.0 * (x1 - x));
+      v[y * VW + x] = (int16_t) lrint(32.0 * (y1 - y));
+    }
+}
+
+static HeightmapInput
+vel_input(const int16_t *d, const int16_t *u, const int16_t *v)
+{
+  return (HeightmapInput) { .width = VW, .height = VH, .disparity = d,
+                            .disparity_stride = VW * 2, .disparity_size = VW * VH * 2,
+                            .disparity_scale = 1.0 / 32, .flow_u = u, .flow_v = v,
+                            .flow_stride = VW * 2, .flow_u_size = u ? VW * VH * 2 : 0,
+                            .flow_v_size = v ? VW * VH * 2 : 0 };
+}
+
+/* A body moving at (1.5, -0.8) m/s for 40 ms: the median of its pixels' scene flow gives
+ * the velocity within 0.05 m/s; its covariance is larger along the view (y) than
+ * across; no velocity without the previous frame (a gap in the frame numbers), without
+ * flow planes, or for a blob its pixels do not fall in. */
+static void
+test_velocity(void)
+{
+  StereoCalib c;
+  calib_init_ideal(&c, VW, VH, 800.0, (VW - 1) / 2.0, (VH - 1) / 2.0, 1.0, NULL, vel_rot,
+                   vel_centre);
+  HeightmapPairGeometry geom;
+  heightmap_geometry_from_calib(&geom, &c);
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -5, 5, -5, 5, 0.2));
+  g_autofree int32_t *labels = g_new(int32_t, g.width * g.height);
+  for (int j = 0; j < g.height; j++)   /* blob 0: the cells within 1 m of the origin */
+    for (int i = 0; i < g.width; i++)
+      labels[j * g.width + i] =
+        hypot(g.x0 + (i + 0.5) * g.cell, g.y0 + (j + 0.5) * g.cell) < 1.0 ? 0 : -1;
+  HeightmapVelocityParams vp = { .min_height = 0.5, .min_confidence = 0, .min_samples = 20,
+                                 .disparity_noise = 0.07 };
+  g_autoptr(HeightmapVelocity) vel = heightmap_velocity_new(&g, &vp);
+  const double vx = 1.5, vy = -0.8, dt = 0.04;
+  const uint64_t t0 = 1000000000u, t1 = t0 + 40000000u;
+  g_autofree int16_t *d0 = g_new(int16_t, VW * VH), *d1 = g_new(int16_t, VW * VH);
+  g_autofree int16_t *u = g_new(int16_t, VW * VH), *v = g_new(int16_t, VW * VH);
+  vel_render(&c, 0.1, 0.2, d0);
+  vel_render(&c, 0.1 + vx * dt, 0.2 + vy * dt, d1);
+  vel_flow(&c, 0.1, 0.2, vx * dt, vy * dt, u, v);
+  HeightmapBlob blob[2] = { { .x = 0.1, .y = 0.2, .height = 1.8 },
+                            { .x = 3, .y = 3, .height = 1.8 } };
+  HeightmapInput in0 = vel_input(d0, NULL, NULL), in1 = vel_input(d1, u, v);
+
+  /* the first frame: no previous one */
+  heightmap_velocity_begin(vel, labels, 2);
+  g_assert_true(heightmap_velocity_add(vel, 0, &geom, &in0, 7, t0));
+  const HeightmapBlob *out = heightmap_velocity_finish(vel, blob, 2);
+  g_assert_false(out[0].has_velocity);
+  /* the next: measured */
+  heightmap_velocity_begin(vel, labels, 2);
+  g_assert_true(heightmap_velocity_add(vel, 0, &geom, &in1, 8, t1));
+  out = heightmap_velocity_finish(vel, blob, 2);
+  g_assert_true(out[0].has_velocity);
+  g_assert_false(out[1].has_velocity);   /* no pixel of it */
+  g_assert_cmpfloat(out[0].x, ==, blob[0].x);   /* the rest of the blob unchanged */
+  g_test_message("measured (%.3f, %.3f) m/s for (%.2f, %.2f); sigma x %.3f, y %.3f m/s",
+                 out[0].vx, out[0].vy, vx, vy, sqrt(out[0].velocity_cov[0]),
+                 sqrt(out[0].velocity_cov[2]));
+  g_assert_cmpfloat(fabs(out[0].vx - vx), <, 0.05);
+  g_assert_cmpfloat(fabs(out[0].vy - vy), <, 0.05);
+  g_assert_cmpfloat(out[0].velocity_cov[2], >, 4 * out[0].velocity_cov[0]);
+  g_assert_cmpfloat(sqrt(out[0].velocity_cov[0]), >=, HEIGHTMAP_VELOCITY_MIN_SIGMA - 1e-9);
+
+  /* a gap: frame 10 after 8 has no previous frame; nor a frame without flow planes */
+  heightmap_velocity_begin(vel, labels, 2);
+  g_assert_true(heightmap_velocity_add(vel, 0, &geom, &in1, 10, t1 + 80000000u));
+  g_assert_false(heightmap_velocity_finish(vel, blob, 2)[0].has_velocity);
+  heightmap_velocity_begin(vel, labels, 2);
+  g_assert_true(heightmap_velocity_add(vel, 0, &geom, &in0, 11, t1 + 120000000u));
+  g_assert_false(heightmap_velocity_finish(vel, blob, 2)[0].has_velocity);
+  /* planes that do not fit their sizes are refused, and the pair's history with them */
+  HeightmapInput bad = in1;
+  bad.flow_v_size = VW * 2;
+  heightmap_velocity_begin(vel, labels, 2);
+  g_assert_false(heightmap_velocity_add(vel, 0, &geom, &bad, 12, t1 + 160000000u));
+  g_assert_false(heightmap_velocity_finish(vel, blob, 2)[0].has_velocity);
+}
+
+/* A track of blobs with measured velocities takes them as measurements: after one
+ * frame it already moves at the measured velocity (positions alone need two), and with
+ * noisy positions its velocity follows the measured one. */
+static void
+test_tracks_velocity(void)
+{
+  HeightmapTrackerParams p = { .gate = 2.0, .max_missed = 3, .confirm = 1,
+                               .acceleration = 3.0 };
+  g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+  const HeightmapTrack *tr;
+  HeightmapBlob b = { .x = 0, .y = 0, .height = 1.8, .area = 0.3, .cov = { 0.01, 0, 0.01 },
+                      .has_velocity = true, .vx = 4.0, .vy = -1.0,
+                      .velocity_cov = { 0.01, 0, 0.01 } };
+  g_assert_cmpint(heightmap_tracker_update(t, 0, &b, 1, &tr), ==, 1);
+  g_assert_cmpfloat(tr[0].vx, ==, 4.0);   /* a new track starts from it */
+  g_assert_true(tr[0].has_measured);
+  g_assert_cmpfloat(tr[0].measured_vy, ==, -1.0);
+  uint64_t ms40 = 40000000u;
+  double err = 0;
+  for (int f = 1; f <= 25; f++) {
+    b.x = 4.0 * 0.04 * f + (f % 2 ? 0.08 : -0.08);   /* positions with +-8 cm of noise */
+    b.y = -1.0 * 0.04 * f;
+    g_assert_cmpint(heightmap_tracker_update(t, f * ms40, &b, 1, &tr), ==, 1);
+    err = MAX(err, hypot(tr[0].vx - 4.0, tr[0].vy + 1.0));
+  }
+  g_test_message("largest velocity error with measured velocities: %.3f m/s", err);
+  g_assert_cmpfloat(err, <, 0.2);
+  /* without them the same noisy positions give a worse velocity */
+  g_autoptr(HeightmapTracker) plain = heightmap_tracker_new(&p);
+  b.has_velocity = false;
+  double err_plain = 0;
+  for (int f = 0; f <= 25; f++) {
+    b.x = 4.0 * 0.04 * f + (f % 2 ? 0.08 : -0.08);
+    b.y = -1.0 * 0.04 * f;
+    g_assert_cmpint(heightmap_tracker_update(plain, f * ms40, &b, 1, &tr), ==, 1);
+    g_assert_false(tr[0].has_measured);
+    if (f >= 10)
+      err_plain = MAX(err_plain, hypot(tr[0].vx - 4.0, tr[0].vy + 1.0));
+  }
+  g_test_message("largest velocity error from positions alone (from frame 10): %.3f m/s",
+                 err_plain);
+  g_assert_cmpfloat(err_plain, >, err);
+}
+
+/* The labels of the last run: a blob's cells carry its index, a blob dropped for its
+ * area none (< 0). */
+static void
+test_blob_labels(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, 0, 10, 0, 10, 0.2));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = NAN;
+  fill_rect(&g, h, 1.0, 1.0, 1.6, 1.6, 1.8);   /* 9 cells, 0.36 m^2 */
+  fill_rect(&g, h, 5.0, 5.0, 5.2, 5.2, 1.8);   /* one cell: below min_area */
+  fill_rect(&g, h, 8.0, 8.0, 8.6, 8.6, 1.8);
+  HeightmapBlobParams bp = { .min_height = 0.5, .min_area = 0.1, .max_area = 2.0 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &bp);
+  const HeightmapBlob *blobs;
+  int n = heightmap_blob_finder_run(f, h, NULL, &blobs);
+  g_assert_cmpint(n, ==, 2);
+  const int32_t *labels = heightmap_blob_finder_get_labels(f);
+  int cells[2] = { 0, 0 }, dropped = 0;
+  for (int i = 0; i < g.width * g.height; i++) {
+    if (labels[i] >= 0) {
+      g_assert_cmpint(labels[i], <, n);
+      cells[labels[i]]++;
+    } else if (h[i] >= 0.5) {
+      dropped++;
+    }
+  }
+  g_assert_cmpint(cells[0], ==, blobs[0].cells);
+  g_assert_cmpint(cells[1], ==, blobs[1].cells);
+  g_assert_cmpint(dropped, ==, 1);
+  g_assert_false(blobs[0].has_velocity);
+}
+
 int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/heightmap/blobs/labels", test_blob_labels);
+  g_test_add_func("/heightmap/velocity", test_velocity);
+  g_test_add_func("/heightmap/tracks/velocity", test_tracks_velocity);
   g_test_add_func("/heightmap/blobs", test_blobs);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
   g_test_add_func("/heightmap/tracks/crossing", test_tracks);

@@ -96,5 +96,14 @@ ref_depth_mm(const StereoCalib *calib, double disparity)
   double z = calib_depth_mm(calib, disparity);
   if (!isfinite(z) || z <= 0.0)
     return 0;
-  return (unsigned)MIN(round(z), 65535.0);
+  return round(z) <= 65535.0 ? (unsigned)round(z) : 0u;
+}
+
+double
+ref_depth_m(const StereoCalib *calib, double disparity)
+{
+  if (!isfinite(disparity))
+    return NAN;
+  double z = calib_depth_mm(calib, disparity);
+  return isfinite(z) && z > 0.0 ? z / 1000.0 : NAN;
 }

@@ -164,8 +164,11 @@ void ref_rectified_to_raw(const StereoCalib *calib, CalibSide side, double x, do
  * BORDER_CONSTANT). I = Y / 255 as in §1. 1 channel, the calibration's size. */
 RefImage *ref_rectify(const StereoCalib *calib, CalibSide side, const uint8_t *raw,
                       size_t stride);
-/* Depth in mm of the u16 output: round(calib_depth_mm), 0 for invalid, infinite or
- * non-positive, saturated at 65535. */
+/* Depth in mm of the u16 output: round(calib_depth_mm), 0 for invalid, infinite,
+ * non-positive or above 65535 (never saturated). */
 unsigned ref_depth_mm(const StereoCalib *calib, double disparity);
+/* Depth in metres of the f32 output: calib_depth_mm / 1000, NaN for invalid, infinite or
+ * non-positive; no upper bound. */
+double ref_depth_m(const StereoCalib *calib, double disparity);
 
 G_END_DECLS

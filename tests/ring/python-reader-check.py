@@ -24,7 +24,12 @@ def expect(f, x, y):
     depth = (f * 13 + 2 * x + y) & 0xFFFF
     conf = (f + 5 * x + y) & 0xFF
     flt = (f & 0xFFFF) + 0.5 * x + 0.25 * y
-    return disp, depth, conf, flt
+    if x == 1 and y == 0:
+        fu = fv = -32768
+    else:
+        fu = ((f * 3 + 5 * x + 2 * y) & 0x7FF) - 1024
+        fv = ((f * 11 + x + 7 * y) & 0x3FF) - 512
+    return disp, depth, conf, flt, fu, fv
 
 
 def check_numpy(fr):
@@ -38,6 +43,13 @@ def check_numpy(fr):
     bad += int(np.count_nonzero(fr.confidence != ((f + 5 * x + y) & 0xFF)))
     flt = (f & 0xFFFF) + 0.5 * x + 0.25 * y
     bad += int(np.count_nonzero(fr.float32 != flt.astype(np.float32)))
+    fu = (((f * 3 + 5 * x + 2 * y) & 0x7FF) - 1024).astype(np.int16)
+    fv = (((f * 11 + x + 7 * y) & 0x3FF) - 512).astype(np.int16)
+    fu[0, 1] = fv[0, 1] = -32768
+    bad += int(np.count_nonzero(fr.flow_u != fu)) + int(np.count_nonzero(fr.flow_v != fv))
+    pu, pv = fr.flow_px()
+    bad += int(not (math.isnan(pu[0, 1]) and math.isnan(pv[0, 1])))
+    bad += int(pu[2, 3] != fu[2, 3] / 32.0) + int(pv[2, 3] != fv[2, 3] / 32.0)
     px = fr.disparity_px()
     bad += int(not math.isnan(px[0, 0]))
     bad += int(px[1, 2] != disp[1, 2] * fr.disparity_scale)
@@ -50,12 +62,17 @@ def check_pure(fr):
     bad = 0
     for y in range(fr.height):
         for x in range(w):
-            disp, depth, conf, flt = expect(f, x, y)
+            disp, depth, conf, flt, fu, fv = expect(f, x, y)
             i = y * w + x
             bad += fr.disparity[i] != disp
             bad += fr.depth[i] != depth
             bad += fr.confidence[i] != conf
             bad += fr.float32[i] != flt
+            bad += fr.flow_u[i] != fu
+            bad += fr.flow_v[i] != fv
+    pu, pv = fr.flow_px()
+    bad += not (math.isnan(pu[0][1]) and math.isnan(pv[0][1]))
+    bad += pu[2][3] != expect(f, 3, 2)[4] / 32.0
     px = fr.disparity_px()
     bad += not math.isnan(px[0][0])
     bad += px[1][2] != expect(f, 2, 1)[0] * fr.disparity_scale
@@ -81,7 +98,7 @@ def main():
     bad += (cal["fx"], cal["fy"], cal["baseline"], cal["doffs"]) != (700.5, 701.25, 0.12, 3.5)
     bad += cal["q"][1][1] != 1.5 or cal["q"][3][3] != 6.5
     bad += ring.disparity_scale != 1.0 / 32
-    bad += ring.formats != 0xF or ring.slot_count != 4 or ring.name != pair
+    bad += ring.formats != 0x3F or ring.slot_count != 4 or ring.name != pair
 
     frames, last, first, closed, ordered, timeouts = 0, 0, 0, 0, 1, 0
     end = time.monotonic() + seconds

@@ -83,11 +83,17 @@ ring_test_publish(RingWriter *w)
                  + (size_t) y * s.strides[STEREOD_RING_PLANE_CONFIDENCE];
     float *v = (float *) ((uint8_t *) s.planes[STEREOD_RING_PLANE_FLOAT32]
                           + (size_t) y * s.strides[STEREOD_RING_PLANE_FLOAT32]);
+    int16_t *fu = (int16_t *) ((uint8_t *) s.planes[STEREOD_RING_PLANE_FLOW_U]
+                               + (size_t) y * s.strides[STEREOD_RING_PLANE_FLOW_U]);
+    int16_t *fv = (int16_t *) ((uint8_t *) s.planes[STEREOD_RING_PLANE_FLOW_V]
+                               + (size_t) y * s.strides[STEREOD_RING_PLANE_FLOW_V]);
     for (uint32_t x = 0; x < s.width; x++) {
       d[x] = ring_pattern_disparity(f, x, y);
       z[x] = ring_pattern_depth(f, x, y);
       c[x] = ring_pattern_confidence(f, x, y);
       v[x] = ring_pattern_float(f, x, y);
+      fu[x] = ring_pattern_flow_u(f, x, y);
+      fv[x] = ring_pattern_flow_v(f, x, y);
     }
   }
   RingWriterMeta meta = {
@@ -107,7 +113,8 @@ ring_test_frame_check(const StereodFrame *fr)
   bad += fr->capture_ns != ring_pattern_capture_ns(f);
   bad += fr->flags != (uint32_t) (f & 1u);
   bad += fr->publish_ns == 0;
-  if (fr->disparity == NULL || fr->depth == NULL || fr->confidence == NULL || fr->float32 == NULL)
+  if (fr->disparity == NULL || fr->depth == NULL || fr->confidence == NULL ||
+      fr->float32 == NULL || fr->flow_u == NULL || fr->flow_v == NULL)
     return bad + 1;
   for (uint32_t y = 0; y < fr->height; y++) {
     const int16_t *d = (const int16_t *) ((const uint8_t *) fr->disparity
@@ -117,7 +124,13 @@ ring_test_frame_check(const StereodFrame *fr)
     const uint8_t *c = fr->confidence + (size_t) y * fr->strides[STEREOD_RING_PLANE_CONFIDENCE];
     const float *v = (const float *) ((const uint8_t *) fr->float32
                                       + (size_t) y * fr->strides[STEREOD_RING_PLANE_FLOAT32]);
+    const int16_t *fu = (const int16_t *) ((const uint8_t *) fr->flow_u
+                                           + (size_t) y * fr->strides[STEREOD_RING_PLANE_FLOW_U]);
+    const int16_t *fv = (const int16_t *) ((const uint8_t *) fr->flow_v
+                                           + (size_t) y * fr->strides[STEREOD_RING_PLANE_FLOW_V]);
     for (uint32_t x = 0; x < fr->width; x++) {
+      bad += fu[x] != ring_pattern_flow_u(f, x, y);
+      bad += fv[x] != ring_pattern_flow_v(f, x, y);
       bad += d[x] != ring_pattern_disparity(f, x, y);
       bad += z[x] != ring_pattern_depth(f, x, y);
       bad += c[x] != ring_pattern_confidence(f, x, y);

@@ -44,6 +44,23 @@ ring_pattern_float(uint64_t f, uint32_t x, uint32_t y)
   return (float) (f & 0xffff) + 0.5f * (float) x + 0.25f * (float) y;
 }
 
+/* Flow planes: pixel (1, 0) unknown in both (one per frame), signed values elsewhere. */
+static inline int16_t
+ring_pattern_flow_u(uint64_t f, uint32_t x, uint32_t y)
+{
+  if (x == 1 && y == 0)
+    return STEREOD_RING_FLOW_UNKNOWN;
+  return (int16_t) ((int) ((f * 3 + 5 * x + 2 * y) & 0x7ff) - 1024);
+}
+
+static inline int16_t
+ring_pattern_flow_v(uint64_t f, uint32_t x, uint32_t y)
+{
+  if (x == 1 && y == 0)
+    return STEREOD_RING_FLOW_UNKNOWN;
+  return (int16_t) ((int) ((f * 11 + x + 7 * y) & 0x3ff) - 512);
+}
+
 static inline uint64_t
 ring_pattern_capture_ns(uint64_t f)
 {

@@ -141,6 +141,16 @@ test_limits(void)
   h = good;
   h.planes[STEREOD_RING_PLANE_FLOAT32].size -= 4;      /* size != stride * height */
   g_assert_cmpint(open_shape(name, &h), ==, -EPROTO);
+  h = good;                                            /* FLOW_U without FLOW_V */
+  h.formats |= STEREOD_RING_FORMAT(STEREOD_RING_PLANE_FLOW_U);
+  h.flow_planes[0] = (StereodRingPlane) {
+    .offset = h.planes[STEREOD_RING_PLANE_FLOAT32].offset, .stride = 2 * h.width,
+    .size = 2 * h.width * h.height,
+  };
+  g_assert_cmpint(open_shape(name, &h), ==, -EPROTO);
+  h.formats |= STEREOD_RING_FORMAT(STEREOD_RING_PLANE_FLOW_V);   /* both: a valid layout */
+  h.flow_planes[1] = h.flow_planes[0];
+  g_assert_cmpint(open_shape(name, &h), ==, 0);
   g_assert_cmpint(open_shape(name, &good), ==, 0);
 
   /* The writer keeps to the same limits. */
@@ -442,6 +452,8 @@ test_incomplete_slot(void)
       ((uint16_t *) ((uint8_t *) s.planes[1] + y * s.strides[1]))[x] = ring_pattern_depth(fn, x, y);
       ((uint8_t *) s.planes[2] + y * s.strides[2])[x] = ring_pattern_confidence(fn, x, y);
       ((float *) ((uint8_t *) s.planes[3] + y * s.strides[3]))[x] = ring_pattern_float(fn, x, y);
+      ((int16_t *) ((uint8_t *) s.planes[4] + y * s.strides[4]))[x] = ring_pattern_flow_u(fn, x, y);
+      ((int16_t *) ((uint8_t *) s.planes[5] + y * s.strides[5]))[x] = ring_pattern_flow_v(fn, x, y);
     }
   GThread *th = g_thread_new("commit", commit_later, &cl);
   g_assert_cmpint(stereod_client_read_next(c, 3, 60 * 1000000000ll, &f), ==, 0);

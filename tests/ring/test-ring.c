@@ -66,9 +66,10 @@ test_layout(void)
   g_assert_cmpint(st.st_mode & 07777, ==, 0640);
 
   /* Expected layout worked out by hand from ring.h for 64 x 48, all planes. */
-  const uint32_t off[4] = { 64, 64 + 6144, 64 + 2 * 6144, 64 + 2 * 6144 + 3072 };
-  const uint32_t stride[4] = { 128, 128, 64, 256 };
-  const uint32_t slot_size = 28672;    /* 15424 + 12288 = 27712 rounded to 4096 */
+  const uint32_t off[6] = { 64, 64 + 6144, 64 + 2 * 6144, 64 + 2 * 6144 + 3072, 27712,
+                            27712 + 6144 };
+  const uint32_t stride[6] = { 128, 128, 64, 256, 128, 128 };
+  const uint32_t slot_size = 40960;    /* 27712 + 2 * 6144 = 40000 rounded to 4096 */
   g_assert_cmpint(st.st_size, ==, 4096 + 4 * slot_size);
 
   ring_test_publish(w);
@@ -82,14 +83,16 @@ test_layout(void)
   g_assert_cmpuint(u64_at(b, 24), ==, 4096 + 4 * slot_size);
   g_assert_cmpuint(u32_at(b, 32), ==, 64);
   g_assert_cmpuint(u32_at(b, 36), ==, 48);
-  g_assert_cmpuint(u32_at(b, 40), ==, 0xf);
+  g_assert_cmpuint(u32_at(b, 40), ==, 0x3f);
   g_assert_cmpuint(u32_at(b, 44), ==, (uint32_t) getpid());
   g_assert_cmpuint(u32_at(b, 56), ==, 0);
   g_assert_cmpstr((const char *) b + 64, ==, name);
-  for (int k = 0; k < 4; k++) {
-    g_assert_cmpuint(u32_at(b, 128 + 16 * k), ==, off[k]);
-    g_assert_cmpuint(u32_at(b, 128 + 16 * k + 4), ==, stride[k]);
-    g_assert_cmpuint(u32_at(b, 128 + 16 * k + 8), ==, stride[k] * 48);
+  for (int k = 0; k < 6; k++) {
+    uint32_t desc = k < 4 ? 128 + 16 * k : 200 + 16 * (k - 4);   /* flow: after the scale */
+    g_assert_cmpuint(stereod_ring_plane_descriptor_offset(k), ==, desc);
+    g_assert_cmpuint(u32_at(b, desc), ==, off[k]);
+    g_assert_cmpuint(u32_at(b, desc + 4), ==, stride[k]);
+    g_assert_cmpuint(u32_at(b, desc + 8), ==, stride[k] * 48);
   }
   g_assert_cmpfloat(f64_at(b, 192), ==, 1.0 / 32.0);
   g_assert_cmpfloat(f64_at(b, 256), ==, 700.5);     /* fx */
@@ -112,6 +115,11 @@ test_layout(void)
   float v;
   memcpy(&v, s + off[3] + 3 * stride[3] + 4 * 9, 4);
   g_assert_cmpfloat(v, ==, ring_pattern_float(1 + RING_TEST_FRAME_OFFSET, 9, 3));
+  int16_t fu, fv;
+  memcpy(&fu, s + off[4] + 4 * stride[4] + 2 * 6, 2);
+  memcpy(&fv, s + off[5] + 4 * stride[5] + 2 * 6, 2);
+  g_assert_cmpint(fu, ==, ring_pattern_flow_u(1 + RING_TEST_FRAME_OFFSET, 6, 4));
+  g_assert_cmpint(fv, ==, ring_pattern_flow_v(1 + RING_TEST_FRAME_OFFSET, 6, 4));
 }
 
 /* Writes `len` bytes of `data` as the ring object of `name`. */
@@ -188,7 +196,10 @@ test_writer_params(void)
     { "a/b", 8, STEREOD_RING_FORMAT_ALL, 4 },
     { name, 0, STEREOD_RING_FORMAT_ALL, 4 },
     { name, 8, 0, 4 },
-    { name, 8, 1u << 5, 4 },
+    { name, 8, 1u << STEREOD_RING_PLANE_COUNT, 4 },            /* an unknown kind */
+    { name, 8, STEREOD_RING_FORMAT(STEREOD_RING_PLANE_FLOW_U), 4 },   /* u without v */
+    { name, 8, STEREOD_RING_FORMAT_DISPARITY | STEREOD_RING_FORMAT(STEREOD_RING_PLANE_FLOW_V),
+      4 },
     { name, 8, STEREOD_RING_FORMAT_ALL, 1 },
     { name, 8, STEREOD_RING_FORMAT_ALL, STEREOD_RING_MAX_SLOTS + 1 },
   };

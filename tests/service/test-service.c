@@ -311,10 +311,12 @@ test_two_pairs(void)
   stereod_client_close(b);
 }
 
-/* The depth plane against the formula of <stereod/ring.h>, computed from the ring
+/* The depth planes against the formula of <stereod/ring.h>, computed from the ring
  * header's own fields: depth_mm = 1000 fx baseline / (d - doffs), d from the DISPARITY
- * plane times disparity_scale. The calibration keeps a disparity offset (cx' = cx - 4 px,
- * doffs = 4) so that a sign error in the formula cannot pass. */
+ * plane times disparity_scale; the DEPTH plane holds it in mm (0 beyond 65535 mm), the
+ * FLOAT32 plane (outputs depth_m) in metres, NaN where invalid, and both come from the
+ * same depth (within the mm rounding). The calibration keeps a disparity offset
+ * (cx' = cx - 4 px, doffs = 4) so that a sign error in the formula cannot pass. */
 static void
 test_depth_from_header(void)
 {
@@ -330,7 +332,7 @@ test_depth_from_header(void)
   g_assert_no_error(error);
 
   g_autofree char *sl = still_source("left.png", -1), *sr = still_source("right.png", -1);
-  g_autofree char *extra = g_strdup_printf("calibration=%s\noutputs=disparity;depth;confidence\n",
+  g_autofree char *extra = g_strdup_printf("calibration=%s\noutputs=disparity;depth;depth_m;confidence\n",
                                            calib_path);
   g_autofree char *g = pair_group("svc-depth", sl, sr, extra);
   g_autofree char *conf = g_strdup_printf("[daemon]\nstats_interval=1\n%s", g);
@@ -345,38 +347,63 @@ test_depth_from_header(void)
   g_assert_cmpuint(n, >, 0);
   g_assert_nonnull(f.disparity);
   g_assert_nonnull(f.depth);
+  g_assert_nonnull(f.float32);
+  g_assert_cmpuint(stereod_client_get_formats(c), ==,
+                   STEREOD_RING_FORMAT_DISPARITY | STEREOD_RING_FORMAT_DEPTH |
+                     STEREOD_RING_FORMAT_FLOAT32 | STEREOD_RING_FORMAT_CONFIDENCE);
 
   StereodRingCalibration rc;
   stereod_client_get_calibration(c, &rc);
   g_assert_cmpfloat_with_epsilon(rc.doffs, 4.0, 1e-9);
-  int checked = 0, mismatched = 0;
+  int checked = 0, mismatched = 0, metres_off = 0, far = 0;
   for (int y = 0; y < H; y++) {
     const int16_t *drow = (const int16_t *)((const uint8_t *)f.disparity +
                                             (size_t)y * f.strides[STEREOD_RING_PLANE_DISPARITY]);
     const uint16_t *zrow = (const uint16_t *)((const uint8_t *)f.depth +
                                               (size_t)y * f.strides[STEREOD_RING_PLANE_DEPTH]);
+    const float *mrow = (const float *)((const uint8_t *)f.float32 +
+                                        (size_t)y * f.strides[STEREOD_RING_PLANE_FLOAT32]);
     for (int x = 0; x < W; x++) {
       double disp = stereod_disparity_to_px(drow[x], f.disparity_scale);
+      if (isnan(disp)) {
+        g_assert_cmpuint(zrow[x], ==, STEREOD_RING_DEPTH_INVALID);
+        g_assert_true(isnan(mrow[x]));
+        continue;
+      }
+      /* the same depth in both planes, the u16 one rounded to mm (or 0 when far) */
+      if (zrow[x] != STEREOD_RING_DEPTH_INVALID) {
+        g_assert_false(isnan(mrow[x]));
+        metres_off += fabs(1000.0 * mrow[x] - zrow[x]) > 0.5 + 1e-6 * zrow[x];
+      } else if (!isnan(mrow[x])) {
+        g_assert_cmpfloat(mrow[x], >, 65.5344);
+        far++;
+      }
       if (!(disp - rc.doffs > 0.5)) {
-        /* invalid disparity or a point at or beyond infinity: no depth */
-        if (isnan(disp) || disp - rc.doffs <= 0.0)
+        /* a point at or beyond infinity: no depth */
+        if (disp - rc.doffs <= 0.0) {
           g_assert_cmpuint(zrow[x], ==, STEREOD_RING_DEPTH_INVALID);
+          g_assert_true(isnan(mrow[x]));
+        }
         continue;
       }
       double want = 1000.0 * rc.fx * rc.baseline / (disp - rc.doffs);
-      if (want > 65535.0)
-        continue;
-      /* the plane is computed from the unquantised disparity: allow the 1/64 px rounding
-       * of the DISPARITY plane, plus the millimetre rounding */
+      /* the planes are computed from the unquantised disparity: allow the 1/64 px
+       * rounding of the DISPARITY plane, plus the millimetre rounding */
       double dz = want * (0.5 * f.disparity_scale) / (disp - rc.doffs) + 1.0;
       checked++;
-      mismatched += fabs((double)zrow[x] - want) > dz;
+      mismatched += fabs(1000.0 * mrow[x] - want) > dz;
+      if (want - dz > 65535.5)
+        g_assert_cmpuint(zrow[x], ==, STEREOD_RING_DEPTH_INVALID);
+      else if (want + dz < 65535.0)
+        mismatched += fabs((double)zrow[x] - want) > dz;
     }
   }
-  g_test_message("depth plane: %d pixels checked against the header's formula, %d off", checked,
-                 mismatched);
+  g_test_message("depth planes: %d pixels checked against the header's formula, %d off; "
+                 "float32 and u16 planes differ at %d; %d beyond 65.535 m (u16 0, float32 "
+                 "valid)", checked, mismatched, metres_off, far);
   g_assert_cmpint(checked, >, W * H / 2);
   g_assert_cmpint(mismatched, ==, 0);
+  g_assert_cmpint(metres_off, ==, 0);
   g_assert_cmpint(daemon_stop(&d), ==, 0);
   stereod_frame_clear(&f);
   stereod_client_close(c);

@@ -238,58 +238,109 @@ test_bad_params(void)
 
 /* With an ideal calibration (no distortion, no rotation, rectified = raw) the
  * rectification is the identity: the disparity must equal that of the uncalibrated
- * engine exactly, and the depth plane must be round(1000 f B / (d - doffs)) within 1 mm
- * (fp32 division and rounding against double). */
+ * engine exactly, the u16 depth plane must be round(1000 f B / (d - doffs)) within 1 mm
+ * (fp32 division and rounding against double) and 0 where that is above 65535 mm, and
+ * the f32 plane the same depth in metres within 2e-6 relative (NaN where invalid). Both
+ * output planes are poisoned first. With baseline 0.6 m every depth is below 17 m; with
+ * 6 m the background (d 5 px) lies 132 m away: u16 0, f32 the metres. */
+static void
+check_calibrated_depth(GpuContext *ctx, double baseline, double disp_far, double disp_near)
+{
+  const int w = 128, h = 80;
+  size_t n = (size_t)w * h;
+  StereoCalib calib;
+  const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 20 };
+  calib_init_ideal(&calib, w, h, 110.0, 63.5, 39.5, baseline, NULL, rot, centre);
+  StereoParams p;
+  stereo_params_init(&p, w, h);
+  p.max_disparity = 30;
+  g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
+  make_scene(w, h, disp_far, disp_near, l, r);
+  GError *error = NULL;
+  StereoEngine *plain = engine_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
+  StereoEngineParams ep = { .label = "calibrated", .params = p, .output = STEREO_OUTPUT_S16,
+                            .in_flight = 1, .calib = &calib, .depth = true, .metres = true };
+  StereoEngine *cal = stereo_engine_new(ctx, &ep, &error);
+  g_assert_no_error(error);
+  g_autofree float *d0 = g_new(float, n), *d1 = g_new(float, n), *m = g_new(float, n);
+  g_autofree uint16_t *z = g_new(uint16_t, n);
+  for (size_t i = 0; i < n; i++) {
+    z[i] = 12345;   /* poison */
+    m[i] = -7.0f;
+  }
+  g_assert_true(stereo_engine_process(plain, l, w, r, w, d0, NULL, &error));
+  g_assert_true(stereo_engine_process_depth(cal, l, w, r, w, d1, NULL, z, m, &error));
+  g_assert_no_error(error);
+  int valid = 0, far = 0;
+  for (size_t i = 0; i < n; i++) {
+    g_assert_cmpint(isnan(d0[i]), ==, isnan(d1[i]));
+    if (isnan(d0[i])) {
+      g_assert_cmpuint(z[i], ==, 0);
+      g_assert_true(isnan(m[i]));
+      continue;
+    }
+    valid++;
+    /* s16 output: the disparity is quantised to 1/32 px; depth uses the float value */
+    g_assert_cmpfloat(fabs(d1[i] - d0[i]), <=, 0.5 / STEREO_DISPARITY_SCALE + 1e-6);
+    double metres = ref_depth_m(&calib, d0[i]);
+    g_assert_false(isnan(metres));
+    g_assert_cmpfloat(fabs(m[i] - metres), <=, 2e-6 * metres);
+    if (metres > 65.5355) {
+      far++;
+      g_assert_cmpuint(z[i], ==, 0);
+    } else if (metres < 65.5345) {
+      int expect = (int)ref_depth_mm(&calib, d0[i]);
+      g_assert_cmpint(expect, >, 0);
+      g_assert_cmpint(abs((int)z[i] - expect), <=, 1);
+    }
+  }
+  g_assert_cmpint(valid, >, (int)(n / 2));
+  if (baseline > 1.0)
+    g_assert_cmpint(far, >, (int)(n / 4));
+  else
+    g_assert_cmpint(far, ==, 0);
+  stereo_engine_free(cal);
+  stereo_engine_free(plain);
+}
+
 static void
 test_calibrated_depth(void)
 {
   GpuContext *ctx = gpu_test_context();
   if (!ctx)
     return;
-  const int w = 128, h = 80;
-  size_t n = (size_t)w * h;
-  StereoCalib calib;
-  const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 20 };
-  calib_init_ideal(&calib, w, h, 110.0, 63.5, 39.5, 0.6, NULL, rot, centre);
+  double d0 = g_rand_double_range(rng, 4, 9), d1 = g_rand_double_range(rng, 12, 20);
+  check_calibrated_depth(ctx, 0.6, d0, d1);
   StereoParams p;
-  stereo_params_init(&p, w, h);
+  stereo_params_init(&p, 128, 80);
   p.max_disparity = 30;
-  g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
-  make_scene(w, h, g_rand_double_range(rng, 4, 9), g_rand_double_range(rng, 12, 20), l, r);
   GError *error = NULL;
-  StereoEngine *plain = engine_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
-  StereoEngineParams ep = { .label = "calibrated", .params = p, .output = STEREO_OUTPUT_S16,
-                            .in_flight = 1, .calib = &calib, .depth = true };
-  StereoEngine *cal = stereo_engine_new(ctx, &ep, &error);
-  g_assert_no_error(error);
-  g_autofree float *d0 = g_new(float, n), *d1 = g_new(float, n);
-  g_autofree uint16_t *z = g_new(uint16_t, n);
-  for (size_t i = 0; i < n; i++)
-    z[i] = 12345;   /* poison */
-  g_assert_true(stereo_engine_process(plain, l, w, r, w, d0, NULL, &error));
-  g_assert_true(stereo_engine_process_full(cal, l, w, r, w, d1, NULL, z, &error));
-  g_assert_no_error(error);
-  int valid = 0;
-  for (size_t i = 0; i < n; i++) {
-    g_assert_cmpint(isnan(d0[i]), ==, isnan(d1[i]));
-    if (isnan(d0[i])) {
-      g_assert_cmpuint(z[i], ==, 0);
-      continue;
-    }
-    valid++;
-    /* s16 output: the disparity is quantised to 1/32 px; depth uses the float value */
-    g_assert_cmpfloat(fabs(d1[i] - d0[i]), <=, 0.5 / STEREO_DISPARITY_SCALE + 1e-6);
-    int expect = (int)ref_depth_mm(&calib, d0[i]);
-    g_assert_cmpint(abs((int)z[i] - expect), <=, 1);
-  }
-  g_assert_cmpint(valid, >, (int)(n / 2));
-  /* depth without a calibration is refused */
+  /* depth without a calibration is refused, and metres without depth */
   StereoEngineParams bad = { .params = p, .depth = true };
   g_assert_null(stereo_engine_new(ctx, &bad, &error));
   g_assert_error(error, STEREO_PARAMS_ERROR, 0);
   g_clear_error(&error);
-  stereo_engine_free(cal);
-  stereo_engine_free(plain);
+  StereoCalib calib;
+  const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 20 };
+  calib_init_ideal(&calib, 128, 80, 110.0, 63.5, 39.5, 0.6, NULL, rot, centre);
+  StereoEngineParams no_depth = { .params = p, .calib = &calib, .metres = true };
+  g_assert_null(stereo_engine_new(ctx, &no_depth, &error));
+  g_assert_error(error, STEREO_PARAMS_ERROR, 0);
+  g_assert_nonnull(strstr(error->message, "metres"));
+  g_clear_error(&error);
+  gpu_context_free(ctx);
+}
+
+/* Depth beyond the u16 plane's 65.535 m (issue 14): invalid there, metres in f32. */
+static void
+test_far_depth(void)
+{
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  /* a fixed scene (the random draws of the other tests stay as they were): background
+   * 660 / 5 = 132 m, box 660 / 15 = 44 m */
+  check_calibrated_depth(ctx, 6.0, 5.0, 15.0);
   gpu_context_free(ctx);
 }
 
@@ -313,6 +364,7 @@ typedef struct {
   float *d;
   uint8_t *c;
   uint16_t *z;
+  float *m;
 } Result;
 
 /* B different pairs in one batch give, pair by pair, what B engines of one pair each
@@ -349,19 +401,21 @@ batch_case(bool calibrated)
     StereoParams pk = p;
     pk.min_magnitude = floor_of[k];
     StereoEngineParams ep = { .label = "single", .params = pk, .output = STEREO_OUTPUT_FLOAT,
-                              .calib = calibrated ? &calib[k] : NULL, .depth = calibrated };
+                              .calib = calibrated ? &calib[k] : NULL, .depth = calibrated,
+                              .metres = calibrated };
     g_autoptr(StereoEngine) e = stereo_engine_new(ctx, &ep, &error);
     g_assert_no_error(error);
     single[k].d = g_new(float, n);
     single[k].c = g_new(uint8_t, n);
     single[k].z = calibrated ? g_new(uint16_t, n) : NULL;
-    g_assert_true(stereo_engine_process_full(e, l[k], w, r[k], w, single[k].d, single[k].c,
-                                             single[k].z, &error));
+    single[k].m = calibrated ? g_new(float, n) : NULL;
+    g_assert_true(stereo_engine_process_depth(e, l[k], w, r[k], w, single[k].d, single[k].c,
+                                              single[k].z, single[k].m, &error));
     g_assert_no_error(error);
   }
   StereoEngineParams bp = { .label = "batch", .params = p, .output = STEREO_OUTPUT_FLOAT,
                             .batch = B, .in_flight = 2, .calib = calibrated ? &calib[0] : NULL,
-                            .depth = calibrated };
+                            .depth = calibrated, .metres = calibrated };
   g_autoptr(StereoEngine) be = stereo_engine_new(ctx, &bp, &error);
   g_assert_no_error(error);
   g_assert_cmpint(stereo_engine_get_batch(be), ==, B);
@@ -409,8 +463,12 @@ batch_case(bool calibrated)
       g_assert_true(stereo_engine_inputs_done(be, id));
       g_assert_cmpmem(f.disparity, n * sizeof(float), single[k].d, n * sizeof(float));
       g_assert_cmpmem(f.confidence, n, single[k].c, n);
-      if (calibrated)
+      if (calibrated) {
         g_assert_cmpmem(f.depth, n * 2, single[k].z, n * 2);
+        g_assert_cmpmem(f.metres, n * 4, single[k].m, n * 4);
+      } else {
+        g_assert_null(f.metres);
+      }
       int valid = 0;
       for (size_t q = 0; q < n; q++)
         valid += !isnan(single[k].d[q]);
@@ -429,6 +487,7 @@ batch_case(bool calibrated)
     g_free(single[k].d);
     g_free(single[k].c);
     g_free(single[k].z);
+    g_free(single[k].m);
   }
   g_clear_pointer(&be, stereo_engine_free);
   gpu_context_free(ctx);
@@ -599,6 +658,7 @@ main(int argc, char **argv)
   g_test_add_func("/engine/formats-and-queue", test_formats_and_queue);
   g_test_add_func("/engine/bad-params", test_bad_params);
   g_test_add_func("/engine/calibrated-depth", test_calibrated_depth);
+  g_test_add_func("/engine/far-depth", test_far_depth);
   g_test_add_func("/engine/batch/plain", test_batch_plain);
   g_test_add_func("/engine/batch/calibrated", test_batch_calibrated);
   g_test_add_func("/engine/batch/hold", test_batch_hold);
