@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "sim/sim.h"
-#include "sim/stadium.h"
+#include "tools/sim/stadium.h"
 #include "stereod-config.h"
 
 #define EXIT_USAGE 64

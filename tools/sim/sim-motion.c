@@ -60,10 +60,10 @@ leg_distance(const SimLeg *leg, double tau)
 }
 
 static void
-waypoint(const SimRole *role, GRand *rand, double *x, double *y)
+waypoint(const SimRole *role, double radius, GRand *rand, double *x, double *y)
 {
   /* uniform on the zone's disc, then kept on the pitch */
-  double r = role->radius * sqrt(g_rand_double(rand));
+  double r = radius * sqrt(g_rand_double(rand));
   double phi = g_rand_double_range(rand, 0.0, 2.0 * G_PI);
   *x = CLAMP(role->cx + r * cos(phi), -PITCH_X, PITCH_X);
   *y = CLAMP(role->cy + r * sin(phi), -PITCH_Y, PITCH_Y);
@@ -71,10 +71,11 @@ waypoint(const SimRole *role, GRand *rand, double *x, double *y)
 
 /* The speed of one run: a sprint with the role's share, else walk, jog or run. */
 static double
-run_speed(const SimRole *role, GRand *rand)
+run_speed(const SimRole *role, GRand *rand, bool *sprint)
 {
   double cap = role->max_speed;
-  if (g_rand_double(rand) < role->sprint)
+  *sprint = g_rand_double(rand) < role->sprint;
+  if (*sprint)
     return g_rand_double_range(rand, 0.75 * cap, cap);
   double u = g_rand_double(rand);
   if (u < 0.2)
@@ -90,7 +91,7 @@ sim_path_build(SimPath *path, const SimRole *role, double duration, GRand *rand)
   g_return_if_fail(path && role && rand);
   GArray *legs = g_array_new(false, false, sizeof(SimLeg));
   double x, y, t = 0.0;
-  waypoint(role, rand, &x, &y);
+  waypoint(role, role->radius, rand, &x, &y);
   double a = g_rand_double_range(rand, 2.5, 5.0);
   /* the first leg starts part way through: at time 0 players are already moving */
   double lead = g_rand_double_range(rand, 0.0, 3.0);
@@ -101,12 +102,19 @@ sim_path_build(SimPath *path, const SimRole *role, double duration, GRand *rand)
       leg_stand(&leg, t, x, y, g_rand_double_range(rand, 0.2, MAX(role->pause, 0.2)));
     } else {
       double nx, ny;
-      waypoint(role, rand, &nx, &ny);
-      leg_init(&leg, t, x, y, nx, ny, run_speed(role, rand), a);
-      if (leg.t_end < 0.05)   /* a waypoint on the spot: stand instead */
+      bool sprint;
+      double v = run_speed(role, rand, &sprint);
+      /* a sprint reaches its speed only over 10-20 m: it may leave the zone (a run in
+       * behind, a chase back), an open-play zone's waypoints are 5-12 m apart */
+      waypoint(role, sprint ? MAX(role->radius, 1.5 * role->radius + 12.0) : role->radius,
+               rand, &nx, &ny);
+      leg_init(&leg, t, x, y, nx, ny, v, a);
+      if (leg.t_end < 0.05) {   /* a waypoint on the spot: stand instead */
         leg_stand(&leg, t, x, y, 0.2);
-      x = nx;
-      y = ny;
+      } else {
+        x = nx;
+        y = ny;
+      }
     }
     g_array_append_val(legs, leg);
     t += leg.t_end;
@@ -153,7 +161,7 @@ open_play(double px, double py, int i, double max_speed, GRand *rand, SimRole *r
   };
   int team = i % 2, k = (i / 2) % 11;
   double dir = team == 0 ? 1.0 : -1.0;
-  *role = (SimRole){ .sprint = 0.2, .max_speed = max_speed, .pause = 1.5 };
+  *role = (SimRole){ .sprint = 0.3, .max_speed = max_speed, .pause = 1.5 };
   if (k == 0) {   /* goalkeeper */
     role->cx = -dir * 49.0;
     role->cy = 0.4 * py;

@@ -1,5 +1,5 @@
 /* stadium-files.c: what stereod-sim writes beside a random stadium's clip (stadium.h). */
-#include "sim/stadium.h"
+#include "tools/sim/stadium.h"
 
 #include <math.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include <glib.h>
 #include <stdbool.h>
 
-#include "sim/sim.h"
+#include "tools/sim/sim.h"
 
 G_BEGIN_DECLS
 
