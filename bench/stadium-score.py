@@ -2,7 +2,7 @@
 """stadium-score.py: scores stereod-heightmap's JSON lines against a stereod-sim stadium's
 ground truth (players.csv of --stadium-seed).
 
-    stadium-score.py --clip DIR --lines LINES.jsonl --prefix PREFIX [--seed N]
+    stadium-score.py --clip DIR --lines LINES.jsonl [--prefix PREFIX] [--seed N]
                      [--skip K] [--radius M] [--json OUT.json]
     stadium-score.py --aggregate OUT1.json OUT2.json ... [--label TEXT]
 
@@ -99,8 +99,17 @@ def match(players, reported, radius):
     return out
 
 
-def pair_names(line, prefix):
-    return set(n[len(prefix):] if n.startswith(prefix) else n for n in line["pairs"])
+def pair_names(line, prefix, cams):
+    """The stadium's names (p1, p2 ...) of a line's fused pairs: PREFIX stripped, or
+    without --prefix the stadium pair name the ring name ends with."""
+    out = set()
+    for n in line["pairs"]:
+        if prefix:
+            out.add(n[len(prefix):] if n.startswith(prefix) else n)
+        else:
+            ends = [k for k in cams if n.endswith(k)]
+            out.add(max(ends, key=len) if ends else n)
+    return out
 
 
 def score(args):
@@ -137,7 +146,7 @@ def score(args):
             continue
         scored += 1
         players, reported = truth[k0 + r], line["players"]
-        fused = pair_names(line, args.prefix)
+        fused = pair_names(line, args.prefix, cams)
         m = match(players, reported, args.radius)
         matched_p = {i: (j, d) for i, j, d in m}
         for i, p in enumerate(players):

@@ -4,7 +4,8 @@
 # Seeds 1-20 are the tuning set; 100-119 are held out (run them only to report a tuned
 # configuration, never while tuning). The environment of stadium-bench.sh applies
 # (STADIUM_SCALE, STADIUM_FRAMES, STADIUM_BUILD); STADIUM_SET_DIR keeps every seed's
-# folder there (SEED/), otherwise they are removed. Prints each seed's summary line, a
+# folder there (SEED/, with the scorer's output in SEED/score.txt), otherwise they are
+# removed. Prints each seed's summary line, a
 # seed that failed as "# seed N: failed (status S)", then the pooled table and
 #   # summary: players seeds FIRST-LAST (PAIRS pairs): recall ... (pooled over seeds)
 set -uo pipefail
@@ -22,6 +23,7 @@ for seed in $(seq "$first" "$last"); do
   status=0
   STADIUM_DIR=$dir STADIUM_JSON=$out/$seed.json \
     bash "$root/bench/stadium-bench.sh" "$seed" $pairs > "$out/$seed.txt" 2>&1 || status=$?
+  [ -n "$dir" ] && cp "$out/$seed.txt" "$dir/score.txt"
   if [ "$status" -eq 0 ] && [ -f "$out/$seed.json" ]; then
     grep '^# summary:' "$out/$seed.txt"
     jsons+=("$out/$seed.json")
