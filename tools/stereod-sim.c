@@ -5,7 +5,7 @@
  *               [--ring-prefix PREFIX] [--describe]
  *
  * --stadium-seed renders the random stadium of seed N (tools/sim/sim-stadium.c) and
- * writes beside the clip what a run of the service needs (stadium.c below): the drawn
+ * writes beside the clip what a run of the service needs (tools/sim/stadium.h): the drawn
  * config (DIR/stadium.conf), DIR/stereod.conf (offline mode, one [pair] per camera pair
  * replaying its frames through GStreamer), DIR/heightmap.conf, and a players.csv with
  * heights, footprints and the pairs that see each player. --describe prints the drawn
@@ -180,7 +180,7 @@ main(int argc, char **argv)
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Output folder (default: [output] dir)",
       "DIR" },
     { "frames", 'n', 0, G_OPTION_ARG_INT, &frames, "Frames to render (default: [output] "
-      "frames)", "N" },
+      "frames; 50 for --stadium-seed)", "N" },
     { "threads", 't', 0, G_OPTION_ARG_INT, &threads, "Render threads (default: all cores)",
       "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
