@@ -1,6 +1,15 @@
 /* stereod-sim: a synthetic football stadium seen by stereo pairs, with exact ground truth.
  *
  *   stereod-sim --config FILE [--out DIR] [--frames N] [--threads N] [--quiet]
+ *   stereod-sim --stadium-seed N --out DIR [--pairs P] [--scale S] [--frames N]
+ *               [--ring-prefix PREFIX] [--describe]
+ *
+ * --stadium-seed renders the random stadium of seed N (tools/sim/sim-stadium.c) and
+ * writes beside the clip what a run of the service needs (tools/sim/stadium.h): the drawn
+ * config (DIR/stadium.conf), DIR/stereod.conf (offline mode, one [pair] per camera pair
+ * replaying its frames through GStreamer), DIR/heightmap.conf, and a players.csv with
+ * heights, footprints and the pairs that see each player. --describe prints the drawn
+ * config and renders nothing.
  *
  * Writes, per pair NAME: DIR/NAME/left/%06d.{jpg,png}, DIR/NAME/right/%06d.{jpg,png},
  * DIR/NAME/gt/%06d.pfm (disparity of the left rectified view, +inf where no surface)
@@ -17,8 +26,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/sim.h"
+#include "tools/sim/stadium.h"
 #include "stereod-config.h"
 
 #define EXIT_USAGE 64
@@ -79,13 +90,15 @@ write_frame(const SimConfig *cfg, PairState *ps, int frame, const uint8_t *left,
 }
 
 static bool
-run(const SimConfig *cfg, const char *out, int threads, bool quiet, GError **error)
+run(const SimConfig *cfg, const char *out, int threads, bool quiet, const char *ring_prefix,
+    GError **error)
 {
   g_autofree PairState *pairs = g_new0(PairState, cfg->n_pairs);
   bool ok = make_dirs(out, cfg, pairs, error);
   g_autofree char *players_path = g_build_filename(out, "players.csv", NULL);
   g_autofree char *ball_path = g_build_filename(out, "ball.csv", NULL);
-  GString *players_csv = g_string_new("frame,time_ns,id,x,y\n");
+  GString *players_csv = g_string_new(ring_prefix ? STADIUM_PLAYERS_HEADER
+                                                  : "frame,time_ns,id,x,y\n");
   GString *ball_csv = g_string_new("frame,time_ns,x,y,z\n");
   g_autoptr(SimScene) scene = sim_scene_new(cfg);
   size_t max_px = 0;
@@ -94,14 +107,20 @@ run(const SimConfig *cfg, const char *out, int threads, bool quiet, GError **err
   g_autofree uint8_t *left = g_malloc(max_px), *right = g_malloc(max_px);
   g_autofree float *gt = g_new(float, max_px);
 
+  g_autofree SimCamera *cams = g_new0(SimCamera, cfg->n_pairs);
+  for (int i = 0; i < cfg->n_pairs; i++)
+    cams[i] = pairs[i].camera;
   for (int f = 0; ok && f < cfg->frames; f++) {
     gint64 time_ns = cfg->start_time_ns + (gint64)llround((double)f * 1e9 / cfg->fps);
     sim_scene_set_time(scene, (double)f / cfg->fps);
     for (int i = 0; i < sim_scene_get_n_players(scene); i++) {
       double x, y;
       sim_scene_get_player(scene, i, &x, &y, NULL);
-      g_string_append_printf(players_csv, "%d,%" G_GINT64_FORMAT ",%d,%.4f,%.4f\n", f, time_ns,
-                             i, x, y);
+      if (ring_prefix)
+        stadium_append_player(players_csv, scene, cfg, cams, f, time_ns, i);
+      else
+        g_string_append_printf(players_csv, "%d,%" G_GINT64_FORMAT ",%d,%.4f,%.4f\n", f,
+                               time_ns, i, x, y);
     }
     double ball[3];
     if (sim_scene_get_ball(scene, ball))
@@ -127,6 +146,8 @@ run(const SimConfig *cfg, const char *out, int threads, bool quiet, GError **err
       g_printerr("stereod-sim: %d/%d frames\n", f + 1, cfg->frames);
   }
   g_autoptr(GError) local = NULL;
+  if (ok && ring_prefix)
+    ok = stadium_write_configs(cfg, out, ring_prefix, error);
   if (ok && (!g_file_set_contents(players_path, players_csv->str, players_csv->len, &local) ||
              !g_file_set_contents(ball_path, ball_csv->str, ball_csv->len, &local))) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_IO, "%s", local->message);
@@ -149,18 +170,30 @@ run(const SimConfig *cfg, const char *out, int threads, bool quiet, GError **err
 int
 main(int argc, char **argv)
 {
-  g_autofree char *config_path = NULL, *out = NULL;
-  int frames = 0, threads = (int)g_get_num_processors();
-  gboolean quiet = FALSE, version = FALSE;
+  g_autofree char *config_path = NULL, *out = NULL, *ring_prefix = NULL;
+  int frames = 0, threads = (int)g_get_num_processors(), n_pairs = 0;
+  gint64 stadium_seed = -1;
+  double scale = 1.0;
+  gboolean quiet = FALSE, version = FALSE, describe = FALSE;
   GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path, "Sim config file", "FILE" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Output folder (default: [output] dir)",
       "DIR" },
     { "frames", 'n', 0, G_OPTION_ARG_INT, &frames, "Frames to render (default: [output] "
-      "frames)", "N" },
+      "frames; 50 for --stadium-seed)", "N" },
     { "threads", 't', 0, G_OPTION_ARG_INT, &threads, "Render threads (default: all cores)",
       "N" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print nothing but errors", NULL },
+    { "stadium-seed", 's', 0, G_OPTION_ARG_INT64, &stadium_seed, "Render the random stadium "
+      "of this seed (instead of --config)", "N" },
+    { "pairs", 'p', 0, G_OPTION_ARG_INT, &n_pairs, "Camera pairs of the random stadium, 2..8 "
+      "(default: drawn)", "P" },
+    { "scale", 0, 0, G_OPTION_ARG_DOUBLE, &scale, "Image size factor of the random stadium, "
+      "0.05..1 [1]", "S" },
+    { "ring-prefix", 0, 0, G_OPTION_ARG_STRING, &ring_prefix, "Prefix of the ring names in "
+      "the random stadium's stereod.conf [stadium<N>-]", "PREFIX" },
+    { "describe", 0, 0, G_OPTION_ARG_NONE, &describe, "Print the random stadium's config and "
+      "exit", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL },
   };
@@ -172,15 +205,46 @@ main(int argc, char **argv)
     printf("stereod-sim %s\n", STEREOD_VERSION);
     return EXIT_SUCCESS;
   }
-  if (!parsed || argc != 1 || !config_path || frames < 0 || threads < 1 || threads > 64) {
-    g_printerr("stereod-sim: %s (usage: stereod-sim --config FILE [--out DIR] [--frames N]; "
-               "see --help)\n",
-               error ? error->message : argc != 1 ? "unexpected arguments"
-               : !config_path ? "--config FILE is required"
-               : frames < 0 ? "--frames must be >= 0" : "--threads must be within 1..64");
+  bool stadium = stadium_seed >= 0;
+  const char *bad = error ? error->message : argc != 1 ? "unexpected arguments"
+                    : !config_path == !stadium ? "give one of --config FILE and --stadium-seed N"
+                    : frames < 0 ? "--frames must be >= 0"
+                    : threads < 1 || threads > 64 ? "--threads must be within 1..64"
+                    : !stadium && (n_pairs || scale != 1.0 || ring_prefix || describe)
+                      ? "--pairs, --scale, --ring-prefix and --describe need --stadium-seed"
+                    : n_pairs && (n_pairs < SIM_STADIUM_MIN_PAIRS ||
+                                  n_pairs > SIM_STADIUM_MAX_PAIRS) ? "--pairs must be within 2..8"
+                    : !(scale >= 0.05 && scale <= 1.0) ? "--scale must be within 0.05..1"
+                    : ring_prefix && !stadium_valid_prefix(ring_prefix)
+                      ? "--ring-prefix: 1-16 characters of A-Z a-z 0-9 _ -"
+                    : stadium && !describe && !out ? "--stadium-seed needs --out DIR" : NULL;
+  if (!parsed || bad) {
+    g_printerr("stereod-sim: %s (usage: stereod-sim --config FILE [--out DIR] [--frames N], "
+               "or --stadium-seed N --out DIR [--pairs P] [--scale S]; see --help)\n", bad);
     return EXIT_USAGE;
   }
-  g_autoptr(SimConfig) cfg = sim_config_load(config_path, &error);
+  g_autoptr(SimConfig) cfg = NULL;
+  if (stadium) {
+    SimStadiumParams sp = { .seed = (guint64)stadium_seed, .pairs = n_pairs, .scale = scale,
+                            .frames = frames > 0 ? frames : 50, .fps = 25.0 };
+    g_autofree char *text = sim_stadium_describe(&sp);
+    if (describe) {
+      fputs(text, stdout);
+      return EXIT_SUCCESS;
+    }
+    g_autofree char *name = g_strdup_printf("stadium %" G_GINT64_FORMAT, stadium_seed);
+    cfg = sim_config_load_data(text, strlen(text), name, &error);
+    g_autofree char *path = g_build_filename(out, "stadium.conf", NULL);
+    if (cfg && (g_mkdir_with_parents(out, 0755) != 0 ||
+                !g_file_set_contents(path, text, -1, NULL))) {
+      g_printerr("stereod-sim: %s: cannot be written\n", path);
+      return EXIT_FAILURE;
+    }
+    if (!ring_prefix)
+      ring_prefix = g_strdup_printf("stadium%" G_GINT64_FORMAT "-", stadium_seed);
+  } else {
+    cfg = sim_config_load(config_path, &error);
+  }
   if (!cfg) {
     g_printerr("stereod-sim: %s\n", error->message);
     return EXIT_CONFIG;
@@ -191,7 +255,7 @@ main(int argc, char **argv)
     g_printerr("stereod-sim: %s: [output] dir: missing (or give --out)\n", config_path);
     return EXIT_CONFIG;
   }
-  if (!run(cfg, out ? out : cfg->dir, threads, quiet, &error)) {
+  if (!run(cfg, out ? out : cfg->dir, threads, quiet, stadium ? ring_prefix : NULL, &error)) {
     g_printerr("stereod-sim: %s\n", error->message);
     return EXIT_FAILURE;
   }

@@ -21,6 +21,13 @@ static const char *const pair_keys[] = {
   "position", "look_at", "roll", "baseline", "focal", "width", "height", "cx", "cy",
   "noise", "distortion", NULL
 };
+static const char *const look_keys[] = {
+  "sun", "shadow", "grass", "kit_a", "kit_b", "pattern_a", "pattern_b", "stands", "motion",
+  "corner", "radius", "height", NULL
+};
+static const char *const pattern_names[SIM_KIT_COUNT + 1] = { "plain", "stripes", "hoops",
+                                                              NULL };
+static const char *const motion_names[SIM_MOTION_COUNT + 1] = { "waves", "play", NULL };
 static const char *const format_names[SIM_FORMAT_COUNT + 1] = { "jpg", "png", NULL };
 G_STATIC_ASSERT(SIM_FORMAT_JPEG == 0 && SIM_FORMAT_PNG == 1);
 
@@ -109,6 +116,56 @@ load_scene(const Ctx *c, SimConfig *cfg, GError **error)
          get_double(c, "max_speed", OPTIONAL, 0.5, 12.0, &cfg->max_speed, error);
 }
 
+/* [look]: a drawn stadium's sun, kits, stands and motion (SimLook). */
+static bool
+load_look(const Ctx *c, SimLook *look, GError **error)
+{
+  double sun[2] = { 0.0, 55.0 }, kit[2][4], range[2];
+  int pattern[2] = { SIM_KIT_PLAIN, SIM_KIT_PLAIN }, motion = SIM_MOTION_PLAY;
+  look->custom = true;
+  if (!check_keys(c, look_keys, error) ||
+      !get_doubles(c, "sun", OPTIONAL, 2, -360.0, 360.0, sun, error) ||
+      !get_double(c, "shadow", OPTIONAL, 0.1, 1.0, &look->shadow, error) ||
+      !get_double(c, "grass", OPTIONAL, 0.3, 2.5, &look->grass, error) ||
+      !get_doubles(c, "stands", OPTIONAL, 4, 0.0, 40.0, look->stand_height, error) ||
+      !keyfile_get_choice(c->kf, c->group, "motion", OPTIONAL, motion_names, &motion, error) ||
+      !get_int(c, "corner", OPTIONAL, -1, 3, &look->corner, error))
+    return false;
+  if (sun[1] < 5.0 || sun[1] > 90.0)
+    return fail(c, "sun", error, "elevation %g must be within 5..90 degrees", sun[1]);
+  double az = sun[0] * G_PI / 180.0, el = sun[1] * G_PI / 180.0;
+  look->sun[0] = cos(el) * cos(az);
+  look->sun[1] = cos(el) * sin(az);
+  look->sun[2] = sin(el);
+  static const char *const kit_keys[2] = { "kit_a", "kit_b" };
+  static const char *const pattern_keys[2] = { "pattern_a", "pattern_b" };
+  for (int t = 0; t < 2; t++) {
+    for (int k = 0; k < 4; k++)
+      kit[t][k] = t ? 50.0 : 200.0;
+    if (!get_doubles(c, kit_keys[t], OPTIONAL, 4, 0.0, 255.0, kit[t], error) ||
+        !keyfile_get_choice(c->kf, c->group, pattern_keys[t], OPTIONAL, pattern_names,
+                            &pattern[t], error))
+      return false;
+    look->kits[t] = (SimKit){ .shirt = kit[t][0], .shirt2 = kit[t][1], .shorts = kit[t][2],
+                              .socks = kit[t][3], .pattern = (SimKitPattern)pattern[t] };
+  }
+  look->motion = (SimMotion)motion;
+  static const char *const range_keys[2] = { "radius", "height" };
+  static const double limits[2][2] = { { 0.15, 0.35 }, { 1.4, 2.1 } };
+  for (int r = 0; r < 2; r++) {
+    double *out = r ? look->height : look->radius;
+    if (!keyfile_has_key(c->kf, c->group, range_keys[r]))
+      continue;
+    if (!get_doubles(c, range_keys[r], OPTIONAL, 2, limits[r][0], limits[r][1], range, error))
+      return false;
+    if (range[0] > range[1])
+      return fail(c, range_keys[r], error, "%g is more than %g", range[0], range[1]);
+    out[0] = range[0];
+    out[1] = range[1];
+  }
+  return true;
+}
+
 static bool
 valid_name(const char *name)
 {
@@ -174,6 +231,9 @@ load(const KeyFile *kf, const char *name, GError **error)
   *cfg = (SimConfig){
     .frames = 250, .fps = 25.0, .format = SIM_FORMAT_JPEG, .jpeg_quality = 90, .seed = 1,
     .supersample = 2, .players = 22, .ball = true, .stands = true, .max_speed = 9.0,
+    .look = { .shadow = 0.6, .grass = 1.0, .stand_height = { 12.0, 12.0, 12.0, 12.0 },
+              .motion = SIM_MOTION_WAVES, .corner = -1, .radius = { 0.24, 0.24 },
+              .height = { 1.70, 1.92 } },
   };
   gsize n_groups = 0;
   g_auto(GStrv) groups = keyfile_get_groups(kf, &n_groups);
@@ -185,12 +245,14 @@ load(const KeyFile *kf, const char *name, GError **error)
       ok = load_output(&c, cfg, error);
     else if (strcmp(groups[g], "scene") == 0)
       ok = load_scene(&c, cfg, error);
+    else if (strcmp(groups[g], "look") == 0)
+      ok = load_look(&c, &cfg->look, error);
     else if (g_str_has_prefix(groups[g], "pair ")) {
       if (cfg->n_pairs == SIM_MAX_PAIRS)
         return fail(&c, NULL, error, "more than %d pairs", SIM_MAX_PAIRS), NULL;
       ok = load_pair(&c, groups[g] + 5, &cfg->pairs[cfg->n_pairs++], error);
     } else
-      ok = fail(&c, NULL, error, "unknown group (expected output, scene or 'pair NAME')");
+      ok = fail(&c, NULL, error, "unknown group (expected output, scene, look or 'pair NAME')");
     if (!ok)
       return NULL;
   }

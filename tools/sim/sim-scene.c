@@ -5,7 +5,9 @@
  * beyond), advertising boards 0.9 m high 4 m beyond the touch and goal lines, stands
  * rising at 33 degrees from 8 m beyond the lines to 12 m high, goals (posts and bar,
  * 0.12 m thick), players as an upright capsule (radius 0.24 m) with a head sphere
- * (radius 0.115 m), 1.70-1.92 m tall, and a ball of 0.22 m diameter. */
+ * (radius 0.115 m), 1.70-1.92 m tall, and a ball of 0.22 m diameter. A drawn stadium
+ * ([look], SimLook) changes the stands' heights per side, the sun, the shadows, the grass,
+ * the kits, the bodies' sizes and the motion (sim-motion.c). */
 #include "sim.h"
 
 #include <math.h>
@@ -34,12 +36,15 @@ typedef struct {
 typedef struct {
   double hx, hy;                   /* centre of the path */
   double a[2][N_TERMS], w[2][N_TERMS], p[2][N_TERMS];
-  double height;
+  double height, radius;
   int team;
+  SimPath path;                    /* SIM_MOTION_PLAY */
   double x, y;                     /* at the current time */
 } Player;
 
 struct SimScene {
+  SimLook look;
+  double top;                      /* above every player, m */
   int n_players;
   Player players[SIM_MAX_PLAYERS];
   bool has_ball;
@@ -78,16 +83,20 @@ build_static(SimScene *s, bool stands)
   double c = cos(STAND_SLOPE), sn = sin(STAND_SLOPE), run = STAND_HEIGHT / tan(STAND_SLOPE);
   double ys = 34.0 + STAND_GAP, xs = 52.5 + STAND_GAP;
   double yb = 34.0 + BOARD_GAP, xb = 52.5 + BOARD_GAP;
-  double lv = STAND_HEIGHT / sn;
+  const double *h = s->look.stand_height;
   if (stands) {
-    add_rect(s, SIM_HIT_STAND, 0, (double[]){ -xs, -ys, 0 }, (double[]){ 1, 0, 0 }, 2 * xs,
-             (double[]){ 0, -c, sn }, lv);
-    add_rect(s, SIM_HIT_STAND, 1, (double[]){ -xs, ys, 0 }, (double[]){ 1, 0, 0 }, 2 * xs,
-             (double[]){ 0, c, sn }, lv);
-    add_rect(s, SIM_HIT_STAND, 2, (double[]){ -xs, -ys, 0 }, (double[]){ 0, 1, 0 }, 2 * ys,
-             (double[]){ -c, 0, sn }, lv);
-    add_rect(s, SIM_HIT_STAND, 3, (double[]){ xs, -ys, 0 }, (double[]){ 0, 1, 0 }, 2 * ys,
-             (double[]){ c, 0, sn }, lv);
+    if (h[0] > 0.0)
+      add_rect(s, SIM_HIT_STAND, 0, (double[]){ -xs, -ys, 0 }, (double[]){ 1, 0, 0 }, 2 * xs,
+               (double[]){ 0, -c, sn }, h[0] / sn);
+    if (h[1] > 0.0)
+      add_rect(s, SIM_HIT_STAND, 1, (double[]){ -xs, ys, 0 }, (double[]){ 1, 0, 0 }, 2 * xs,
+               (double[]){ 0, c, sn }, h[1] / sn);
+    if (h[2] > 0.0)
+      add_rect(s, SIM_HIT_STAND, 2, (double[]){ -xs, -ys, 0 }, (double[]){ 0, 1, 0 }, 2 * ys,
+               (double[]){ -c, 0, sn }, h[2] / sn);
+    if (h[3] > 0.0)
+      add_rect(s, SIM_HIT_STAND, 3, (double[]){ xs, -ys, 0 }, (double[]){ 0, 1, 0 }, 2 * ys,
+               (double[]){ c, 0, sn }, h[3] / sn);
     add_rect(s, SIM_HIT_BOARD, 0, (double[]){ -50, -yb, 0 }, (double[]){ 1, 0, 0 }, 100,
              (double[]){ 0, 0, 1 }, BOARD_HEIGHT);
     add_rect(s, SIM_HIT_BOARD, 1, (double[]){ -50, yb, 0 }, (double[]){ 1, 0, 0 }, 100,
@@ -98,6 +107,10 @@ build_static(SimScene *s, bool stands)
              (double[]){ 0, 0, 1 }, BOARD_HEIGHT);
     s->ground_half[0] = xs + run;
     s->ground_half[1] = ys + run;
+    if (s->look.custom) {   /* cameras up to 45 m back see over low stands */
+      s->ground_half[0] = xs + 150.0;
+      s->ground_half[1] = ys + 150.0;
+    }
   } else {
     s->ground_half[0] = 52.5 + 15.0;
     s->ground_half[1] = 34.0 + 15.0;
@@ -113,14 +126,43 @@ build_static(SimScene *s, bool stands)
   }
 }
 
+/* SIM_MOTION_PLAY: runs between waypoints of each player's role (sim-motion.c). */
+static void
+build_play(SimScene *s, const SimConfig *cfg, GRand *rand)
+{
+  SimRole roles[SIM_MAX_PLAYERS];
+  sim_roles_draw(&cfg->look, s->n_players, cfg->max_speed, rand, roles);
+  double duration = cfg->frames / cfg->fps + 1.0;
+  for (int i = 0; i < s->n_players; i++) {
+    Player *p = &s->players[i];
+    p->team = i % 2;
+    p->height = g_rand_double_range(rand, cfg->look.height[0], cfg->look.height[1]);
+    p->radius = g_rand_double_range(rand, cfg->look.radius[0], cfg->look.radius[1]);
+    sim_path_build(&p->path, &roles[i], duration, rand);
+  }
+}
+
 static void
 build_players(SimScene *s, const SimConfig *cfg, GRand *rand)
 {
   s->n_players = cfg->players;
+  s->top = 1.95;
+  if (cfg->look.custom) {
+    s->top = cfg->look.height[1] + 0.03;
+    if (cfg->look.motion == SIM_MOTION_PLAY) {
+      build_play(s, cfg, rand);
+      return;
+    }
+  }
   for (int i = 0; i < s->n_players; i++) {
     Player *p = &s->players[i];
     p->team = i % 2;
     p->height = g_rand_double_range(rand, 1.70, 1.92);
+    p->radius = BODY_RADIUS;
+    if (cfg->look.custom) {
+      p->height = g_rand_double_range(rand, cfg->look.height[0], cfg->look.height[1]);
+      p->radius = g_rand_double_range(rand, cfg->look.radius[0], cfg->look.radius[1]);
+    }
     static const double amp[N_TERMS][2] = { { 4, 10 }, { 1, 4 }, { 0.2, 0.8 } };
     static const double freq[N_TERMS][2] = { { 0.04, 0.12 }, { 0.15, 0.5 }, { 0.6, 1.5 } };
     double bound[2] = { 0, 0 }, reach[2] = { 0, 0 };
@@ -146,6 +188,11 @@ build_players(SimScene *s, const SimConfig *cfg, GRand *rand)
     p->hx = CLAMP(hx, -lx, lx);
     p->hy = CLAMP(hy, -ly, ly);
   }
+}
+
+static void
+build_ball(SimScene *s, GRand *rand)
+{
   if (s->has_ball) {
     for (int axis = 0; axis < 2; axis++) {
       static const double amp[N_TERMS] = { 25, 6, 1.5 };
@@ -164,14 +211,18 @@ SimScene *
 sim_scene_new(const SimConfig *cfg)
 {
   SimScene *s = g_new0(SimScene, 1);
+  s->look = cfg->look;
   s->has_ball = cfg->ball;
   double sun[3] = { -0.35, 0.45, 0.82 };
+  if (cfg->look.custom)
+    memcpy(sun, cfg->look.sun, sizeof(sun));
   double n = sqrt(dot3(sun, sun));
   for (int i = 0; i < 3; i++)
     s->sun[i] = sun[i] / n;
   build_static(s, cfg->stands);
   g_autoptr(GRand) rand = g_rand_new_with_seed((guint32)sim_hash64(cfg->seed));
   build_players(s, cfg, rand);
+  build_ball(s, rand);
   sim_scene_set_time(s, 0.0);
   return s;
 }
@@ -179,6 +230,10 @@ sim_scene_new(const SimConfig *cfg)
 void
 sim_scene_free(SimScene *scene)
 {
+  if (!scene)
+    return;
+  for (int i = 0; i < scene->n_players; i++)
+    sim_path_clear(&scene->players[i].path);
   g_free(scene);
 }
 
@@ -187,6 +242,10 @@ sim_scene_set_time(SimScene *s, double t)
 {
   for (int i = 0; i < s->n_players; i++) {
     Player *p = &s->players[i];
+    if (p->path.n_legs > 0) {
+      sim_path_at(&p->path, t, &p->x, &p->y);
+      continue;
+    }
     double pos[2] = { p->hx, p->hy };
     for (int axis = 0; axis < 2; axis++)
       for (int k = 0; k < N_TERMS; k++)
@@ -226,6 +285,13 @@ sim_scene_get_team(const SimScene *s, int i)
 {
   g_return_val_if_fail(i >= 0 && i < s->n_players, 0);
   return s->players[i].team;
+}
+
+double
+sim_scene_get_radius(const SimScene *s, int i)
+{
+  g_return_val_if_fail(i >= 0 && i < s->n_players, 0.0);
+  return s->players[i].radius;
 }
 
 bool
@@ -346,7 +412,7 @@ player_parts(const Player *p, double a[3], double b[3], double head[3])
   double top = p->height - HEAD_RADIUS;
   a[0] = b[0] = head[0] = p->x;
   a[1] = b[1] = head[1] = p->y;
-  a[2] = BODY_RADIUS;
+  a[2] = p->radius;
   b[2] = top - HEAD_RADIUS - 0.06;
   head[2] = top;
 }
@@ -356,15 +422,15 @@ static void
 trace_players(const SimScene *s, const double o[3], const double d[3], SimHit *hit)
 {
   Segment seg;
-  if (s->n_players == 0 || !slab_segment(o, d, 0.0, 1.95, hit->t, &seg))
+  if (s->n_players == 0 || !slab_segment(o, d, 0.0, s->top, hit->t, &seg))
     return;
   for (int i = 0; i < s->n_players; i++) {
     const Player *p = &s->players[i];
-    if (!near_segment(&seg, p->x, p->y, BODY_RADIUS + 0.01))
+    if (!near_segment(&seg, p->x, p->y, p->radius + 0.01))
       continue;
     double a[3], b[3], head[3];
     player_parts(p, a, b, head);
-    double tb = capsule_hit(o, d, a, b, BODY_RADIUS);
+    double tb = capsule_hit(o, d, a, b, p->radius);
     double th = sphere_hit(o, d, head, HEAD_RADIUS);
     bool body = tb > 1e-6 && (th <= 1e-6 || tb < th);
     double t = body ? tb : th;
@@ -464,8 +530,10 @@ sim_scene_shade(const SimScene *s, const SimHit *hit, double fp)
   switch (hit->kind) {
   case SIM_HIT_GROUND:
     albedo = sim_texture_ground(hit->point[0], hit->point[1], fp);
+    if (s->look.custom && fabs(hit->point[0]) <= 57.5 && fabs(hit->point[1]) <= 39.0)
+      albedo *= s->look.grass;   /* the grass, 5 m beyond the lines */
     if (in_shadow(s, hit->point))
-      albedo *= 0.6;
+      albedo *= s->look.shadow;
     return albedo;
   case SIM_HIT_STAND:
     albedo = sim_texture_stand(hit->index, hit->uv[0], hit->uv[1], fp);
@@ -480,7 +548,11 @@ sim_scene_shade(const SimScene *s, const SimHit *hit, double fp)
     const Player *p = &s->players[hit->index];
     double local[3] = { hit->point[0] - p->x, hit->point[1] - p->y, hit->point[2] };
     double azimuth = atan2(local[1], local[0]) + G_PI;
-    albedo = sim_texture_kit(p->team, hit->index, hit->point[2], p->height, azimuth, local, fp);
+    albedo = s->look.custom
+               ? sim_texture_kit_custom(&s->look.kits[p->team], hit->index, hit->point[2],
+                                        p->height, azimuth, local, fp)
+               : sim_texture_kit(p->team, hit->index, hit->point[2], p->height, azimuth,
+                                 local, fp);
     break;
   }
   case SIM_HIT_BALL: {
@@ -498,4 +570,28 @@ sim_scene_shade(const SimScene *s, const SimHit *hit, double fp)
   /* Lambertian with ambient, normalised so that flat ground in the sun is 1. */
   double lit = MAX(0.0, dot3(hit->normal, s->sun));
   return albedo * (0.5 + 0.5 * lit) / (0.5 + 0.5 * s->sun[2]);
+}
+
+bool
+sim_scene_player_visible(const SimScene *s, int i, const double centre[3])
+{
+  g_return_val_if_fail(i >= 0 && i < s->n_players, false);
+  const Player *p = &s->players[i];
+  double h[2] = { centre[0] - p->x, centre[1] - p->y };
+  double l = hypot(h[0], h[1]);
+  double off = l > 1e-9 ? 0.5 * p->radius / l : 0.0;
+  static const double level[3] = { 0.25, 0.5, 0.8 };
+  for (int k = 0; k < 3; k++) {
+    double q[3] = { p->x + off * h[0], p->y + off * h[1], level[k] * p->height };
+    double d[3] = { q[0] - centre[0], q[1] - centre[1], q[2] - centre[2] };
+    double n = sqrt(dot3(d, d));
+    if (n < 1e-9)
+      continue;
+    for (int j = 0; j < 3; j++)
+      d[j] /= n;
+    SimHit hit;
+    if (sim_scene_trace(s, centre, d, &hit) && hit.kind == SIM_HIT_PLAYER && hit.index == i)
+      return true;
+  }
+  return false;
 }

@@ -230,3 +230,37 @@ sim_texture_ball(const double d[3])
   }
   return 235.0;
 }
+
+double
+sim_texture_kit_custom(const SimKit *kit, int player, double z, double height, double azimuth,
+                       const double local[3], double fp)
+{
+  double s = z / height;                                 /* 0 feet .. 1 top of head */
+  double fabric = 36.0 * fade(25.0, fp) *
+                  (sim_value_noise3(local[0] * 25.0, local[1] * 25.0, local[2] * 25.0,
+                                    100 + (guint64)player) - 0.5);
+  double base;
+  if (s > 0.87) {
+    base = s > 0.95 ? 45.0 : 150.0;
+  } else if (s > 0.80) {
+    base = 150.0;
+  } else if (s > 0.52) {
+    double a = kit->shirt, b = kit->shirt2, w = 0.0, stripe = 0.0;
+    if (kit->pattern == SIM_KIT_STRIPES) {
+      stripe = fmod(floor(azimuth / (G_PI / 6.0)), 2.0);
+      w = fade(4.0, fp);
+    } else if (kit->pattern == SIM_KIT_HOOPS) {
+      stripe = fmod(floor(z / 0.1), 2.0);
+      w = fade(5.0, fp);
+    }
+    base = kit->pattern == SIM_KIT_PLAIN
+             ? a : 0.5 * (a + b) + w * ((stripe == 0.0 ? a : b) - 0.5 * (a + b));
+  } else if (s > 0.40) {
+    base = kit->shorts;
+  } else if (s > 0.08) {
+    base = s > 0.28 ? 150.0 : kit->socks;
+  } else {
+    base = 25.0;
+  }
+  return base + fabric;
+}

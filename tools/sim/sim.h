@@ -5,6 +5,8 @@
  *  - sim-scene.c: pitch, stands, goals, players and ball; their motion; ray intersection;
  *  - sim-texture.c: procedural surface textures (functions of surface coordinates, so both
  *    views of a pair see the same surface);
+ *  - sim-motion.c: the players' paths of the match-like motion (sprints, stops, turns);
+ *  - sim-stadium.c: a random stadium drawn from a seed, written as a sim config;
  *  - sim-render.c: cameras, per-pixel ray casting over threads, noise, lens distortion;
  *  - sim-output.c: JPEG / PNG / PFM writers.
  *
@@ -41,6 +43,40 @@ typedef enum {
   SIM_FORMAT_COUNT
 } SimFormat;
 
+typedef enum {
+  SIM_MOTION_WAVES,            /* sums of sinusoids (the demo's players) */
+  SIM_MOTION_PLAY,             /* runs between waypoints: sprints, stops, turns, clusters */
+  SIM_MOTION_COUNT
+} SimMotion;
+
+typedef enum {
+  SIM_KIT_PLAIN,
+  SIM_KIT_STRIPES,             /* vertical stripes on the shirt */
+  SIM_KIT_HOOPS,               /* horizontal hoops on the shirt */
+  SIM_KIT_COUNT
+} SimKitPattern;
+
+typedef struct {
+  double shirt, shirt2;        /* albedo 0..255; shirt2 is the pattern's second tone */
+  double shorts, socks;
+  SimKitPattern pattern;
+} SimKit;
+
+/* [look]: what a drawn stadium varies. Without the group (custom false) the scene is the
+ * demo's: its sun, kits, 12 m stands, wave motion and 0.24 m bodies. */
+typedef struct {
+  bool custom;
+  double sun[3];               /* unit vector towards the sun */
+  double shadow;               /* luminance factor of shadowed ground, 0.1..1 */
+  double grass;                /* gain on the grass albedo */
+  SimKit kits[2];
+  double stand_height[4];      /* m, per side: y < 0, y > 0, x < 0, x > 0; 0 = no stand */
+  SimMotion motion;
+  int corner;                  /* -1 open play; 0..3 a corner kick at (-x -y, +x -y, -x +y, +x +y) */
+  double radius[2];            /* body radius range, m */
+  double height[2];            /* player height range, m */
+} SimLook;
+
 typedef struct {
   char *name;                  /* [pair NAME], used as the output folder name */
   double position[3];          /* left camera centre, pitch m */
@@ -69,6 +105,8 @@ typedef struct {
   bool ball;
   bool stands;
   double max_speed;            /* m/s, players */
+
+  SimLook look;                /* [look] */
 
   int n_pairs;
   SimPairConfig *pairs;
@@ -122,6 +160,12 @@ void sim_scene_get_player(const SimScene *scene, int i, double *x, double *y, do
 bool sim_scene_get_ball(const SimScene *scene, double centre[3]);
 /* Team (0 or 1) of player i. */
 int sim_scene_get_team(const SimScene *scene, int i);
+/* Body radius of player i, m (its footprint is pi r^2). */
+double sim_scene_get_radius(const SimScene *scene, int i);
+/* Does the camera at `centre` see player i: is the first surface on the ray from the
+ * centre to one of a few points of the body (its axis at 0.25, 0.5 and 0.8 of its
+ * height, moved towards the camera by half the radius) that player? Thread safe like trace. */
+bool sim_scene_player_visible(const SimScene *scene, int i, const double centre[3]);
 
 /* Nearest intersection of the ray origin + t dir (dir unit, t > 0). Thread safe while
  * the scene is not being moved. */
@@ -140,11 +184,69 @@ double sim_texture_stand(int stand, double u, double v, double fp);
 double sim_texture_board(int board, double u, double v, double fp);
 double sim_texture_kit(int team, int player, double z, double height, double azimuth,
                        const double local[3], double fp);
+/* A drawn stadium's kit (SimLook): the same layout as the demo's kits in other tones. */
+double sim_texture_kit_custom(const SimKit *kit, int player, double z, double height,
+                              double azimuth, const double local[3], double fp);
 double sim_texture_ball(const double dir[3]);
 /* Deterministic hashing and value noise shared by the textures and the renderer. */
 guint64 sim_hash64(guint64 x);
 double sim_value_noise2(double x, double y, guint64 seed);
 double sim_value_noise3(double x, double y, double z, guint64 seed);
+
+/* Match-like paths (sim-motion.c) ------------------------------------------------- */
+
+typedef struct {
+  double t0;                   /* start, s */
+  double x0, y0, ux, uy;       /* start point and unit direction, pitch m */
+  double len, a, t_acc, v, t_run, t_end;   /* m, m/s^2, s, m/s, s, s (relative to t0) */
+} SimLeg;
+
+typedef struct {
+  SimLeg *legs;
+  int n_legs;
+  int cursor;                  /* the leg of the last query (queries go forward) */
+} SimPath;
+
+/* The roles of the drawn players: where their runs go. */
+typedef struct {
+  double cx, cy;               /* centre of the zone, pitch m */
+  double radius;               /* waypoints within this distance of the centre, m */
+  double sprint;               /* share of the runs at sprint speed, 0..1 */
+  double max_speed;            /* m/s */
+  double pause;                /* the longest stop at a waypoint, s */
+} SimRole;
+
+/* Builds the runs of one player from time 0 to `duration` s: accelerate at 2.5-5 m/s^2,
+ * run, brake to a stop at the waypoint, turn, sometimes stand. Speeds never exceed
+ * role->max_speed; positions stay on the pitch. */
+void sim_path_build(SimPath *path, const SimRole *role, double duration, GRand *rand);
+/* Position at time t (s); t beyond the last leg stays at its end. */
+void sim_path_at(SimPath *path, double t, double *x, double *y);
+void sim_path_clear(SimPath *path);
+
+/* Roles of the 22 players (more are given the open-play roles again) for a look: the
+ * corner kick's cluster in the box, or open-play zones around a drawn centre of play. */
+void sim_roles_draw(const SimLook *look, int n_players, double max_speed, GRand *rand,
+                    SimRole *roles);
+
+/* Random stadiums (sim-stadium.c) -------------------------------------------------- */
+
+typedef struct {
+  guint64 seed;                /* the stadium */
+  int pairs;                   /* 0: drawn, 2..8 */
+  double scale;                /* image size factor (focal lengths follow), 0.05..1 */
+  int frames;                  /* frames of the clip, >= 1 */
+  double fps;
+} SimStadiumParams;
+
+#define SIM_STADIUM_MIN_PAIRS 2
+#define SIM_STADIUM_MAX_PAIRS 8
+
+/* The stadium of params->seed as the text of a sim config ([output], [scene], [look]
+ * and one [pair pN] per camera pair, with comments giving the full-size sensor). The
+ * same params give the same text (GRand's Mersenne Twister; values are written rounded
+ * and the config read back is the stadium). Caller frees. */
+char *sim_stadium_describe(const SimStadiumParams *params);
 
 /* Rendering ------------------------------------------------------------------------ */
 

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The whole service path on a random stadium: stereod-sim renders stadium SEED
+# (--stadium-seed, PAIRS pairs or as many as the seed draws), stereod --offline plays its
+# frames through the generated stereod.conf (the real GStreamer sources, every frame),
+# stereod-heightmap --json reads the rings with the generated heightmap.conf, and
+# bench/stadium-score.py scores the JSON lines against players.csv.
+#   bench/stadium-bench.sh SEED [PAIRS]
+# Environment: STADIUM_BUILD (build folder, default ./build), STADIUM_SCALE (image size
+# factor, default 0.25), STADIUM_FRAMES (default 20), STADIUM_DIR (keep everything there:
+# the clip is rendered only when its players.csv is missing or was drawn differently),
+# STADIUM_JSON (write the scorer's counts there, for bench/stadium-set.sh),
+# STADIUM_TIMEOUT (seconds for stereod, default 3600). Prints the scorer's table and its
+# summary line; exit status 0, or the step's that failed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+seed=${1:?usage: stadium-bench.sh SEED [PAIRS]}
+pairs=${2:-}
+build=$(cd "${STADIUM_BUILD:-$root/build}" && pwd)
+scale=${STADIUM_SCALE:-0.25}
+frames=${STADIUM_FRAMES:-20}
+timeout_s=${STADIUM_TIMEOUT:-3600}
+keep=${STADIUM_DIR:-}
+if [ -n "$keep" ]; then work=$keep; mkdir -p "$work"; else work=$(mktemp -d /tmp/stadium.XXXXXX); fi
+prefix="sb$$-"
+hm_pid= st_pid=
+cleanup() {
+  [ -n "$st_pid" ] && kill -TERM "$st_pid" 2>/dev/null && wait "$st_pid" 2>/dev/null
+  [ -n "$hm_pid" ] && kill -TERM "$hm_pid" 2>/dev/null && wait "$hm_pid" 2>/dev/null
+  rm -f /dev/shm/stereod."$prefix"*
+  [ -n "$keep" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+args=(--stadium-seed "$seed" --scale "$scale" --frames "$frames" --ring-prefix "$prefix")
+[ -n "$pairs" ] && args+=(--pairs "$pairs")
+clip=$work/clip
+want=$("$build/tools/stereod-sim" "${args[@]}" --describe)
+if [ ! -f "$clip/players.csv" ] || [ "$want" != "$(cat "$clip/stadium.conf" 2>/dev/null)" ]; then
+  rm -rf "$clip"
+  "$build/tools/stereod-sim" "${args[@]}" --out "$clip" --quiet
+else
+  # the clip is kept; only the ring names of this run change
+  sed -i -e "s/^\[pair sb[0-9]*-/[pair $prefix/" -e "s/^ring=sb[0-9]*-/ring=$prefix/" \
+    "$clip/stereod.conf" "$clip/heightmap.conf"
+fi
+n_pairs=$(grep -c '^\[pair ' "$clip/stereod.conf")
+
+"$build/heightmap/stereod-heightmap" --config "$clip/heightmap.conf" --json \
+  > "$work/lines.jsonl" 2> "$work/heightmap.log" &
+hm_pid=$!
+status=0
+timeout "$timeout_s" "$build/daemon/stereod" --offline --config "$clip/stereod.conf" \
+  > "$work/stereod.log" 2>&1 || status=$?
+st_pid=
+if [ "$status" -ne 0 ]; then
+  echo "stadium-bench: stereod --offline exit status $status" >&2
+  tail -n 20 "$work/stereod.log" >&2
+  exit "$status"
+fi
+# the builder fuses what is still in the rings: wait until its output stops growing
+last=-1
+for _ in $(seq 600); do
+  n=$(wc -l < "$work/lines.jsonl")
+  [ "$n" -eq "$last" ] && break
+  last=$n
+  sleep 1
+done
+kill -TERM "$hm_pid"
+wait "$hm_pid" || { echo "stadium-bench: stereod-heightmap failed" >&2;
+                    tail -n 20 "$work/heightmap.log" >&2; exit 1; }
+hm_pid=
+published=$(grep -o "offline: every stream ended.*" "$work/stereod.log" | head -n 1 || true)
+echo "# stadium $seed: $n_pairs pairs, scale $scale, $frames frames; stereod: ${published:-?}"
+/usr/bin/python3 "$root/bench/stadium-score.py" --clip "$clip" --lines "$work/lines.jsonl" \
+  --prefix "$prefix" --seed "$seed" ${STADIUM_JSON:+--json "$STADIUM_JSON"}
