@@ -110,7 +110,9 @@ for i in 1 2; do
   run_case on-$i 16 60 yes no
 done
 grep -h 'serving\|error\|critical' /tmp/live/on-1-web.log | head -5 | tee -a "$out/web-flow.txt"
-echo "== 2. flow beside stereo, 4 pairs at 30 fps" | tee -a "$out/web-flow.txt"
+echo "== 2. 8 pairs at 50 fps (rounds of one instant in capped batches)" | tee -a "$out/web-flow.txt"
+run_case eight50 8 50 no no
+echo "== 3. flow beside stereo, 4 pairs at 30 fps" | tee -a "$out/web-flow.txt"
 run_case stereo4 4 30 no no
 run_case flow4 4 30 no yes
 grep -h 'flow' /tmp/live/flow4.log | head -5 | tee -a "$out/web-flow.txt"
