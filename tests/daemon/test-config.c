@@ -455,6 +455,7 @@ test_metrics_key(void)
   g_autoptr(StereodConfig) empty_cfg = load_text(dir, empty->str);
   g_assert_null(empty_cfg->metrics);   /* empty: none */
   g_assert_false(stereod_config_diff(base, empty_cfg, &diff));
+  test_dir_remove(dir);
 }
 
 int
