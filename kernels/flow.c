@@ -55,6 +55,7 @@ struct FlowEngine {
   uint64_t cur_tag;
   Slot slots[MAX_IN_FLIGHT];
   int head, count;         /* oldest pending slot, number pending */
+  FlowWorkCounts last_counts;
 };
 
 void
@@ -205,6 +206,13 @@ flow_engine_pending(FlowEngine *e)
 }
 
 void
+flow_engine_get_last_counts(FlowEngine *e, FlowWorkCounts *counts)
+{
+  g_return_if_fail(e && counts);
+  *counts = e->last_counts;
+}
+
+void
 flow_engine_reset(FlowEngine *e)
 {
   e->cur = -1;
@@ -292,6 +300,8 @@ flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t 
   copy_plane(gpu_buffer_get_map(e->upload), frame, stride, e->width, e->height);
   int fs = e->cur >= 0 ? 1 - e->cur : 0;
 
+  GpuStats before, after;
+  gpu_context_get_stats(e->gpu, &before);
   gpu_timer_stamp(sl->timer, 0);
   GError *ignored = NULL;
   gpu_image_upload_from_buffer(e->in8, 0, e->upload, 0, e->width, &ignored);
@@ -324,6 +334,9 @@ flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t 
   gpu_timer_stamp(sl->timer, 5);
   if (!gpu_fence_reset(sl->fence, error) || !gpu_context_check(e->gpu, e->label, error))
     return false;
+  gpu_context_get_stats(e->gpu, &after);
+  e->last_counts.dispatches = (int)(after.dispatches - before.dispatches);
+  e->last_counts.barriers = (int)(after.barriers - before.barriers);
   if (with_flow) {
     sl->tag = tag;
     sl->prev_tag = e->cur_tag;
