@@ -2,8 +2,10 @@
  * docs/optical-flow.md. Internal to kernels/ and its tests: the engine (flow.c) chains
  * them; tests/flow runs each one alone on inputs computed by the CPU reference.
  *
- * Every pass binds its images, sets its uniforms, dispatches over the size of the level it
- * is given and the layers of the batch, and issues a memory barrier, so passes can be
+ * Every pass is a GpuPass (gpu/gpu.h): it binds its images and buffers in one call, sets
+ * its uniforms by index and dispatches over the size of the level it is given and the
+ * layers of the batch; the GPU context's tracker puts a barrier before a dispatch only
+ * where it reads (or overwrites) what an earlier one wrote (or read), so passes can be
  * chained freely. All images are GL_TEXTURE_2D_ARRAY; with B frames (or frame pairs) in a
  * batch, per-frame images have B layers, the row responses L B (L = flow_passes_row_layers(),
  * 1..3 per frame), responses and features N B (layer b N + k), terms 2 B.
@@ -24,8 +26,9 @@ G_BEGIN_DECLS
 
 typedef struct FlowPasses FlowPasses;
 
-/* Compiles every program for `params` (radius and orientations are compile-time
- * constants; taps are uniforms computed here in double). */
+/* Makes every pass for `params`: the per-engine constants (radius, orientations, the
+ * bank's and the Gaussians' taps computed here in double, gates, exponents, thresholds)
+ * are compile-time defines, so engines with the same parameters share the programs. */
 FlowPasses *flow_passes_new(GpuContext *gpu, const FlowParams *params, GError **error);
 void flow_passes_free(FlowPasses *passes);
 /* Layers of the row responses per frame for these parameters. */

@@ -244,8 +244,7 @@ run_direction(FlowEngine *e, int d, int from, int to)
   int N = e->p.orientations;
   for (int s = e->levels - 1; s >= 0; s--) {
     if (s == e->levels - 1) {
-      gpu_image_fill(e->flow[d][s], zero, NULL);
-      gpu_barrier();
+      gpu_image_fill(e->flow[d][s], zero, NULL);   /* the tracker orders it (gpu.h) */
     } else {
       flow_pass_upsample(e->passes, e->flow[d][s + 1], e->flow[d][s]);
     }
@@ -306,7 +305,6 @@ flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t 
   GError *ignored = NULL;
   gpu_image_upload_from_buffer(e->in8, 0, e->upload, 0, e->width, &ignored);
   g_clear_error(&ignored);
-  gpu_barrier();
   if (!gpu_fence_reset(e->upload_fence, error))
     return false;
   gpu_timer_stamp(sl->timer, 1);

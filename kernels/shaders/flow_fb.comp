@@ -1,12 +1,11 @@
 #version 450
 // Forward-backward check (docs/optical-flow.md §8): w = 0 and certainty 0 where
-// |f(x) + b(x + f(x))| > fb_max (b bilinear) or x + f(x) leaves the frame.
+// |f(x) + b(x + f(x))| > FB_MAX (b bilinear) or x + f(x) leaves the frame.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray fwd;
 layout(rgba32f, binding = 1) readonly uniform image2DArray bwd;
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;
 uniform ivec2 size;
-uniform float fb_max;
 
 void main()
 {
@@ -27,7 +26,7 @@ void main()
               (1.0 - fx) * fy * imageLoad(bwd, ivec3(x0, y1, g.z)).xy +
               fx * fy * imageLoad(bwd, ivec3(x1, y1, g.z)).xy;
     vec2 d = f.xy + bv;
-    ok = dot(d, d) <= fb_max * fb_max;
+    ok = dot(d, d) <= FB_MAX * FB_MAX;
   }
   if (!ok)
     f.zw = vec2(0.0);

@@ -1,16 +1,15 @@
 #version 450
 // Phase gradients and stability of every orientation (docs/optical-flow.md §4):
 // features (re, im, phi_x, phi_y) with phi_x = GRAD_INVALID where |z_x|^2 + |z_y|^2 >
-// (tau / sigma)^2 or |q| = 0. Also this workgroup's sum of |q_k| for the magnitude gate.
+// (tau / sigma)^2 = STAB2 or |q| = 0. Also this workgroup's sum of |q_k| for the magnitude gate.
 #include "common.glsl"
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rg32f, binding = 0) readonly uniform image2DArray q;
 layout(rgba32f, binding = 1) writeonly uniform image2DArray feat;
 layout(std430, binding = 2) buffer Partials { float partial[]; };
 uniform ivec2 size;
-uniform float freq_u[ORIENT];
-uniform float freq_v[ORIENT];
-uniform float stab2;          // (tau / sigma)^2
+const float freq_u[ORIENT] = FREQ_U;
+const float freq_v[ORIENT] = FREQ_V;
 uniform int partial_base;     // this level's first partial
 shared float red[256];
 
@@ -41,7 +40,7 @@ void main()
     if (n0 > 0.0) {
       vec2 zx = demod(qat(g.x - 1, g.y, g.z), q0, qat(g.x + 1, g.y, g.z), freq_u[k], n0);
       vec2 zy = demod(qat(g.x, g.y - 1, g.z), q0, qat(g.x, g.y + 1, g.z), freq_v[k], n0);
-      if (dot(zx, zx) + dot(zy, zy) <= stab2)
+      if (dot(zx, zx) + dot(zy, zy) <= STAB2)
         o.zw = vec2(freq_u[k] + asin_precise(clamp(zx.y, -1.0, 1.0)),
                     freq_v[k] + asin_precise(clamp(zy.y, -1.0, 1.0)));
     }

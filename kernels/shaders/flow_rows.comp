@@ -6,8 +6,8 @@ layout(local_size_x = 16, local_size_y = 16) in;
 layout(r32f, binding = 0) readonly uniform image2DArray src;
 layout(rgba32f, binding = 1) writeonly uniform image2DArray dst;
 uniform ivec2 size;
-uniform float row_re[ROW_KERNELS * TAPS];
-uniform float row_im[ROW_KERNELS * TAPS];
+const float row_re[ROW_KERNELS * TAPS] = ROW_RE;   // taps computed in double on the host
+const float row_im[ROW_KERNELS * TAPS] = ROW_IM;
 
 void main()
 {

@@ -13,13 +13,13 @@ layout(std430, binding = 4) readonly buffer Means { float mean_mag[]; };
 uniform ivec2 size;
 uniform int mean_base;     // the first frame's means
 uniform int level;
-uniform float kappa;
+// The exponents are uniforms, not defines: with a constant exponent the compiler rewrites
+// pow (pow(x, 2.0) as x * x, pow(x, 1.0) as x), which changes the flow's bits.
 uniform float gamma_exp;
 uniform float energy_exp;
 uniform float cos2_exp;
-uniform int local_frequency;
-uniform float freq_u[ORIENT];
-uniform float freq_v[ORIENT];
+const float freq_u[ORIENT] = FREQ_U;
+const float freq_v[ORIENT] = FREQ_V;
 
 void main()
 {
@@ -50,12 +50,12 @@ void main()
                (1.0 - fx) * fy * c01 + fx * fy * c11;
       float a0 = length(a.xy), a1 = length(s.xy);
       float m = mean_mag[mean_base + l * MAX_LEVELS + level];
-      if (!(min(a0, a1) >= kappa * m) || !(a0 > 0.0 && a1 > 0.0))
+      if (!(min(a0, a1) >= KAPPA * m) || !(a0 > 0.0 && a1 > 0.0))
         continue;
       vec2 C = cmulconj(s.xy, a.xy);
       float dphi = atan2_precise(C.y, C.x);
       float gx = 0.5 * (a.z + s.z), gy = 0.5 * (a.w + s.w);
-      if (local_frequency == 0) {
+      if (LOCAL_FREQUENCY == 0) {
         gx = freq_u[k];
         gy = freq_v[k];
       }

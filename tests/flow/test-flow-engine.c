@@ -249,7 +249,8 @@ test_dispatch_count(void)
                    p.orientations, p.iterations, fb ? ", forward-backward check" : "",
                    c.dispatches, c.barriers);
     g_assert_cmpint(c.dispatches, ==, expected_dispatches(&p));
-    g_assert_cmpint(c.barriers, <=, c.dispatches + 3);
+    /* the tracker: a barrier only before a pass that reads what an earlier one wrote */
+    g_assert_cmpint(c.barriers, <, c.dispatches);
   }
   FlowParams p;
   flow_params_init(&p, W, H);
