@@ -33,6 +33,8 @@ typedef enum {
   PASS_FEATURES,
   PASS_MEAN,
   PASS_TERMS,
+  PASS_TERMS_MEDIAN,   /* flow_terms.comp with the prior computed: the 3x3 median (§10) */
+  PASS_TERMS_UPSAMPLE, /* ... the upsampled coarser level */
   PASS_SMOOTH_ROWS,    /* flow_smooth_rows.comp with the applicability filter (§6) */
   PASS_FILL_ROWS,      /* the same file with the hole-fill filter (§7) */
   PASS_SOLVE,
@@ -40,35 +42,48 @@ typedef enum {
   PASS_MEDIAN,
   PASS_UPSAMPLE,
   PASS_FB,
+  PASS_FB_MEDIAN,      /* the check of the forward flow's 3x3 median, computed there */
   PASS_PACK,
+  PASS_PACK_MEDIAN,    /* the packing of the 3x3 median, computed there */
   PASS_COUNT
 } PassId;
 
 typedef struct {
   const char *file;
+  const char *variant;       /* extra defines of this variant, or NULL */
   unsigned groups;           /* D_* */
   const char *uniforms[GPU_PASS_MAX_UNIFORMS];
 } PassInfo;
 
 /* Uniform handles are the index in PassInfo.uniforms. */
+#define TERMS_UNIFORMS \
+  { "size", "mean_base", "level", "gamma_exp", "energy_exp", "cos2_exp", "prior_size" }
+#define PACK_UNIFORMS { "size", "s16", "layer_words", "v_offset" }
+
 static const PassInfo pass_info[PASS_COUNT] = {
-  [PASS_INGEST] = { "flow_ingest.comp", 0, { "size" } },
-  [PASS_REDUCE] = { "flow_reduce.comp", 0, { "src_size", "dst_size" } },
-  [PASS_ROWS] = { "flow_rows.comp", D_BANK, { "size" } },
-  [PASS_COLUMNS] = { "flow_columns.comp", D_BANK, { "size" } },
-  [PASS_FEATURES] = { "flow_features.comp", D_FREQ | D_FEATURES, { "size", "partial_base" } },
-  [PASS_MEAN] = { "flow_mean.comp", D_LEVELS,
+  [PASS_INGEST] = { "flow_ingest.comp", NULL, 0, { "size" } },
+  [PASS_REDUCE] = { "flow_reduce.comp", NULL, 0, { "src_size", "dst_size" } },
+  [PASS_ROWS] = { "flow_rows.comp", NULL, D_BANK, { "size" } },
+  [PASS_COLUMNS] = { "flow_columns.comp", NULL, D_BANK, { "size" } },
+  [PASS_FEATURES] = { "flow_features.comp", NULL, D_FREQ | D_FEATURES,
+                      { "size", "partial_base" } },
+  [PASS_MEAN] = { "flow_mean.comp", NULL, D_LEVELS,
                   { "partial_base", "groups", "level", "mean_base", "inv_pixels" } },
-  [PASS_TERMS] = { "flow_terms.comp", D_FREQ | D_TERMS | D_LEVELS,
-                   { "size", "mean_base", "level", "gamma_exp", "energy_exp", "cos2_exp" } },
-  [PASS_SMOOTH_ROWS] = { "flow_smooth_rows.comp", D_SMOOTH, { "size" } },
-  [PASS_FILL_ROWS] = { "flow_smooth_rows.comp", D_FILL_ROWS, { "size" } },
-  [PASS_SOLVE] = { "flow_solve.comp", D_SOLVE, { "size" } },
-  [PASS_FILL] = { "flow_fill.comp", D_FILL, { "size" } },
-  [PASS_MEDIAN] = { "flow_median.comp", 0, { "size" } },
-  [PASS_UPSAMPLE] = { "flow_upsample.comp", 0, { "src_size", "dst_size" } },
-  [PASS_FB] = { "flow_fb.comp", D_FB, { "size" } },
-  [PASS_PACK] = { "flow_pack.comp", D_PACK, { "size", "s16", "layer_words", "v_offset" } },
+  [PASS_TERMS] = { "flow_terms.comp", NULL, D_FREQ | D_TERMS | D_LEVELS, TERMS_UNIFORMS },
+  [PASS_TERMS_MEDIAN] = { "flow_terms.comp", "#define PRIOR_MEDIAN 1\n",
+                          D_FREQ | D_TERMS | D_LEVELS, TERMS_UNIFORMS },
+  [PASS_TERMS_UPSAMPLE] = { "flow_terms.comp", "#define PRIOR_UPSAMPLE 1\n",
+                            D_FREQ | D_TERMS | D_LEVELS, TERMS_UNIFORMS },
+  [PASS_SMOOTH_ROWS] = { "flow_smooth_rows.comp", NULL, D_SMOOTH, { "size" } },
+  [PASS_FILL_ROWS] = { "flow_smooth_rows.comp", NULL, D_FILL_ROWS, { "size" } },
+  [PASS_SOLVE] = { "flow_solve.comp", NULL, D_SOLVE, { "size" } },
+  [PASS_FILL] = { "flow_fill.comp", NULL, D_FILL, { "size" } },
+  [PASS_MEDIAN] = { "flow_median.comp", NULL, 0, { "size" } },
+  [PASS_UPSAMPLE] = { "flow_upsample.comp", NULL, 0, { "src_size", "dst_size" } },
+  [PASS_FB] = { "flow_fb.comp", NULL, D_FB, { "size" } },
+  [PASS_FB_MEDIAN] = { "flow_fb.comp", "#define FWD_MEDIAN 1\n", D_FB, { "size" } },
+  [PASS_PACK] = { "flow_pack.comp", NULL, D_PACK, PACK_UNIFORMS },
+  [PASS_PACK_MEDIAN] = { "flow_pack.comp", "#define SRC_MEDIAN 1\n", D_PACK, PACK_UNIFORMS },
 };
 
 struct FlowPasses {
@@ -149,7 +164,7 @@ append_gauss(GString *s, const char *radius_name, const char *taps_name, double 
 }
 
 static char *
-pass_defines(const FlowParams *p, unsigned groups)
+pass_defines(const FlowParams *p, unsigned groups, const char *variant)
 {
   GString *s = g_string_new(NULL);
   if (groups & (D_BANK | D_FREQ | D_SOLVE))
@@ -198,6 +213,8 @@ pass_defines(const FlowParams *p, unsigned groups)
     append_define_float(s, "FB_MAX", p->fb_max);
   if (groups & D_PACK)
     g_string_append_printf(s, "#define FLOW_UNKNOWN %.1f\n", (double)FLOW_UNKNOWN);
+  if (variant)
+    g_string_append(s, variant);
   return g_string_free(s, FALSE);
 }
 
@@ -214,18 +231,21 @@ flow_passes_new(GpuContext *gpu, const FlowParams *params, GError **error)
   ps->params = *params;
   for (int i = 0; i < PASS_COUNT; i++) {
     const PassInfo *pi = &pass_info[i];
-    g_autofree char *defines = pass_defines(params, pi->groups);
-    g_autofree char *label = g_strdup_printf("flow/%s%s", pi->file,
-                                             i == PASS_FILL_ROWS ? " (fill)" : "");
+    g_autofree char *defines = pass_defines(params, pi->groups, pi->variant);
+    g_autofree char *label = g_strdup_printf("flow/%s%s%s", pi->file,
+                                             i == PASS_FILL_ROWS ? " (fill)" : "",
+                                             pi->variant ? " (prior computed)" : "");
     GpuPassParams pp = { .label = label, .resource = pi->file, .defines = defines };
     memcpy(pp.uniforms, pi->uniforms, sizeof pp.uniforms);
     if (!(ps->pass[i] = gpu_pass_new(gpu, &pp, error)))
       return NULL;
   }
-  /* Set once: the pass keeps them (uniforms 3.. of flow_terms.comp). */
-  gpu_pass_set_float(ps->pass[PASS_TERMS], 3, (float)params->gamma);
-  gpu_pass_set_float(ps->pass[PASS_TERMS], 4, (float)params->energy);
-  gpu_pass_set_float(ps->pass[PASS_TERMS], 5, (float)params->cos2);
+  /* Set once: each pass keeps them (uniforms 3..5 of flow_terms.comp). */
+  for (int i = PASS_TERMS; i <= PASS_TERMS_UPSAMPLE; i++) {
+    gpu_pass_set_float(ps->pass[i], 3, (float)params->gamma);
+    gpu_pass_set_float(ps->pass[i], 4, (float)params->energy);
+    gpu_pass_set_float(ps->pass[i], 5, (float)params->cos2);
+  }
   if (!gpu_context_check(gpu, "flow passes setup", error))
     return NULL;
   return g_steal_pointer(&ps);
@@ -327,13 +347,33 @@ void
 flow_pass_terms(FlowPasses *ps, GpuImage *feat0, GpuImage *feat1, GpuImage *flow,
                 GpuImage *terms, GpuBuffer *means, int mean_base, int level)
 {
-  GpuPass *p = ps->pass[PASS_TERMS];
+  flow_pass_terms_prior(ps, FLOW_PRIOR_IMAGE, NULL, feat0, feat1, flow, terms, means,
+                        mean_base, level);
+}
+
+void
+flow_pass_terms_prior(FlowPasses *ps, FlowPrior prior, GpuImage *prior_src, GpuImage *feat0,
+                      GpuImage *feat1, GpuImage *flow, GpuImage *terms, GpuBuffer *means,
+                      int mean_base, int level)
+{
+  g_return_if_fail(prior < FLOW_PRIOR_COUNT && (prior == FLOW_PRIOR_IMAGE) == !prior_src);
+  static const PassId ids[FLOW_PRIOR_COUNT] = {
+    [FLOW_PRIOR_IMAGE] = PASS_TERMS,
+    [FLOW_PRIOR_MEDIAN] = PASS_TERMS_MEDIAN,
+    [FLOW_PRIOR_UPSAMPLE] = PASS_TERMS_UPSAMPLE,
+  };
+  GpuPass *p = ps->pass[ids[prior]];
   set_size(p, 0, flow);
   gpu_pass_set_int(p, 1, mean_base);
   gpu_pass_set_int(p, 2, level);
   GpuPassRun run = { .images = { IMG(feat0, READ), IMG(feat1, READ), IMG(flow, READ),
                                  IMG(terms, WRITE) },
                      .buffers = { [4] = BUF(means, READ) } };
+  if (prior_src) {
+    set_size(p, 6, prior_src);
+    run.images[2] = (GpuPassImage)IMG(prior_src, READ);
+    run.images[5] = (GpuPassImage)IMG(flow, WRITE);
+  }
   run_over(p, &run, flow);
 }
 
@@ -392,13 +432,25 @@ flow_pass_upsample(FlowPasses *ps, GpuImage *coarse, GpuImage *fine)
   run_over(p, &run, fine);
 }
 
-void
-flow_pass_fb(FlowPasses *ps, GpuImage *fwd, GpuImage *bwd, GpuImage *dst)
+static void
+run_fb(FlowPasses *ps, PassId id, GpuImage *fwd, GpuImage *bwd, GpuImage *dst)
 {
-  GpuPass *p = ps->pass[PASS_FB];
+  GpuPass *p = ps->pass[id];
   set_size(p, 0, dst);
   GpuPassRun run = { .images = { IMG(fwd, READ), IMG(bwd, READ), IMG(dst, WRITE) } };
   run_over(p, &run, dst);
+}
+
+void
+flow_pass_fb(FlowPasses *ps, GpuImage *fwd, GpuImage *bwd, GpuImage *dst)
+{
+  run_fb(ps, PASS_FB, fwd, bwd, dst);
+}
+
+void
+flow_pass_fb_median(FlowPasses *ps, GpuImage *fwd, GpuImage *bwd, GpuImage *dst)
+{
+  run_fb(ps, PASS_FB_MEDIAN, fwd, bwd, dst);
 }
 
 void
@@ -411,10 +463,10 @@ flow_pack_layout(int width, int height, bool s16, FlowPackLayout *layout)
   layout->layer_bytes = 2 * layout->v_offset;
 }
 
-void
-flow_pass_pack(FlowPasses *ps, GpuImage *src, GpuBuffer *out, const FlowPackLayout *layout)
+static void
+run_pack(FlowPasses *ps, PassId id, GpuImage *src, GpuBuffer *out, const FlowPackLayout *layout)
 {
-  GpuPass *p = ps->pass[PASS_PACK];
+  GpuPass *p = ps->pass[id];
   int w = gpu_image_get_width(src), h = gpu_image_get_height(src);
   set_size(p, 0, src);
   gpu_pass_set_int(p, 1, layout->s16 ? 1 : 0);
@@ -424,4 +476,17 @@ flow_pass_pack(FlowPasses *ps, GpuImage *src, GpuBuffer *out, const FlowPackLayo
   GpuPassRun run = { .images = { IMG(src, READ) }, .buffers = { [4] = BUF(out, WRITE) },
                      .size = { (int)pairs, 1, gpu_image_get_layers(src) } };
   gpu_pass_dispatch(p, &run);
+}
+
+void
+flow_pass_pack(FlowPasses *ps, GpuImage *src, GpuBuffer *out, const FlowPackLayout *layout)
+{
+  run_pack(ps, PASS_PACK, src, out, layout);
+}
+
+void
+flow_pass_pack_median(FlowPasses *ps, GpuImage *src, GpuBuffer *out,
+                      const FlowPackLayout *layout)
+{
+  run_pack(ps, PASS_PACK_MEDIAN, src, out, layout);
 }

@@ -54,6 +54,21 @@ void flow_pass_mean(FlowPasses *ps, GpuBuffer *partials, int partial_base, int w
  * prior flow; mean_base locates feat0's means. */
 void flow_pass_terms(FlowPasses *ps, GpuImage *feat0, GpuImage *feat1, GpuImage *flow,
                      GpuImage *terms, GpuBuffer *means, int mean_base, int level);
+/* Where the terms pass takes its prior from (docs/optical-flow.md §10): the image `flow`
+ * as it is, or computed in the same pass from `prior_src` and written to `flow`, exactly
+ * as flow_pass_median (FLOW_PRIOR_MEDIAN: prior_src is the previous round's flow, of
+ * flow's size) or flow_pass_upsample (FLOW_PRIOR_UPSAMPLE: prior_src is the next coarser
+ * level's flow) would have written it. prior_src is NULL with FLOW_PRIOR_IMAGE and
+ * another image than flow otherwise. */
+typedef enum {
+  FLOW_PRIOR_IMAGE,
+  FLOW_PRIOR_MEDIAN,
+  FLOW_PRIOR_UPSAMPLE,
+  FLOW_PRIOR_COUNT
+} FlowPrior;
+void flow_pass_terms_prior(FlowPasses *ps, FlowPrior prior, GpuImage *prior_src,
+                           GpuImage *feat0, GpuImage *feat1, GpuImage *flow, GpuImage *terms,
+                           GpuBuffer *means, int mean_base, int level);
 /* Applicability filter of the terms (rows into tmp, columns + solve into flow, in
  * place). The size processed is flow's. */
 void flow_pass_smooth_solve(FlowPasses *ps, GpuImage *terms, GpuImage *tmp, GpuImage *flow);
@@ -62,6 +77,8 @@ void flow_pass_fill(FlowPasses *ps, GpuImage *flow, GpuImage *tmp, int iteration
 void flow_pass_median(FlowPasses *ps, GpuImage *src, GpuImage *dst);
 void flow_pass_upsample(FlowPasses *ps, GpuImage *coarse, GpuImage *fine);
 void flow_pass_fb(FlowPasses *ps, GpuImage *fwd, GpuImage *bwd, GpuImage *dst);
+/* The same for the 3x3 median of fwd (what flow_pass_median would write), computed here. */
+void flow_pass_fb_median(FlowPasses *ps, GpuImage *fwd, GpuImage *bwd, GpuImage *dst);
 
 /* Layout of one packed layer: the u plane, then the v plane (float, or int16 at
  * 1/FLOW_SCALE px in words of two pixels); byte offsets, multiples of 4. */
@@ -72,6 +89,9 @@ typedef struct {
 void flow_pack_layout(int width, int height, bool s16, FlowPackLayout *layout);
 void flow_pass_pack(FlowPasses *ps, GpuImage *src, GpuBuffer *out,
                     const FlowPackLayout *layout);
+/* The same for the 3x3 median of src (what flow_pass_median would write), computed here. */
+void flow_pass_pack_median(FlowPasses *ps, GpuImage *src, GpuBuffer *out,
+                           const FlowPackLayout *layout);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(FlowPasses, flow_passes_free)
 

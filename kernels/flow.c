@@ -236,29 +236,47 @@ filter_frame(FlowEngine *e, int fs)
   }
 }
 
-/* Coarse to fine from frame slot `from` to `to` into direction d (§7). */
+/* The median's output becomes the level's flow: the two images swap. Returns the input. */
+static GpuImage *
+swap_spare(FlowEngine *e, int d, int s)
+{
+  GpuImage *t = e->flow[d][s];
+  e->flow[d][s] = e->spare[s];
+  e->spare[s] = t;
+  return t;
+}
+
+/* Coarse to fine from frame slot `from` to `to` into direction d (§7). The prior of a round
+ * is computed by its terms pass (§10): the upsampled coarser level in the first round of
+ * a level, the median of the previous round's flow in the others. The median of a
+ * level's last round is a pass of its own, except with `median_later` at level 0: there
+ * flow[d][0] is left without it, for the consumer that computes it. */
 static void
-run_direction(FlowEngine *e, int d, int from, int to)
+run_direction(FlowEngine *e, int d, int from, int to, bool median_later)
 {
   static const float zero[4] = { 0, 0, 0, 0 };
   int N = e->p.orientations;
   for (int s = e->levels - 1; s >= 0; s--) {
-    if (s == e->levels - 1) {
-      gpu_image_fill(e->flow[d][s], zero, NULL);   /* the tracker orders it (gpu.h) */
-    } else {
-      flow_pass_upsample(e->passes, e->flow[d][s + 1], e->flow[d][s]);
-    }
     for (int it = 0; it < e->p.iterations; it++) {
-      flow_pass_terms(e->passes, e->feat[from][s], e->feat[to][s], e->flow[d][s], e->terms,
-                      e->means, from * N * FLOW_MAX_LEVELS, s);
+      FlowPrior prior = FLOW_PRIOR_IMAGE;
+      GpuImage *src = NULL;
+      if (it == 0 && s == e->levels - 1) {
+        gpu_image_fill(e->flow[d][s], zero, NULL);   /* the tracker orders it (gpu.h) */
+      } else if (it == 0) {
+        prior = FLOW_PRIOR_UPSAMPLE;
+        src = e->flow[d][s + 1];
+      } else if (e->p.median) {
+        prior = FLOW_PRIOR_MEDIAN;
+        src = swap_spare(e, d, s);
+      }
+      flow_pass_terms_prior(e->passes, prior, src, e->feat[from][s], e->feat[to][s],
+                            e->flow[d][s], e->terms, e->means, from * N * FLOW_MAX_LEVELS, s);
       flow_pass_smooth_solve(e->passes, e->terms, e->tmp, e->flow[d][s]);
       flow_pass_fill(e->passes, e->flow[d][s], e->tmp, e->p.fill_iterations);
-      if (e->p.median) {
-        flow_pass_median(e->passes, e->flow[d][s], e->spare[s]);
-        GpuImage *t = e->flow[d][s];
-        e->flow[d][s] = e->spare[s];
-        e->spare[s] = t;
-      }
+    }
+    if (e->p.median && !(s == 0 && median_later)) {
+      GpuImage *src = swap_spare(e, d, s);
+      flow_pass_median(e->passes, src, e->flow[d][s]);
     }
   }
 }
@@ -311,20 +329,26 @@ flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t 
   filter_frame(e, fs);
   gpu_timer_stamp(sl->timer, 2);
   if (with_flow) {
-    run_direction(e, 0, e->cur, fs);
+    /* the forward flow's last median is computed by the check or the packing */
+    run_direction(e, 0, e->cur, fs, true);
     if (e->n_dirs > 1)
-      run_direction(e, 1, fs, e->cur);
+      run_direction(e, 1, fs, e->cur, false);
   }
   gpu_timer_stamp(sl->timer, 3);
   if (with_flow) {
-    GpuImage *res = e->flow[0][0];
     if (e->p.fb_check) {
-      flow_pass_fb(e->passes, e->flow[0][0], e->flow[1][0], e->post);
+      if (e->p.median)
+        flow_pass_fb_median(e->passes, e->flow[0][0], e->flow[1][0], e->post);
+      else
+        flow_pass_fb(e->passes, e->flow[0][0], e->flow[1][0], e->post);
       if (e->p.densify)
         flow_pass_fill(e->passes, e->post, e->tmp, FLOW_DENSIFY_ITERATIONS);
-      res = e->post;
+      flow_pass_pack(e->passes, e->post, e->packed, &e->layout);
+    } else if (e->p.median) {
+      flow_pass_pack_median(e->passes, e->flow[0][0], e->packed, &e->layout);
+    } else {
+      flow_pass_pack(e->passes, e->flow[0][0], e->packed, &e->layout);
     }
-    flow_pass_pack(e->passes, res, e->packed, &e->layout);
   }
   gpu_timer_stamp(sl->timer, 4);
   if (with_flow)

@@ -215,17 +215,20 @@ count_flow_frame(GpuContext *ctx, FlowEngine *e, bool dry)
 }
 
 /* The dispatches of one flow frame as docs/optical-flow.md §10 lists them, from the
- * parameters: the filtering of the new frame, every direction's coarse-to-fine rounds,
+ * parameters: the filtering of the new frame; per direction and round the terms (which
+ * compute their prior: the upsampled coarser level or the previous round's median), the
+ * applicability filter, the solve and the hole fill; the median of each level's last
+ * round, except the forward flow's at level 0 (computed by the check or the packing);
  * the consistency stage and the packing. */
 static int
 expected_dispatches(const FlowParams *p)
 {
   int L = flow_params_get_levels(p), dirs = p->fb_check ? 2 : 1;
   int filter = 1 + (L - 1) + 4 * L;            /* ingest, reduce; rows, columns, features, mean */
-  int round = 3 + 2 * p->fill_iterations + (p->median ? 1 : 0);  /* terms, smooth, solve */
-  int direction = (L - 1) + L * p->iterations * round;          /* upsample + rounds */
+  int round = 3 + 2 * p->fill_iterations;      /* terms, smooth rows, solve, fill */
+  int medians = p->median ? dirs * L - 1 : 0;
   int post = p->fb_check ? 1 + (p->densify ? 2 * FLOW_DENSIFY_ITERATIONS : 0) : 0;
-  return filter + dirs * direction + post + 1;
+  return filter + dirs * L * p->iterations * round + medians + post + 1;
 }
 
 /* Dispatches and barriers per flow frame at 1920 x 1080 with the defaults (and with the

@@ -448,6 +448,132 @@ test_fb_pack(void)
   flow_fixture_teardown(&f);
 }
 
+/* A flow field near (du, dv) with values (w = 1) on a random `density` of the pixels. */
+static RefImage *
+field_near(int w, int h, double du, double dv, double density)
+{
+  RefImage *fl = ref_image_new(w, h, REF_FLOW_CHANNELS);
+  for (int i = 0; i < w * h; i++) {
+    double *p = fl->data + 4 * i;
+    p[0] = (float)(du + g_rand_double_range(flow_rng, -1.5, 1.5));
+    p[1] = (float)(dv + g_rand_double_range(flow_rng, -1.5, 1.5));
+    bool on = g_rand_double(flow_rng) < density;
+    p[2] = on ? (float)g_rand_double_range(flow_rng, 0.05, 1) : 0.0;
+    p[3] = on ? 1.0 : 0.0;
+  }
+  return fl;
+}
+
+/* The passes that compute their input themselves (docs/optical-flow.md §10) write exactly
+ * what the separate passes write: the terms with the median or the upsampling of their
+ * prior (the prior written too), the check of the forward flow's median, the packing of
+ * the median. Compared bit for bit with the median / upsampling pass followed by the plain
+ * pass (those are compared with the reference above); outputs poisoned first. */
+static void
+test_fused_priors(void)
+{
+  FlowFixture f;
+  flow_fixture_setup(&f, W, H);
+  if (!f.ctx)
+    return;
+  int N = f.p.orientations;
+  double du = g_rand_double_range(flow_rng, -3, 3), dv = g_rand_double_range(flow_rng, -3, 3);
+  g_autofree uint8_t *f0 = g_new(uint8_t, W * H), *f1 = g_new(uint8_t, W * H);
+  flow_textured_pair(W, H, du, dv, f0, f1);
+  double m0[FLOW_MAX_ORIENTATIONS];
+  g_autoptr(RefImage) a = flow_features_of(&f.p, f0, W, H, m0);
+  g_autoptr(RefImage) b = flow_features_of(&f.p, f1, W, H, NULL);
+  g_autoptr(GpuImage) ga = flow_image_new(f.ctx, W, H, N, GPU_FORMAT_RGBA32F);
+  g_autoptr(GpuImage) gb = flow_image_new(f.ctx, W, H, N, GPU_FORMAT_RGBA32F);
+  g_autoptr(GpuBuffer) mbuf = flow_storage_new(f.ctx, (size_t)N * FLOW_MAX_LEVELS * 4);
+  flow_upload(ga, a, 4);
+  flow_upload(gb, b, 4);
+  float mf[FLOW_MAX_ORIENTATIONS * FLOW_MAX_LEVELS] = { 0 };
+  for (int k = 0; k < N; k++)
+    mf[k * FLOW_MAX_LEVELS + 1] = (float)m0[k];
+  GError *error = NULL;
+  g_assert_true(gpu_buffer_write(mbuf, 0, mf, (size_t)N * FLOW_MAX_LEVELS * 4, &error));
+
+  /* The median's input (a round's flow with holes) and the coarser level's flow. */
+  g_autoptr(RefImage) round_in = field_near(W, H, du, dv, 0.7);
+  int cw = (W + 1) / 2, ch = (H + 1) / 2;
+  g_autoptr(RefImage) coarse_in = field_near(cw, ch, du / 2, dv / 2, 1.0);
+  for (int how = FLOW_PRIOR_MEDIAN; how <= FLOW_PRIOR_UPSAMPLE; how++) {
+    bool median = how == FLOW_PRIOR_MEDIAN;
+    g_autoptr(GpuImage) src = median ? flow_image_new(f.ctx, W, H, 1, GPU_FORMAT_RGBA32F)
+                                     : flow_image_new(f.ctx, cw, ch, 1, GPU_FORMAT_RGBA32F);
+    flow_upload(src, median ? round_in : coarse_in, 4);
+    GpuImage *prior[2], *terms[2];
+    for (int i = 0; i < 2; i++) {
+      prior[i] = flow_image_new(f.ctx, W, H, 1, GPU_FORMAT_RGBA32F);
+      terms[i] = flow_image_new(f.ctx, W, H, 2, GPU_FORMAT_RGBA32F);
+      flow_poison(prior[i]);
+      flow_poison(terms[i]);
+    }
+    if (median)
+      flow_pass_median(f.ps, src, prior[0]);
+    else
+      flow_pass_upsample(f.ps, src, prior[0]);
+    flow_pass_terms(f.ps, ga, gb, prior[0], terms[0], mbuf, 0, 1);
+    flow_pass_terms_prior(f.ps, how, src, ga, gb, prior[1], terms[1], mbuf, 0, 1);
+    g_autoptr(RefImage) p0 = flow_download(prior[0], 4);
+    g_autoptr(RefImage) p1 = flow_download(prior[1], 4);
+    g_autoptr(RefImage) t0 = flow_download(terms[0], 4);
+    g_autoptr(RefImage) t1 = flow_download(terms[1], 4);
+    long measured = 0;
+    for (int i = 0; i < W * H; i++)
+      measured += t0->data[8 * i + 3] > 0.0;
+    g_test_message("terms with the %s of the prior: %ld of %d pixels measured",
+                   median ? "median" : "upsampling", measured, W * H);
+    g_assert_cmpint(measured, >, W * H / 2);
+    g_assert_cmpfloat(max_diff(p0, p1, 0, 4), ==, 0.0);
+    g_assert_cmpfloat(max_diff(t0, t1, 0, 8), ==, 0.0);
+    for (int i = 0; i < 2; i++) {
+      gpu_image_free(prior[i]);
+      gpu_image_free(terms[i]);
+    }
+  }
+
+  /* The check and the packing of the forward flow's median. */
+  g_autoptr(GpuImage) fwd = flow_image_new(f.ctx, W, H, 1, GPU_FORMAT_RGBA32F);
+  g_autoptr(GpuImage) bwd = flow_image_new(f.ctx, W, H, 1, GPU_FORMAT_RGBA32F);
+  g_autoptr(GpuImage) med = flow_image_new(f.ctx, W, H, 1, GPU_FORMAT_RGBA32F);
+  g_autoptr(RefImage) back = field_near(W, H, -du, -dv, 1.0);
+  flow_upload(fwd, round_in, 4);
+  flow_upload(bwd, back, 4);
+  flow_poison(med);
+  flow_pass_median(f.ps, fwd, med);
+  g_autoptr(GpuImage) d0 = flow_image_new(f.ctx, W, H, 1, GPU_FORMAT_RGBA32F);
+  g_autoptr(GpuImage) d1 = flow_image_new(f.ctx, W, H, 1, GPU_FORMAT_RGBA32F);
+  flow_poison(d0);
+  flow_poison(d1);
+  flow_pass_fb(f.ps, med, bwd, d0);
+  flow_pass_fb_median(f.ps, fwd, bwd, d1);
+  g_autoptr(RefImage) r0 = flow_download(d0, 4);
+  g_autoptr(RefImage) r1 = flow_download(d1, 4);
+  long kept = 0;
+  for (int i = 0; i < W * H; i++)
+    kept += r0->data[4 * i + 3] > 0.0;
+  g_assert_cmpint(kept, >, W * H / 10);
+  g_assert_cmpint(kept, <, W * H * 9 / 10);
+  g_assert_cmpfloat(max_diff(r0, r1, 0, 4), ==, 0.0);
+  for (int s16 = 0; s16 < 2; s16++) {
+    FlowPackLayout lay;
+    flow_pack_layout(W, H, s16, &lay);
+    g_autoptr(GpuBuffer) o0 = flow_storage_new(f.ctx, lay.layer_bytes);
+    g_autoptr(GpuBuffer) o1 = flow_storage_new(f.ctx, lay.layer_bytes);
+    g_assert_true(gpu_buffer_fill_u32(o0, 0xdeadbeefu, &error));
+    g_assert_true(gpu_buffer_fill_u32(o1, 0xdeadbeefu, &error));
+    flow_pass_pack(f.ps, med, o0, &lay);
+    flow_pass_pack_median(f.ps, fwd, o1, &lay);
+    g_autofree uint8_t *b0 = g_malloc(lay.layer_bytes), *b1 = g_malloc(lay.layer_bytes);
+    g_assert_true(gpu_buffer_read(o0, 0, b0, lay.layer_bytes, &error));
+    g_assert_true(gpu_buffer_read(o1, 0, b1, lay.layer_bytes, &error));
+    g_assert_true(memcmp(b0, b1, lay.layer_bytes) == 0);
+  }
+  flow_fixture_teardown(&f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -459,5 +585,6 @@ main(int argc, char **argv)
   g_test_add_func("/flow/stages/smooth-solve", test_smooth_solve);
   g_test_add_func("/flow/stages/fill-median-upsample", test_fill_median_upsample);
   g_test_add_func("/flow/stages/fb-pack", test_fb_pack);
+  g_test_add_func("/flow/stages/fused-priors", test_fused_priors);
   return flow_fixture_run();
 }
