@@ -28,12 +28,14 @@ enum {
 typedef enum {
   PASS_INGEST,
   PASS_REDUCE,
+  PASS_REDUCE_U8,      /* flow_reduce.comp reading the 8-bit frame (the ingest, §1) */
   PASS_ROWS,
+  PASS_ROWS_U8,        /* flow_rows.comp reading the 8-bit frame */
   PASS_COLUMNS,
   PASS_FEATURES,
   PASS_MEAN,
   PASS_TERMS,
-  PASS_TERMS_MEDIAN,   /* flow_terms.comp with the prior computed: the 3x3 median (§10) */
+  PASS_TERMS_MEDIAN,   /* flow_terms.comp with the prior computed: the 3x3 median (§12) */
   PASS_TERMS_UPSAMPLE, /* ... the upsampled coarser level */
   PASS_SMOOTH_ROWS,    /* flow_smooth_rows.comp with the applicability filter (§6) */
   PASS_FILL_ROWS,      /* the same file with the hole-fill filter (§7) */
@@ -63,7 +65,10 @@ typedef struct {
 static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_INGEST] = { "flow_ingest.comp", NULL, 0, { "size" } },
   [PASS_REDUCE] = { "flow_reduce.comp", NULL, 0, { "src_size", "dst_size" } },
+  [PASS_REDUCE_U8] = { "flow_reduce.comp", "#define SRC_FORMAT r8\n", 0,
+                       { "src_size", "dst_size" } },
   [PASS_ROWS] = { "flow_rows.comp", NULL, D_BANK, { "size" } },
+  [PASS_ROWS_U8] = { "flow_rows.comp", "#define SRC_FORMAT r8\n", D_BANK, { "size" } },
   [PASS_COLUMNS] = { "flow_columns.comp", NULL, D_BANK, { "size" } },
   [PASS_FEATURES] = { "flow_features.comp", NULL, D_FREQ | D_FEATURES,
                       { "size", "partial_base" } },
@@ -234,7 +239,9 @@ flow_passes_new(GpuContext *gpu, const FlowParams *params, GError **error)
     g_autofree char *defines = pass_defines(params, pi->groups, pi->variant);
     g_autofree char *label = g_strdup_printf("flow/%s%s%s", pi->file,
                                              i == PASS_FILL_ROWS ? " (fill)" : "",
-                                             pi->variant ? " (prior computed)" : "");
+                                             !pi->variant ? ""
+                                             : strstr(pi->variant, "r8") ? " (8-bit source)"
+                                             : " (input computed)");
     GpuPassParams pp = { .label = label, .resource = pi->file, .defines = defines };
     memcpy(pp.uniforms, pi->uniforms, sizeof pp.uniforms);
     if (!(ps->pass[i] = gpu_pass_new(gpu, &pp, error)))
@@ -281,10 +288,17 @@ flow_pass_ingest(FlowPasses *ps, GpuImage *src8, GpuImage *dst)
   run_over(p, &run, dst);
 }
 
+/* The variant of a pass that reads `src`: R32F, or the 8-bit frame (R8). */
+static GpuPass *
+for_source(FlowPasses *ps, PassId r32f, PassId r8, GpuImage *src)
+{
+  return ps->pass[gpu_image_get_format(src) == GPU_FORMAT_R8 ? r8 : r32f];
+}
+
 void
 flow_pass_reduce(FlowPasses *ps, GpuImage *src, GpuImage *dst)
 {
-  GpuPass *p = ps->pass[PASS_REDUCE];
+  GpuPass *p = for_source(ps, PASS_REDUCE, PASS_REDUCE_U8, src);
   set_size(p, 0, src);
   set_size(p, 1, dst);
   GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) } };
@@ -294,7 +308,7 @@ flow_pass_reduce(FlowPasses *ps, GpuImage *src, GpuImage *dst)
 void
 flow_pass_rows(FlowPasses *ps, GpuImage *src, int w, int h, int frames, GpuImage *rows)
 {
-  GpuPass *p = ps->pass[PASS_ROWS];
+  GpuPass *p = for_source(ps, PASS_ROWS, PASS_ROWS_U8, src);
   gpu_pass_set_ivec2(p, 0, w, h);
   GpuPassRun run = { .images = { IMG(src, READ), IMG(rows, WRITE) }, .size = { w, h, frames } };
   gpu_pass_dispatch(p, &run);

@@ -34,10 +34,13 @@ void flow_passes_free(FlowPasses *passes);
 /* Layers of the row responses per frame for these parameters. */
 int flow_passes_row_layers(const FlowParams *params);
 
-/* R8 src (B layers) -> R32F level 0. */
+/* R8 src (B layers) -> R32F level 0. The engine does not run it: the reduce and the row
+ * pass read an R8 source as I = Y / 255 themselves (the same values). */
 void flow_pass_ingest(FlowPasses *ps, GpuImage *src8, GpuImage *dst);
+/* src R32F, or level 0 as the R8 frame itself. */
 void flow_pass_reduce(FlowPasses *ps, GpuImage *src, GpuImage *dst);
-/* Row and column passes of the bank over w x h (the level size) of `src`. */
+/* Row and column passes of the bank over w x h (the level size) of `src` (R32F, or level
+ * 0 as the R8 frame itself). */
 void flow_pass_rows(FlowPasses *ps, GpuImage *src, int w, int h, int frames, GpuImage *rows);
 void flow_pass_columns(FlowPasses *ps, GpuImage *rows, int w, int h, int frames,
                        GpuImage *q);
@@ -54,7 +57,7 @@ void flow_pass_mean(FlowPasses *ps, GpuBuffer *partials, int partial_base, int w
  * prior flow; mean_base locates feat0's means. */
 void flow_pass_terms(FlowPasses *ps, GpuImage *feat0, GpuImage *feat1, GpuImage *flow,
                      GpuImage *terms, GpuBuffer *means, int mean_base, int level);
-/* Where the terms pass takes its prior from (docs/optical-flow.md §10): the image `flow`
+/* Where the terms pass takes its prior from (docs/optical-flow.md §12): the image `flow`
  * as it is, or computed in the same pass from `prior_src` and written to `flow`, exactly
  * as flow_pass_median (FLOW_PRIOR_MEDIAN: prior_src is the previous round's flow, of
  * flow's size) or flow_pass_upsample (FLOW_PRIOR_UPSAMPLE: prior_src is the next coarser

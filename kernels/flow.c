@@ -42,7 +42,7 @@ struct FlowEngine {
   GpuBuffer *upload;       /* one frame, tight rows */
   GpuFence *upload_fence;  /* after the last upload from it */
   GpuImage *in8;
-  GpuImage *img[FLOW_MAX_LEVELS];
+  GpuImage *img[FLOW_MAX_LEVELS];        /* levels 1.. (level 0 is in8 itself) */
   GpuImage *rows, *q, *terms, *tmp, *post;
   GpuImage *feat[2][FLOW_MAX_LEVELS];     /* [frame slot][level] */
   GpuImage *flow[2][FLOW_MAX_LEVELS];     /* [direction][level] */
@@ -127,7 +127,7 @@ engine_alloc(FlowEngine *e, GError **error)
   for (int s = 0; s < e->levels; s++) {
     int w, h;
     flow_params_level_size(&e->p, s, &w, &h);
-    if (!(e->img[s] = make_image(e, "img", s, w, h, GPU_FORMAT_R32F, 1, error)) ||
+    if ((s > 0 && !(e->img[s] = make_image(e, "img", s, w, h, GPU_FORMAT_R32F, 1, error))) ||
         !(e->spare[s] = make_image(e, "spare", s, w, h, GPU_FORMAT_RGBA32F, 1, error)))
       return false;
     for (int i = 0; i < 2; i++)
@@ -223,12 +223,13 @@ static void
 filter_frame(FlowEngine *e, int fs)
 {
   int N = e->p.orientations;
-  flow_pass_ingest(e->passes, e->in8, e->img[0]);
+  /* Level 0 is the 8-bit frame itself: the passes that read it do the ingest (§1). */
   for (int s = 1; s < e->levels; s++)
-    flow_pass_reduce(e->passes, e->img[s - 1], e->img[s]);
+    flow_pass_reduce(e->passes, s > 1 ? e->img[s - 1] : e->in8, e->img[s]);
   for (int s = 0; s < e->levels; s++) {
-    int w = gpu_image_get_width(e->img[s]), h = gpu_image_get_height(e->img[s]);
-    flow_pass_rows(e->passes, e->img[s], w, h, 1, e->rows);
+    GpuImage *level = s > 0 ? e->img[s] : e->in8;
+    int w = gpu_image_get_width(level), h = gpu_image_get_height(level);
+    flow_pass_rows(e->passes, level, w, h, 1, e->rows);
     flow_pass_columns(e->passes, e->rows, w, h, 1, e->q);
     flow_pass_features(e->passes, e->q, e->feat[fs][s], e->partials, e->partial_base[s]);
     flow_pass_mean(e->passes, e->partials, e->partial_base[s], w, h, 1, e->means,
@@ -247,7 +248,7 @@ swap_spare(FlowEngine *e, int d, int s)
 }
 
 /* Coarse to fine from frame slot `from` to `to` into direction d (§7). The prior of a round
- * is computed by its terms pass (§10): the upsampled coarser level in the first round of
+ * is computed by its terms pass (§12): the upsampled coarser level in the first round of
  * a level, the median of the previous round's flow in the others. The median of a
  * level's last round is a pass of its own, except with `median_later` at level 0: there
  * flow[d][0] is left without it, for the consumer that computes it. */

@@ -1,7 +1,7 @@
 #version 450
 // Forward-backward check (docs/optical-flow.md §8): w = 0 and certainty 0 where
 // |f(x) + b(x + f(x))| > FB_MAX (b bilinear) or x + f(x) leaves the frame. With
-// FWD_MEDIAN, f is the 3x3 median of `fwd` (flow_prior.glsl), computed here (§10).
+// FWD_MEDIAN, f is the 3x3 median of `fwd` (flow_prior.glsl), computed here (§12).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray fwd;
 layout(rgba32f, binding = 1) readonly uniform image2DArray bwd;

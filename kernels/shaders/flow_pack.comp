@@ -3,7 +3,7 @@
 // (FLOW_UNKNOWN where w = 0) or as int16 at 1/32 px (INT16_MIN unknown; two pixels per
 // 32-bit word, the lower address in the low half). One invocation per two pixels. With
 // SRC_MEDIAN, what is packed is the 3x3 median of `src` (flow_prior.glsl), computed here
-// (§10).
+// (§12).
 layout(local_size_x = 256) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray src;
 layout(std430, binding = 4) writeonly buffer Out { uint words[]; };

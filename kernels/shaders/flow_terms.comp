@@ -3,7 +3,7 @@
 // frame's features are sampled bilinearly at x + prior flow, and every orientation that
 // passes the gates adds its constraint g . f = g . f0 - dphi to the products
 // (Gxx, Gxy, Gyy, C) in layer 2b and (Bx, By, E, 0) in layer 2b + 1.
-// With PRIOR_MEDIAN or PRIOR_UPSAMPLE the prior is computed here (§10) from `prior_src`,
+// With PRIOR_MEDIAN or PRIOR_UPSAMPLE the prior is computed here (§12) from `prior_src`,
 // the previous round's flow (its 3x3 median) or the coarser level's (its upsampling), and
 // written to `flow`, as flow_median.comp / flow_upsample.comp would have written it.
 #include "common.glsl"

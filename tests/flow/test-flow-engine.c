@@ -214,8 +214,8 @@ count_flow_frame(GpuContext *ctx, FlowEngine *e, bool dry)
   return c;
 }
 
-/* The dispatches of one flow frame as docs/optical-flow.md §10 lists them, from the
- * parameters: the filtering of the new frame; per direction and round the terms (which
+/* The dispatches of one flow frame as docs/optical-flow.md §12 lists them, from the
+ * parameters: the filtering of the new frame (its level 0 read as 8 bits); per direction and round the terms (which
  * compute their prior: the upsampled coarser level or the previous round's median), the
  * applicability filter, the solve and the hole fill; the median of each level's last
  * round, except the forward flow's at level 0 (computed by the check or the packing);
@@ -224,7 +224,7 @@ static int
 expected_dispatches(const FlowParams *p)
 {
   int L = flow_params_get_levels(p), dirs = p->fb_check ? 2 : 1;
-  int filter = 1 + (L - 1) + 4 * L;            /* ingest, reduce; rows, columns, features, mean */
+  int filter = (L - 1) + 4 * L;   /* reduce; rows, columns, features, mean (no ingest: §1) */
   int round = 3 + 2 * p->fill_iterations;      /* terms, smooth rows, solve, fill */
   int medians = p->median ? dirs * L - 1 : 0;
   int post = p->fb_check ? 1 + (p->densify ? 2 * FLOW_DENSIFY_ITERATIONS : 0) : 0;

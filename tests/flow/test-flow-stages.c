@@ -448,6 +448,53 @@ test_fb_pack(void)
   flow_fixture_teardown(&f);
 }
 
+/* The ingest against the reference, and the reduce and the row pass on the 8-bit frame
+ * itself (how the engine runs level 0: they read it as I = Y / 255) bit for bit equal to
+ * the same passes on the ingest's output. */
+static void
+test_ingest(void)
+{
+  FlowFixture f;
+  flow_fixture_setup(&f, W, H);
+  if (!f.ctx)
+    return;
+  g_autofree uint8_t *y = g_new(uint8_t, W * H);
+  for (int i = 0; i < W * H; i++)
+    y[i] = (uint8_t)g_rand_int_range(flow_rng, 0, 256);
+  g_autoptr(RefImage) ref = ref_ingest(y, W, H, W);
+  g_autoptr(GpuImage) src8 = flow_image_new(f.ctx, W, H, 1, GPU_FORMAT_R8);
+  g_autoptr(GpuImage) level0 = flow_image_new(f.ctx, W, H, 1, GPU_FORMAT_R32F);
+  GError *error = NULL;
+  g_assert_true(gpu_image_upload(src8, 0, y, W, &error));
+  flow_poison(level0);
+  flow_pass_ingest(f.ps, src8, level0);
+  g_autoptr(RefImage) got = flow_download(level0, 1);
+  g_assert_cmpfloat(max_diff(ref, got, 0, 1), <, 1e-7);
+
+  int rl = flow_passes_row_layers(&f.p);
+  GpuImage *reduced[2], *rows[2];
+  for (int i = 0; i < 2; i++) {
+    reduced[i] = flow_image_new(f.ctx, (W + 1) / 2, (H + 1) / 2, 1, GPU_FORMAT_R32F);
+    rows[i] = flow_image_new(f.ctx, W, H, rl, GPU_FORMAT_RGBA32F);
+    flow_poison(reduced[i]);
+    flow_poison(rows[i]);
+    GpuImage *src = i ? src8 : level0;
+    flow_pass_reduce(f.ps, src, reduced[i]);
+    flow_pass_rows(f.ps, src, W, H, 1, rows[i]);
+  }
+  g_autoptr(RefImage) r0 = flow_download(reduced[0], 1);
+  g_autoptr(RefImage) r1 = flow_download(reduced[1], 1);
+  g_autoptr(RefImage) q0 = flow_download(rows[0], 4);
+  g_autoptr(RefImage) q1 = flow_download(rows[1], 4);
+  g_assert_cmpfloat(max_diff(r0, r1, 0, 1), ==, 0.0);
+  g_assert_cmpfloat(max_diff(q0, q1, 0, 4 * rl), ==, 0.0);
+  for (int i = 0; i < 2; i++) {
+    gpu_image_free(reduced[i]);
+    gpu_image_free(rows[i]);
+  }
+  flow_fixture_teardown(&f);
+}
+
 /* A flow field near (du, dv) with values (w = 1) on a random `density` of the pixels. */
 static RefImage *
 field_near(int w, int h, double du, double dv, double density)
@@ -464,7 +511,7 @@ field_near(int w, int h, double du, double dv, double density)
   return fl;
 }
 
-/* The passes that compute their input themselves (docs/optical-flow.md §10) write exactly
+/* The passes that compute their input themselves (docs/optical-flow.md §12) write exactly
  * what the separate passes write: the terms with the median or the upsampling of their
  * prior (the prior written too), the check of the forward flow's median, the packing of
  * the median. Compared bit for bit with the median / upsampling pass followed by the plain
@@ -578,6 +625,7 @@ int
 main(int argc, char **argv)
 {
   flow_fixture_init(&argc, &argv);
+  g_test_add_func("/flow/stages/ingest", test_ingest);
   g_test_add_func("/flow/stages/reduce", test_reduce);
   g_test_add_func("/flow/stages/bank", test_bank);
   g_test_add_func("/flow/stages/features", test_features);
