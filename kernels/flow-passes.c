@@ -33,6 +33,7 @@ typedef enum {
   PASS_ROWS_U8,        /* flow_rows.comp reading the 8-bit frame */
   PASS_COLUMNS,
   PASS_FEATURES,
+  PASS_FEATURES_MEAN,  /* flow_features.comp with the level's means (the last workgroup) */
   PASS_MEAN,
   PASS_TERMS,
   PASS_TERMS_MEDIAN,   /* flow_terms.comp with the prior computed: the 3x3 median (§12) */
@@ -72,6 +73,9 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_COLUMNS] = { "flow_columns.comp", NULL, D_BANK, { "size" } },
   [PASS_FEATURES] = { "flow_features.comp", NULL, D_FREQ | D_FEATURES,
                       { "size", "partial_base" } },
+  [PASS_FEATURES_MEAN] = { "flow_features.comp", "#define WITH_MEAN 1\n",
+                           D_FREQ | D_FEATURES | D_LEVELS,
+                           { "size", "partial_base", "level", "mean_base", "inv_pixels" } },
   [PASS_MEAN] = { "flow_mean.comp", NULL, D_LEVELS,
                   { "partial_base", "groups", "level", "mean_base", "inv_pixels" } },
   [PASS_TERMS] = { "flow_terms.comp", NULL, D_FREQ | D_TERMS | D_LEVELS, TERMS_UNIFORMS },
@@ -339,6 +343,24 @@ flow_pass_features(FlowPasses *ps, GpuImage *q, GpuImage *feat, GpuBuffer *parti
   gpu_pass_set_int(p, 1, partial_base);
   GpuPassRun run = { .images = { IMG(q, READ), IMG(feat, WRITE) },
                      .buffers = { [2] = BUF(partials, WRITE) } };
+  run_over(p, &run, feat);
+}
+
+void
+flow_pass_features_mean(FlowPasses *ps, GpuImage *q, GpuImage *feat, GpuBuffer *partials,
+                        int partial_base, GpuBuffer *counters, GpuBuffer *means, int mean_base,
+                        int level)
+{
+  GpuPass *p = ps->pass[PASS_FEATURES_MEAN];
+  int w = gpu_image_get_width(feat), h = gpu_image_get_height(feat);
+  set_size(p, 0, feat);
+  gpu_pass_set_int(p, 1, partial_base);
+  gpu_pass_set_int(p, 2, level);
+  gpu_pass_set_int(p, 3, mean_base);
+  gpu_pass_set_float(p, 4, (float)(1.0 / ((double)w * h)));
+  GpuPassRun run = { .images = { IMG(q, READ), IMG(feat, WRITE) },
+                     .buffers = { [2] = BUF(partials, READ_WRITE), [3] = BUF(means, WRITE),
+                                  [5] = BUF(counters, READ_WRITE) } };
   run_over(p, &run, feat);
 }
 

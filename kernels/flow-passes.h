@@ -50,6 +50,13 @@ void flow_pass_columns(FlowPasses *ps, GpuImage *rows, int w, int h, int frames,
 void flow_pass_features(FlowPasses *ps, GpuImage *q, GpuImage *feat, GpuBuffer *partials,
                         int partial_base);
 int flow_pass_features_groups(int width, int height);
+/* flow_pass_features and flow_pass_mean (one frame, the level of feat's size) in one
+ * dispatch: the last workgroup of each layer to finish (an atomic counter in `counters`,
+ * uint [layer * FLOW_MAX_LEVELS + level], zero before and left zero) sums the layer's
+ * partials as flow_pass_mean does, in its order (the same means). */
+void flow_pass_features_mean(FlowPasses *ps, GpuImage *q, GpuImage *feat, GpuBuffer *partials,
+                             int partial_base, GpuBuffer *counters, GpuBuffer *means,
+                             int mean_base, int level);
 /* Mean |q_k| of a level: means[mean_base + (b N + k) FLOW_MAX_LEVELS + level]. */
 void flow_pass_mean(FlowPasses *ps, GpuBuffer *partials, int partial_base, int width,
                     int height, int frames, GpuBuffer *means, int mean_base, int level);

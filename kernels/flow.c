@@ -48,6 +48,7 @@ struct FlowEngine {
   GpuImage *flow[2][FLOW_MAX_LEVELS];     /* [direction][level] */
   GpuImage *spare[FLOW_MAX_LEVELS];       /* the median's output, swapped with flow */
   GpuBuffer *partials, *means, *packed;
+  GpuBuffer *counters;     /* the features pass's per-layer counters, zero between uses */
   int partial_base[FLOW_MAX_LEVELS];
   FlowPackLayout layout;
 
@@ -86,6 +87,7 @@ flow_engine_free(FlowEngine *e)
   gpu_fence_free(e->upload_fence);
   gpu_buffer_free(e->partials);
   gpu_buffer_free(e->means);
+  gpu_buffer_free(e->counters);
   gpu_buffer_free(e->packed);
   flow_passes_free(e->passes);
   g_free(e->label);
@@ -146,6 +148,9 @@ engine_alloc(FlowEngine *e, GError **error)
                                   error)) ||
       !(e->means = make_buffer(e, "means", 0, 2 * (size_t)N * FLOW_MAX_LEVELS * 4,
                                GPU_BUFFER_STORAGE, error)) ||
+      !(e->counters = make_buffer(e, "counters", 0, (size_t)N * FLOW_MAX_LEVELS * 4,
+                                  GPU_BUFFER_STORAGE, error)) ||
+      !gpu_buffer_fill_u32(e->counters, 0, error) ||
       !(e->packed = make_buffer(e, "packed", 0, e->layout.layer_bytes, GPU_BUFFER_STORAGE,
                                 error)) ||
       !(e->upload = make_buffer(e, "upload", 0, (size_t)w0 * h0, GPU_BUFFER_UPLOAD, error)) ||
@@ -231,9 +236,8 @@ filter_frame(FlowEngine *e, int fs)
     int w = gpu_image_get_width(level), h = gpu_image_get_height(level);
     flow_pass_rows(e->passes, level, w, h, 1, e->rows);
     flow_pass_columns(e->passes, e->rows, w, h, 1, e->q);
-    flow_pass_features(e->passes, e->q, e->feat[fs][s], e->partials, e->partial_base[s]);
-    flow_pass_mean(e->passes, e->partials, e->partial_base[s], w, h, 1, e->means,
-                   fs * N * FLOW_MAX_LEVELS, s);
+    flow_pass_features_mean(e->passes, e->q, e->feat[fs][s], e->partials, e->partial_base[s],
+                            e->counters, e->means, fs * N * FLOW_MAX_LEVELS, s);
   }
 }
 

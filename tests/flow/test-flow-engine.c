@@ -224,7 +224,7 @@ static int
 expected_dispatches(const FlowParams *p)
 {
   int L = flow_params_get_levels(p), dirs = p->fb_check ? 2 : 1;
-  int filter = (L - 1) + 4 * L;   /* reduce; rows, columns, features, mean (no ingest: §1) */
+  int filter = (L - 1) + 3 * L;   /* reduce; rows, columns, features + means (no ingest) */
   int round = 3 + 2 * p->fill_iterations;      /* terms, smooth rows, solve, fill */
   int medians = p->median ? dirs * L - 1 : 0;
   int post = p->fb_check ? 1 + (p->densify ? 2 * FLOW_DENSIFY_ITERATIONS : 0) : 0;

@@ -172,6 +172,69 @@ test_features(void)
   flow_fixture_teardown(&f);
 }
 
+/* The features pass that also computes the means (the last workgroup of each layer)
+ * writes what the features pass followed by the mean pass write, bit for bit, and leaves
+ * its counters zero: on a level of more than 256 workgroups (several partials per
+ * invocation of the sum), twice on the same counters, into the second frame's means. */
+static void
+test_features_mean(void)
+{
+  FlowFixture f;
+  flow_fixture_setup(&f, W, H);
+  if (!f.ctx)
+    return;
+  const int w = 288, h = 274, level = 2, base = 5;
+  int N = f.p.orientations, groups = flow_pass_features_groups(w, h);
+  g_assert_cmpint(groups, >, 256);
+  g_autoptr(RefImage) q = flow_random_image(w, h, 2 * N, -0.5, 0.5);
+  g_autoptr(GpuImage) gq = flow_image_new(f.ctx, w, h, N, GPU_FORMAT_RG32F);
+  flow_upload(gq, q, 2);
+  size_t mean_bytes = (size_t)2 * N * FLOW_MAX_LEVELS * 4;
+  GpuImage *feat[2];
+  GpuBuffer *partials[2], *means[2];
+  GError *error = NULL;
+  for (int i = 0; i < 2; i++) {
+    feat[i] = flow_image_new(f.ctx, w, h, N, GPU_FORMAT_RGBA32F);
+    partials[i] = flow_storage_new(f.ctx, (size_t)(N * groups + base) * 4);
+    means[i] = flow_storage_new(f.ctx, mean_bytes);
+    g_assert_true(gpu_buffer_fill_u32(means[i], 0x7fc00000u, &error));
+  }
+  g_autoptr(GpuBuffer) counters = flow_storage_new(f.ctx, (size_t)N * FLOW_MAX_LEVELS * 4);
+  g_assert_true(gpu_buffer_fill_u32(counters, 0, &error));
+  int mean_base = N * FLOW_MAX_LEVELS;
+  flow_poison(feat[0]);
+  flow_pass_features(f.ps, gq, feat[0], partials[0], base);
+  flow_pass_mean(f.ps, partials[0], base, w, h, 1, means[0], mean_base, level);
+  g_autoptr(RefImage) f0 = flow_download(feat[0], 4);
+  g_autofree float *m0 = g_malloc(mean_bytes), *m1 = g_malloc(mean_bytes);
+  g_assert_true(gpu_buffer_read(means[0], 0, m0, mean_bytes, &error));
+  for (int round = 0; round < 2; round++) {
+    flow_poison(feat[1]);
+    g_assert_true(gpu_buffer_fill_u32(means[1], 0x7fc00000u, &error));
+    flow_pass_features_mean(f.ps, gq, feat[1], partials[1], base, counters, means[1],
+                            mean_base, level);
+    g_autoptr(RefImage) f1 = flow_download(feat[1], 4);
+    g_assert_cmpfloat(max_diff(f0, f1, 0, 4 * N), ==, 0.0);
+    g_assert_true(gpu_buffer_read(means[1], 0, m1, mean_bytes, &error));
+    for (int k = 0; k < N; k++) {
+      float a = m0[mean_base + k * FLOW_MAX_LEVELS + level];
+      float b = m1[mean_base + k * FLOW_MAX_LEVELS + level];
+      g_assert_cmpfloat(a, >, 0.0);
+      g_assert_cmpfloat(a, ==, b);
+    }
+    uint32_t c[FLOW_MAX_ORIENTATIONS * FLOW_MAX_LEVELS];
+    g_assert_true(gpu_buffer_read(counters, 0, c, (size_t)N * FLOW_MAX_LEVELS * 4, &error));
+    for (int i = 0; i < N * FLOW_MAX_LEVELS; i++)
+      g_assert_cmpuint(c[i], ==, 0);
+  }
+  for (int i = 0; i < 2; i++) {
+    gpu_image_free(feat[i]);
+    gpu_buffer_free(partials[i]);
+    gpu_buffer_free(means[i]);
+  }
+  flow_fixture_teardown(&f);
+}
+
 /* Features of a textured pair moving by (du, dv), a prior near it, the terms. */
 static void
 terms_case(FlowFixture *f, double du, double dv, RefImage **ref_out, RefImage **got_out,
@@ -629,6 +692,7 @@ main(int argc, char **argv)
   g_test_add_func("/flow/stages/reduce", test_reduce);
   g_test_add_func("/flow/stages/bank", test_bank);
   g_test_add_func("/flow/stages/features", test_features);
+  g_test_add_func("/flow/stages/features-mean", test_features_mean);
   g_test_add_func("/flow/stages/terms", test_terms);
   g_test_add_func("/flow/stages/smooth-solve", test_smooth_solve);
   g_test_add_func("/flow/stages/fill-median-upsample", test_fill_median_upsample);
