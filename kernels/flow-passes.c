@@ -47,7 +47,6 @@ typedef enum {
   PASS_FB,
   PASS_FB_MEDIAN,      /* the check of the forward flow's 3x3 median, computed there */
   PASS_PACK,
-  PASS_PACK_MEDIAN,    /* the packing of the 3x3 median, computed there */
   PASS_COUNT
 } PassId;
 
@@ -61,7 +60,6 @@ typedef struct {
 /* Uniform handles are the index in PassInfo.uniforms. */
 #define TERMS_UNIFORMS \
   { "size", "mean_base", "level", "gamma_exp", "energy_exp", "cos2_exp", "prior_size" }
-#define PACK_UNIFORMS { "size", "s16", "layer_words", "v_offset" }
 
 static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_INGEST] = { "flow_ingest.comp", NULL, 0, { "size" } },
@@ -91,8 +89,7 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_UPSAMPLE] = { "flow_upsample.comp", NULL, 0, { "src_size", "dst_size" } },
   [PASS_FB] = { "flow_fb.comp", NULL, D_FB, { "size" } },
   [PASS_FB_MEDIAN] = { "flow_fb.comp", "#define FWD_MEDIAN 1\n", D_FB, { "size" } },
-  [PASS_PACK] = { "flow_pack.comp", NULL, D_PACK, PACK_UNIFORMS },
-  [PASS_PACK_MEDIAN] = { "flow_pack.comp", "#define SRC_MEDIAN 1\n", D_PACK, PACK_UNIFORMS },
+  [PASS_PACK] = { "flow_pack.comp", NULL, D_PACK, { "size", "s16", "layer_words", "v_offset" } },
 };
 
 struct FlowPasses {
@@ -499,10 +496,10 @@ flow_pack_layout(int width, int height, bool s16, FlowPackLayout *layout)
   layout->layer_bytes = 2 * layout->v_offset;
 }
 
-static void
-run_pack(FlowPasses *ps, PassId id, GpuImage *src, GpuBuffer *out, const FlowPackLayout *layout)
+void
+flow_pass_pack(FlowPasses *ps, GpuImage *src, GpuBuffer *out, const FlowPackLayout *layout)
 {
-  GpuPass *p = ps->pass[id];
+  GpuPass *p = ps->pass[PASS_PACK];
   int w = gpu_image_get_width(src), h = gpu_image_get_height(src);
   set_size(p, 0, src);
   gpu_pass_set_int(p, 1, layout->s16 ? 1 : 0);
@@ -512,17 +509,4 @@ run_pack(FlowPasses *ps, PassId id, GpuImage *src, GpuBuffer *out, const FlowPac
   GpuPassRun run = { .images = { IMG(src, READ) }, .buffers = { [4] = BUF(out, WRITE) },
                      .size = { (int)pairs, 1, gpu_image_get_layers(src) } };
   gpu_pass_dispatch(p, &run);
-}
-
-void
-flow_pass_pack(FlowPasses *ps, GpuImage *src, GpuBuffer *out, const FlowPackLayout *layout)
-{
-  run_pack(ps, PASS_PACK, src, out, layout);
-}
-
-void
-flow_pass_pack_median(FlowPasses *ps, GpuImage *src, GpuBuffer *out,
-                      const FlowPackLayout *layout)
-{
-  run_pack(ps, PASS_PACK_MEDIAN, src, out, layout);
 }

@@ -99,9 +99,6 @@ typedef struct {
 void flow_pack_layout(int width, int height, bool s16, FlowPackLayout *layout);
 void flow_pass_pack(FlowPasses *ps, GpuImage *src, GpuBuffer *out,
                     const FlowPackLayout *layout);
-/* The same for the 3x3 median of src (what flow_pass_median would write), computed here. */
-void flow_pass_pack_median(FlowPasses *ps, GpuImage *src, GpuBuffer *out,
-                           const FlowPackLayout *layout);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(FlowPasses, flow_passes_free)
 

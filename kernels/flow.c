@@ -255,7 +255,7 @@ swap_spare(FlowEngine *e, int d, int s)
  * is computed by its terms pass (§12): the upsampled coarser level in the first round of
  * a level, the median of the previous round's flow in the others. The median of a
  * level's last round is a pass of its own, except with `median_later` at level 0: there
- * flow[d][0] is left without it, for the consumer that computes it. */
+ * flow[d][0] is left without it, for the forward-backward check that computes it. */
 static void
 run_direction(FlowEngine *e, int d, int from, int to, bool median_later)
 {
@@ -334,8 +334,8 @@ flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t 
   filter_frame(e, fs);
   gpu_timer_stamp(sl->timer, 2);
   if (with_flow) {
-    /* the forward flow's last median is computed by the check or the packing */
-    run_direction(e, 0, e->cur, fs, true);
+    /* with the check, the forward flow's last median is computed by it */
+    run_direction(e, 0, e->cur, fs, e->p.fb_check);
     if (e->n_dirs > 1)
       run_direction(e, 1, fs, e->cur, false);
   }
@@ -349,8 +349,6 @@ flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t 
       if (e->p.densify)
         flow_pass_fill(e->passes, e->post, e->tmp, FLOW_DENSIFY_ITERATIONS);
       flow_pass_pack(e->passes, e->post, e->packed, &e->layout);
-    } else if (e->p.median) {
-      flow_pass_pack_median(e->passes, e->flow[0][0], e->packed, &e->layout);
     } else {
       flow_pass_pack(e->passes, e->flow[0][0], e->packed, &e->layout);
     }

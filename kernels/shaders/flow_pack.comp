@@ -1,9 +1,7 @@
 #version 450
 // Output packing (docs/optical-flow.md §9): the u plane then the v plane, as float
 // (FLOW_UNKNOWN where w = 0) or as int16 at 1/32 px (INT16_MIN unknown; two pixels per
-// 32-bit word, the lower address in the low half). One invocation per two pixels. With
-// SRC_MEDIAN, what is packed is the 3x3 median of `src` (flow_prior.glsl), computed here
-// (§12).
+// 32-bit word, the lower address in the low half). One invocation per two pixels.
 layout(local_size_x = 256) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray src;
 layout(std430, binding = 4) writeonly buffer Out { uint words[]; };
@@ -11,13 +9,6 @@ uniform ivec2 size;
 uniform int s16;
 uniform int layer_words;   // words per layer
 uniform int v_offset;      // word offset of the v plane
-#ifdef SRC_MEDIAN
-#define PRIOR_IMAGE src
-#include "flow_prior.glsl"
-#define LOAD(p) flow_median_at(ivec3((p) % size.x, (p) / size.x, layer), size)
-#else
-#define LOAD(p) imageLoad(src, ivec3((p) % size.x, (p) / size.x, layer))
-#endif
 
 uint s16_of(float x, bool known)
 {
@@ -35,10 +26,11 @@ void main()
   int p0 = 2 * i;
   if (p0 >= n)
     return;
-  vec4 a = LOAD(p0);
+  vec4 a = imageLoad(src, ivec3(p0 % size.x, p0 / size.x, layer));
   bool ka = a.w > 0.0;
   bool has_b = p0 + 1 < n;
-  vec4 b = has_b ? LOAD(p0 + 1) : vec4(0.0);
+  vec4 b = has_b ? imageLoad(src, ivec3((p0 + 1) % size.x, (p0 + 1) / size.x, layer))
+                 : vec4(0.0);
   bool kb = has_b && b.w > 0.0;
   int base = layer * layer_words;
   if (s16 != 0) {

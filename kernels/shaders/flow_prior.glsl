@@ -1,7 +1,7 @@
 // flow_prior.glsl: the 3x3 median and the 2x upsampling of a flow field (u, v, c, w)
 // (docs/optical-flow.md §7) as functions: for flow_median.comp and flow_upsample.comp, and
 // for the passes that compute them where they read them instead of reading a separate
-// pass's output (§12: the terms, the forward-backward check, the packing). One text, so
+// pass's output (§12: the terms, the forward-backward check). One text, so
 // that a fused pass computes exactly the values the separate pass would have written.
 // The includer defines PRIOR_IMAGE, the name of the image2DArray read.
 

@@ -218,7 +218,7 @@ count_flow_frame(GpuContext *ctx, FlowEngine *e, bool dry)
  * parameters: the filtering of the new frame (its level 0 read as 8 bits); per direction and round the terms (which
  * compute their prior: the upsampled coarser level or the previous round's median), the
  * applicability filter, the solve and the hole fill; the median of each level's last
- * round, except the forward flow's at level 0 (computed by the check or the packing);
+ * round, except the forward flow's at level 0 with the check (which computes it);
  * the consistency stage and the packing. */
 static int
 expected_dispatches(const FlowParams *p)
@@ -226,7 +226,7 @@ expected_dispatches(const FlowParams *p)
   int L = flow_params_get_levels(p), dirs = p->fb_check ? 2 : 1;
   int filter = (L - 1) + 3 * L;   /* reduce; rows, columns, features + means (no ingest) */
   int round = 3 + 2 * p->fill_iterations;      /* terms, smooth rows, solve, fill */
-  int medians = p->median ? dirs * L - 1 : 0;
+  int medians = p->median ? dirs * L - (p->fb_check ? 1 : 0) : 0;
   int post = p->fb_check ? 1 + (p->densify ? 2 * FLOW_DENSIFY_ITERATIONS : 0) : 0;
   return filter + dirs * L * p->iterations * round + medians + post + 1;
 }
