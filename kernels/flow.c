@@ -42,12 +42,13 @@ struct FlowEngine {
   GpuBuffer *upload;       /* one frame, tight rows */
   GpuFence *upload_fence;  /* after the last upload from it */
   GpuImage *in8;
-  GpuImage *img[FLOW_MAX_LEVELS];
+  GpuImage *img[FLOW_MAX_LEVELS];        /* levels 1.. (level 0 is in8 itself) */
   GpuImage *rows, *q, *terms, *tmp, *post;
   GpuImage *feat[2][FLOW_MAX_LEVELS];     /* [frame slot][level] */
   GpuImage *flow[2][FLOW_MAX_LEVELS];     /* [direction][level] */
   GpuImage *spare[FLOW_MAX_LEVELS];       /* the median's output, swapped with flow */
   GpuBuffer *partials, *means, *packed;
+  GpuBuffer *counters;     /* the features pass's per-layer counters, zero between uses */
   int partial_base[FLOW_MAX_LEVELS];
   FlowPackLayout layout;
 
@@ -55,6 +56,7 @@ struct FlowEngine {
   uint64_t cur_tag;
   Slot slots[MAX_IN_FLIGHT];
   int head, count;         /* oldest pending slot, number pending */
+  FlowWorkCounts last_counts;
 };
 
 void
@@ -85,6 +87,7 @@ flow_engine_free(FlowEngine *e)
   gpu_fence_free(e->upload_fence);
   gpu_buffer_free(e->partials);
   gpu_buffer_free(e->means);
+  gpu_buffer_free(e->counters);
   gpu_buffer_free(e->packed);
   flow_passes_free(e->passes);
   g_free(e->label);
@@ -126,7 +129,7 @@ engine_alloc(FlowEngine *e, GError **error)
   for (int s = 0; s < e->levels; s++) {
     int w, h;
     flow_params_level_size(&e->p, s, &w, &h);
-    if (!(e->img[s] = make_image(e, "img", s, w, h, GPU_FORMAT_R32F, 1, error)) ||
+    if ((s > 0 && !(e->img[s] = make_image(e, "img", s, w, h, GPU_FORMAT_R32F, 1, error))) ||
         !(e->spare[s] = make_image(e, "spare", s, w, h, GPU_FORMAT_RGBA32F, 1, error)))
       return false;
     for (int i = 0; i < 2; i++)
@@ -145,6 +148,9 @@ engine_alloc(FlowEngine *e, GError **error)
                                   error)) ||
       !(e->means = make_buffer(e, "means", 0, 2 * (size_t)N * FLOW_MAX_LEVELS * 4,
                                GPU_BUFFER_STORAGE, error)) ||
+      !(e->counters = make_buffer(e, "counters", 0, (size_t)N * FLOW_MAX_LEVELS * 4,
+                                  GPU_BUFFER_STORAGE, error)) ||
+      !gpu_buffer_fill_u32(e->counters, 0, error) ||
       !(e->packed = make_buffer(e, "packed", 0, e->layout.layer_bytes, GPU_BUFFER_STORAGE,
                                 error)) ||
       !(e->upload = make_buffer(e, "upload", 0, (size_t)w0 * h0, GPU_BUFFER_UPLOAD, error)) ||
@@ -205,6 +211,13 @@ flow_engine_pending(FlowEngine *e)
 }
 
 void
+flow_engine_get_last_counts(FlowEngine *e, FlowWorkCounts *counts)
+{
+  g_return_if_fail(e && counts);
+  *counts = e->last_counts;
+}
+
+void
 flow_engine_reset(FlowEngine *e)
 {
   e->cur = -1;
@@ -215,43 +228,60 @@ static void
 filter_frame(FlowEngine *e, int fs)
 {
   int N = e->p.orientations;
-  flow_pass_ingest(e->passes, e->in8, e->img[0]);
+  /* Level 0 is the 8-bit frame itself: the passes that read it do the ingest (§1). */
   for (int s = 1; s < e->levels; s++)
-    flow_pass_reduce(e->passes, e->img[s - 1], e->img[s]);
+    flow_pass_reduce(e->passes, s > 1 ? e->img[s - 1] : e->in8, e->img[s]);
   for (int s = 0; s < e->levels; s++) {
-    int w = gpu_image_get_width(e->img[s]), h = gpu_image_get_height(e->img[s]);
-    flow_pass_rows(e->passes, e->img[s], w, h, 1, e->rows);
+    GpuImage *level = s > 0 ? e->img[s] : e->in8;
+    int w = gpu_image_get_width(level), h = gpu_image_get_height(level);
+    flow_pass_rows(e->passes, level, w, h, 1, e->rows);
     flow_pass_columns(e->passes, e->rows, w, h, 1, e->q);
-    flow_pass_features(e->passes, e->q, e->feat[fs][s], e->partials, e->partial_base[s]);
-    flow_pass_mean(e->passes, e->partials, e->partial_base[s], w, h, 1, e->means,
-                   fs * N * FLOW_MAX_LEVELS, s);
+    flow_pass_features_mean(e->passes, e->q, e->feat[fs][s], e->partials, e->partial_base[s],
+                            e->counters, e->means, fs * N * FLOW_MAX_LEVELS, s);
   }
 }
 
-/* Coarse to fine from frame slot `from` to `to` into direction d (§7). */
+/* The median's output becomes the level's flow: the two images swap. Returns the input. */
+static GpuImage *
+swap_spare(FlowEngine *e, int d, int s)
+{
+  GpuImage *t = e->flow[d][s];
+  e->flow[d][s] = e->spare[s];
+  e->spare[s] = t;
+  return t;
+}
+
+/* Coarse to fine from frame slot `from` to `to` into direction d (§7). The prior of a round
+ * is computed by its terms pass (§12): the upsampled coarser level in the first round of
+ * a level, the median of the previous round's flow in the others. The median of a
+ * level's last round is a pass of its own, except with `median_later` at level 0: there
+ * flow[d][0] is left without it, for the forward-backward check that computes it. */
 static void
-run_direction(FlowEngine *e, int d, int from, int to)
+run_direction(FlowEngine *e, int d, int from, int to, bool median_later)
 {
   static const float zero[4] = { 0, 0, 0, 0 };
   int N = e->p.orientations;
   for (int s = e->levels - 1; s >= 0; s--) {
-    if (s == e->levels - 1) {
-      gpu_image_fill(e->flow[d][s], zero, NULL);
-      gpu_barrier();
-    } else {
-      flow_pass_upsample(e->passes, e->flow[d][s + 1], e->flow[d][s]);
-    }
     for (int it = 0; it < e->p.iterations; it++) {
-      flow_pass_terms(e->passes, e->feat[from][s], e->feat[to][s], e->flow[d][s], e->terms,
-                      e->means, from * N * FLOW_MAX_LEVELS, s);
+      FlowPrior prior = FLOW_PRIOR_IMAGE;
+      GpuImage *src = NULL;
+      if (it == 0 && s == e->levels - 1) {
+        gpu_image_fill(e->flow[d][s], zero, NULL);   /* the tracker orders it (gpu.h) */
+      } else if (it == 0) {
+        prior = FLOW_PRIOR_UPSAMPLE;
+        src = e->flow[d][s + 1];
+      } else if (e->p.median) {
+        prior = FLOW_PRIOR_MEDIAN;
+        src = swap_spare(e, d, s);
+      }
+      flow_pass_terms_prior(e->passes, prior, src, e->feat[from][s], e->feat[to][s],
+                            e->flow[d][s], e->terms, e->means, from * N * FLOW_MAX_LEVELS, s);
       flow_pass_smooth_solve(e->passes, e->terms, e->tmp, e->flow[d][s]);
       flow_pass_fill(e->passes, e->flow[d][s], e->tmp, e->p.fill_iterations);
-      if (e->p.median) {
-        flow_pass_median(e->passes, e->flow[d][s], e->spare[s]);
-        GpuImage *t = e->flow[d][s];
-        e->flow[d][s] = e->spare[s];
-        e->spare[s] = t;
-      }
+    }
+    if (e->p.median && !(s == 0 && median_later)) {
+      GpuImage *src = swap_spare(e, d, s);
+      flow_pass_median(e->passes, src, e->flow[d][s]);
     }
   }
 }
@@ -292,31 +322,36 @@ flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t 
   copy_plane(gpu_buffer_get_map(e->upload), frame, stride, e->width, e->height);
   int fs = e->cur >= 0 ? 1 - e->cur : 0;
 
+  GpuStats before, after;
+  gpu_context_get_stats(e->gpu, &before);
   gpu_timer_stamp(sl->timer, 0);
   GError *ignored = NULL;
   gpu_image_upload_from_buffer(e->in8, 0, e->upload, 0, e->width, &ignored);
   g_clear_error(&ignored);
-  gpu_barrier();
   if (!gpu_fence_reset(e->upload_fence, error))
     return false;
   gpu_timer_stamp(sl->timer, 1);
   filter_frame(e, fs);
   gpu_timer_stamp(sl->timer, 2);
   if (with_flow) {
-    run_direction(e, 0, e->cur, fs);
+    /* with the check, the forward flow's last median is computed by it */
+    run_direction(e, 0, e->cur, fs, e->p.fb_check);
     if (e->n_dirs > 1)
-      run_direction(e, 1, fs, e->cur);
+      run_direction(e, 1, fs, e->cur, false);
   }
   gpu_timer_stamp(sl->timer, 3);
   if (with_flow) {
-    GpuImage *res = e->flow[0][0];
     if (e->p.fb_check) {
-      flow_pass_fb(e->passes, e->flow[0][0], e->flow[1][0], e->post);
+      if (e->p.median)
+        flow_pass_fb_median(e->passes, e->flow[0][0], e->flow[1][0], e->post);
+      else
+        flow_pass_fb(e->passes, e->flow[0][0], e->flow[1][0], e->post);
       if (e->p.densify)
         flow_pass_fill(e->passes, e->post, e->tmp, FLOW_DENSIFY_ITERATIONS);
-      res = e->post;
+      flow_pass_pack(e->passes, e->post, e->packed, &e->layout);
+    } else {
+      flow_pass_pack(e->passes, e->flow[0][0], e->packed, &e->layout);
     }
-    flow_pass_pack(e->passes, res, e->packed, &e->layout);
   }
   gpu_timer_stamp(sl->timer, 4);
   if (with_flow)
@@ -324,6 +359,9 @@ flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t 
   gpu_timer_stamp(sl->timer, 5);
   if (!gpu_fence_reset(sl->fence, error) || !gpu_context_check(e->gpu, e->label, error))
     return false;
+  gpu_context_get_stats(e->gpu, &after);
+  e->last_counts.dispatches = (int)(after.dispatches - before.dispatches);
+  e->last_counts.barriers = (int)(after.barriers - before.barriers);
   if (with_flow) {
     sl->tag = tag;
     sl->prev_tag = e->cur_tag;

@@ -102,6 +102,16 @@ bool flow_engine_process(FlowEngine *engine, const uint8_t *frame0, size_t strid
                          const uint8_t *frame1, size_t stride1, float *u, float *v,
                          GError **error);
 
+/* The GPU work of the last submit, counted in code (gpu_context_get_stats before and after
+ * queueing it, upload to readback copy included): compute dispatches and memory barriers.
+ * A submit without a flow (the first frame, after a reset) counts the filtering alone. */
+typedef struct {
+  int dispatches;
+  int barriers;
+} FlowWorkCounts;
+
+void flow_engine_get_last_counts(FlowEngine *engine, FlowWorkCounts *counts);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(FlowEngine, flow_engine_free)
 
 G_END_DECLS

@@ -272,6 +272,10 @@ bench(FlowEngine *engine, const ImageioU8 *f0, const ImageioU8 *f1)
   for (int s = 0; s < FLOW_STAGE_COUNT; s++)
     printf(" %s %.3f", flow_stage_name(s), stage[s] / MAX(timed, 1));
   printf("\n");
+  FlowWorkCounts wc;
+  flow_engine_get_last_counts(engine, &wc);
+  printf("bench: %d dispatches, %d barriers per flow frame (counted in code)\n", wc.dispatches,
+         wc.barriers);
   return 0;
 }
 

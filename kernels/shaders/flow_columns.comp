@@ -7,8 +7,8 @@ layout(local_size_x = 16, local_size_y = 16) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray rows;
 layout(rg32f, binding = 1) writeonly uniform image2DArray q;
 uniform ivec2 size;
-uniform float col_re[ORIENT * TAPS];
-uniform float col_im[ORIENT * TAPS];
+const float col_re[ORIENT * TAPS] = COL_RE;   // taps computed in double on the host
+const float col_im[ORIENT * TAPS] = COL_IM;
 
 void main()
 {

@@ -1,16 +1,28 @@
 #version 450
 // Phase gradients and stability of every orientation (docs/optical-flow.md §4):
 // features (re, im, phi_x, phi_y) with phi_x = GRAD_INVALID where |z_x|^2 + |z_y|^2 >
-// (tau / sigma)^2 or |q| = 0. Also this workgroup's sum of |q_k| for the magnitude gate.
+// (tau / sigma)^2 = STAB2 or |q| = 0. Also this workgroup's sum of |q_k| for the magnitude gate.
+// With WITH_MEAN, also the mean |q_k| of the level (§12): the last workgroup of a layer to
+// finish (an atomic counter, reset by it) sums the layer's partials as flow_mean.comp
+// does, in its order.
 #include "common.glsl"
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rg32f, binding = 0) readonly uniform image2DArray q;
 layout(rgba32f, binding = 1) writeonly uniform image2DArray feat;
+#ifdef WITH_MEAN
+layout(std430, binding = 2) coherent buffer Partials { float partial[]; };
+layout(std430, binding = 3) buffer Means { float mean_mag[]; };  // [mean_base + layer * MAX_LEVELS + level]
+layout(std430, binding = 5) coherent buffer Counters { uint counter[]; };  // [layer * MAX_LEVELS + level]
+uniform int level;
+uniform int mean_base;
+uniform float inv_pixels;
+shared bool last;
+#else
 layout(std430, binding = 2) buffer Partials { float partial[]; };
+#endif
 uniform ivec2 size;
-uniform float freq_u[ORIENT];
-uniform float freq_v[ORIENT];
-uniform float stab2;          // (tau / sigma)^2
+const float freq_u[ORIENT] = FREQ_U;
+const float freq_v[ORIENT] = FREQ_V;
 uniform int partial_base;     // this level's first partial
 shared float red[256];
 
@@ -41,7 +53,7 @@ void main()
     if (n0 > 0.0) {
       vec2 zx = demod(qat(g.x - 1, g.y, g.z), q0, qat(g.x + 1, g.y, g.z), freq_u[k], n0);
       vec2 zy = demod(qat(g.x, g.y - 1, g.z), q0, qat(g.x, g.y + 1, g.z), freq_v[k], n0);
-      if (dot(zx, zx) + dot(zy, zy) <= stab2)
+      if (dot(zx, zx) + dot(zy, zy) <= STAB2)
         o.zw = vec2(freq_u[k] + asin_precise(clamp(zx.y, -1.0, 1.0)),
                     freq_v[k] + asin_precise(clamp(zy.y, -1.0, 1.0)));
     }
@@ -54,9 +66,34 @@ void main()
       red[li] += red[li + s];
     barrier();
   }
+  int groups = int(gl_NumWorkGroups.x * gl_NumWorkGroups.y);
   if (li == 0u) {
-    int groups = int(gl_NumWorkGroups.x * gl_NumWorkGroups.y);
     int gi = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
     partial[partial_base + g.z * groups + gi] = red[0];
+#ifdef WITH_MEAN
+    memoryBarrierBuffer();
+    last = atomicAdd(counter[g.z * MAX_LEVELS + level], 1u) == uint(groups - 1);
+#endif
   }
+#ifdef WITH_MEAN
+  barrier();
+  if (!last)
+    return;
+  // The last workgroup of this layer: every partial is written.
+  memoryBarrierBuffer();
+  float acc = 0.0;
+  for (int i = int(li); i < groups; i += 256)
+    acc += partial[partial_base + g.z * groups + i];
+  red[li] = acc;
+  barrier();
+  for (uint s = 128u; s > 0u; s >>= 1) {
+    if (li < s)
+      red[li] += red[li + s];
+    barrier();
+  }
+  if (li == 0u) {
+    mean_mag[mean_base + g.z * MAX_LEVELS + level] = red[0] * inv_pixels;
+    counter[g.z * MAX_LEVELS + level] = 0u;   // ready for the next frame
+  }
+#endif
 }

@@ -6,8 +6,8 @@ layout(local_size_x = 16, local_size_y = 16) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray src;
 layout(rgba32f, binding = 1) uniform image2DArray flow;
 uniform ivec2 size;
-uniform int radius;
-uniform float taps[2 * 15 + 1];
+const int radius = FILL_R;
+const float taps[2 * FILL_R + 1] = FILL_TAPS;
 
 void main()
 {

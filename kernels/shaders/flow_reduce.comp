@@ -1,8 +1,12 @@
 #version 450
 // Pyramid reduce of one frame (docs/optical-flow.md §2): 5x5 binomial, even samples,
-// clamp-to-edge; rows then columns in the order of the reference.
+// clamp-to-edge; rows then columns in the order of the reference. With SRC_FORMAT r8 the
+// source is the 8-bit frame itself: the image format does the ingest (§1, I = Y / 255).
 layout(local_size_x = 16, local_size_y = 16) in;
-layout(r32f, binding = 0) readonly uniform image2DArray src;
+#ifndef SRC_FORMAT
+#define SRC_FORMAT r32f
+#endif
+layout(SRC_FORMAT, binding = 0) readonly uniform image2DArray src;
 layout(r32f, binding = 1) writeonly uniform image2DArray dst;
 uniform ivec2 src_size;
 uniform ivec2 dst_size;

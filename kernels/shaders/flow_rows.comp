@@ -1,13 +1,17 @@
 #version 450
 // Row pass of the oriented quadrature bank (docs/optical-flow.md §3): the ROW_KERNELS
 // complex row responses of one level image, clamp-to-edge, two per RGBA layer
-// (layer b * ROW_LAYERS + r / 2, .xy for even r, .zw for odd r).
+// (layer b * ROW_LAYERS + r / 2, .xy for even r, .zw for odd r). With SRC_FORMAT r8 the
+// source is the 8-bit frame itself: the image format does the ingest (§1, I = Y / 255).
 layout(local_size_x = 16, local_size_y = 16) in;
-layout(r32f, binding = 0) readonly uniform image2DArray src;
+#ifndef SRC_FORMAT
+#define SRC_FORMAT r32f
+#endif
+layout(SRC_FORMAT, binding = 0) readonly uniform image2DArray src;
 layout(rgba32f, binding = 1) writeonly uniform image2DArray dst;
 uniform ivec2 size;
-uniform float row_re[ROW_KERNELS * TAPS];
-uniform float row_im[ROW_KERNELS * TAPS];
+const float row_re[ROW_KERNELS * TAPS] = ROW_RE;   // taps computed in double on the host
+const float row_im[ROW_KERNELS * TAPS] = ROW_IM;
 
 void main()
 {

@@ -1,14 +1,13 @@
 #version 450
 // Separable Gaussian along rows, zero outside the image (normalized convolution,
-// docs/optical-flow.md §6 and §7), every layer of the dispatch. mode 0: filter src as is;
-// mode 1: hole-fill input (w u, w v, w, 0), w = [src.w > 0], from a flow (u, v, c, w).
+// docs/optical-flow.md §6 and §7), every layer of the dispatch, with the Gaussian ROWS_TAPS
+// (radius ROWS_R). ROWS_MODE 0: filter src as is; ROWS_MODE 1: hole-fill input (w u, w v, w, 0), w = [src.w > 0], from a flow (u, v, c, w).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray src;
 layout(rgba32f, binding = 1) writeonly uniform image2DArray dst;
 uniform ivec2 size;
-uniform int radius;
-uniform float taps[2 * 15 + 1];
-uniform int mode;
+const int radius = ROWS_R;
+const float taps[2 * ROWS_R + 1] = ROWS_TAPS;
 
 void main()
 {
@@ -19,7 +18,7 @@ void main()
   int lo = max(-radius, -g.x), hi = min(radius, size.x - 1 - g.x);
   for (int k = lo; k <= hi; k++) {
     vec4 s = imageLoad(src, ivec3(g.x + k, g.y, g.z));
-    if (mode == 1)
+    if (ROWS_MODE == 1)
       s = s.w > 0.0 ? vec4(s.x, s.y, 1.0, 0.0) : vec4(0.0);
     acc += taps[k + radius] * s;
   }

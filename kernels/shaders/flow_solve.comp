@@ -1,17 +1,15 @@
 #version 450
 // Column pass of the applicability filter plus the 2x2 solve (docs/optical-flow.md §6):
 // A = (Gxx, Gxy, Gyy, C) from layer 2b, B = (Bx, By, E) from layer 2b + 1 of the
-// row-smoothed terms; with lam = lambda (Gxx + Gyy) / 2 pulling towards the prior,
-// f = (A + lam I)^-1 (B + lam f0) where C / N >= c_min and det > DET_MIN trace^2, else f0
+// row-smoothed terms; with lam = LAMBDA (Gxx + Gyy) / 2 pulling towards the prior,
+// f = (A + lam I)^-1 (B + lam f0) where C / N >= C_MIN and det > DET_MIN trace^2, else f0
 // with certainty 0. The flow (u, v, certainty, w) is read and written in place.
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray src;
 layout(rgba32f, binding = 1) uniform image2DArray flow;
 uniform ivec2 size;
-uniform int radius;
-uniform float taps[2 * 15 + 1];
-uniform float c_min;
-uniform float lambda;
+const int radius = SMOOTH_R;
+const float taps[2 * SMOOTH_R + 1] = SMOOTH_TAPS;
 
 void main()
 {
@@ -26,12 +24,12 @@ void main()
   }
   vec2 f0 = imageLoad(flow, g).xy;
   float cert = a.w / float(ORIENT);
-  float lam = lambda * 0.5 * (a.x + a.z);
+  float lam = LAMBDA * 0.5 * (a.x + a.z);
   float axx = a.x + lam, axy = a.y, ayy = a.z + lam;
   float bx = bb.x + lam * f0.x, by = bb.y + lam * f0.y;
   float det = axx * ayy - axy * axy, tr = axx + ayy;
   vec4 o = vec4(f0, 0.0, 0.0);
-  if (cert >= c_min && det > DET_MIN * tr * tr)
+  if (cert >= C_MIN && det > DET_MIN * tr * tr)
     o = vec4((ayy * bx - axy * by) / det, (axx * by - axy * bx) / det, cert, 1.0);
   imageStore(flow, g, o);
 }

@@ -181,6 +181,94 @@ test_bad_params(void)
   g_clear_error(&error);
 }
 
+/* ------------------------------------------------------------ work per flow frame */
+
+/* Streams three frames (the third submit is the steady state: a flow, with the previous
+ * flow's reads behind it) and returns the counts of the last submit. */
+static FlowWorkCounts
+count_flow_frame(GpuContext *ctx, FlowEngine *e, bool dry)
+{
+  const FlowParams *p = flow_engine_get_params(e);
+  size_t plane = (size_t)p->width * p->height;
+  g_autofree uint8_t *img = g_malloc(plane);
+  for (size_t i = 0; i < plane; i++)
+    img[i] = (uint8_t)(i * 7 % 251);
+  GError *error = NULL;
+  flow_engine_reset(e);
+  gpu_context_set_dry_run(ctx, dry);
+  for (int i = 0; i < 3; i++) {
+    bool queued;
+    g_assert_true(flow_engine_submit(e, img, p->width, (uint64_t)i, &queued, &error));
+    g_assert_no_error(error);
+    g_assert_true(queued == (i > 0));
+    if (queued) {
+      FlowFrame fr;
+      g_assert_true(flow_engine_collect(e, true, &fr, &error));
+      g_assert_no_error(error);
+      flow_engine_release(e, &fr);
+    }
+  }
+  gpu_context_set_dry_run(ctx, false);
+  FlowWorkCounts c;
+  flow_engine_get_last_counts(e, &c);
+  return c;
+}
+
+/* The dispatches of one flow frame as docs/optical-flow.md §12 lists them, from the
+ * parameters: the filtering of the new frame (its level 0 read as 8 bits); per direction and round the terms (which
+ * compute their prior: the upsampled coarser level or the previous round's median), the
+ * applicability filter, the solve and the hole fill; the median of each level's last
+ * round, except the forward flow's at level 0 with the check (which computes it);
+ * the consistency stage and the packing. */
+static int
+expected_dispatches(const FlowParams *p)
+{
+  int L = flow_params_get_levels(p), dirs = p->fb_check ? 2 : 1;
+  int filter = (L - 1) + 3 * L;   /* reduce; rows, columns, features + means (no ingest) */
+  int round = 3 + 2 * p->fill_iterations;      /* terms, smooth rows, solve, fill */
+  int medians = p->median ? dirs * L - (p->fb_check ? 1 : 0) : 0;
+  int post = p->fb_check ? 1 + (p->densify ? 2 * FLOW_DENSIFY_ITERATIONS : 0) : 0;
+  return filter + dirs * L * p->iterations * round + medians + post + 1;
+}
+
+/* Dispatches and barriers per flow frame at 1920 x 1080 with the defaults (and with the
+ * forward-backward check), counted in code in a dry run (every pass queued and its
+ * barriers issued, only glDispatchCompute skipped: llvmpipe cannot run that size in a
+ * test's time). A dry run counts what a real run issues (checked at 96 x 72). */
+static void
+test_dispatch_count(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  for (int fb = 0; fb < 2; fb++) {
+    FlowParams p;
+    flow_params_init(&p, 1920, 1080);
+    p.fb_check = fb;
+    g_autoptr(FlowEngine) e = engine_new(ctx, &p, FLOW_OUTPUT_S16, 2);
+    FlowWorkCounts c = count_flow_frame(ctx, e, true);
+    g_test_message("1920x1080, %d levels, %d orientations, %d rounds per level%s: %d "
+                   "dispatches, %d barriers per flow frame", flow_params_get_levels(&p),
+                   p.orientations, p.iterations, fb ? ", forward-backward check" : "",
+                   c.dispatches, c.barriers);
+    g_assert_cmpint(c.dispatches, ==, expected_dispatches(&p));
+    /* the tracker: a barrier only before a pass that reads what an earlier one wrote */
+    g_assert_cmpint(c.barriers, <, c.dispatches);
+  }
+  FlowParams p;
+  flow_params_init(&p, W, H);
+  p.fb_check = true;
+  g_autoptr(FlowEngine) e = engine_new(ctx, &p, FLOW_OUTPUT_FLOAT, 1);
+  FlowWorkCounts dry = count_flow_frame(ctx, e, true);
+  FlowWorkCounts real = count_flow_frame(ctx, e, false);
+  g_test_message("%dx%d with the forward-backward check: %d dispatches, %d barriers (dry run), "
+                 "%d, %d (run)", W, H, dry.dispatches, dry.barriers, real.dispatches,
+                 real.barriers);
+  g_assert_cmpint(dry.dispatches, ==, real.dispatches);
+  g_assert_cmpint(dry.barriers, ==, real.barriers);
+  g_assert_cmpint(real.dispatches, ==, expected_dispatches(&p));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -189,5 +277,6 @@ main(int argc, char **argv)
   g_test_add_func("/flow/engine/reference-fb", test_reference_fb);
   g_test_add_func("/flow/engine/stream-s16", test_stream_s16);
   g_test_add_func("/flow/engine/bad-params", test_bad_params);
+  g_test_add_func("/flow/engine/dispatch-count", test_dispatch_count);
   return flow_fixture_run();
 }
