@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "kernels/stereo-private.h"
 #include "tests/common/gpu-test.h"
 #include "tests/common/test-seed.h"
 #include "tests/common/texture.h"
@@ -112,10 +113,12 @@ make_pair(int w, int h, double disparity, uint8_t *left, uint8_t *right)
 GpuBuffer *
 layer_params(GpuContext *ctx, int n, const int *pairs, double min_magnitude)
 {
-  struct { int32_t pair; float min_magnitude, fb_mm, doffs; } lp[64];
+  /* common.glsl's LayerParams, std430: no calibration, no f32 metres plane */
+  StereoLayerParams lp[64];
   g_assert_cmpint(n, <=, 64);
   for (int k = 0; k < n; k++)
-    lp[k] = (typeof(lp[0])){ pairs ? pairs[k] : k, (float)min_magnitude, 0.0f, 0.0f };
+    lp[k] = (StereoLayerParams){ .pair = pairs ? pairs[k] : k,
+                                 .min_magnitude = (float)min_magnitude, .metres_offset = -1 };
   GpuBuffer *buf = storage_buffer(ctx, "layers", (size_t)n * sizeof lp[0]);
   GError *error = NULL;
   g_assert_true(gpu_buffer_write(buf, 0, lp, (size_t)n * sizeof lp[0], &error));
