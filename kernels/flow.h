@@ -41,10 +41,12 @@ typedef enum {
 /* GPU stages timed (GL_TIMESTAMP) per submitted frame. */
 typedef enum {
   FLOW_STAGE_UPLOAD,     /* host buffer -> texture */
-  FLOW_STAGE_FILTER,     /* ingest, pyramid, oriented bank, features, means */
+  FLOW_STAGE_FILTER,     /* pyramid (level 0 read as 8 bits), oriented bank, features
+                            with the means */
   FLOW_STAGE_FLOW,       /* terms, smoothing, solve, fill, median, upsampling: every
                             direction (0 for the first frame) */
-  FLOW_STAGE_POST,       /* forward-backward check, densification, packing */
+  FLOW_STAGE_POST,       /* forward-backward check (with the forward flow's last median),
+                            densification, packing */
   FLOW_STAGE_READBACK,   /* packed output -> host buffer */
   FLOW_STAGE_COUNT
 } FlowStage;
