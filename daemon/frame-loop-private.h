@@ -140,6 +140,20 @@ struct FrameLoop {
   gpointer on_done_data;
 };
 
+/* frame-stats.c */
+
+/* One stats line per pair for the last `seconds`, the capture's health warnings when they
+ * change, offline a progress line; the STATUS= text for frame_loop_status(). */
+void frame_stats_log(FrameLoop *fl, double seconds);
+/* The [daemon] metrics= server for the pairs of `config` (before the GPU thread: a port
+ * that cannot be bound is a start-up failure). */
+DaemonMetrics *frame_stats_metrics_start(const StereodConfig *config, GError **error);
+/* The captures' counts and states into the metrics (daemon_metrics_set_collector, on the
+ * HTTP thread before each scrape; `data` is the FrameLoop). */
+void frame_stats_metrics_collect(gpointer data);
+/* Offline, at the end (everything published): what was published, the exit status. */
+void frame_stats_offline_summary(FrameLoop *fl);
+
 /* frame-groups.c */
 
 /* Groups the pairs of `config` by engine (size, filter parameters except the noise floor,
