@@ -323,10 +323,10 @@ gpu_pass_set_ivec4(GpuPass *pass, int u, const int v[4])
 static void
 apply_uniforms(GpuPass *pass, GLuint id)
 {
-  guint32 todo = pass->entry->owner == pass ? pass->dirty : 0xffffffffu;
+  guint32 stale = pass->entry->owner == pass ? pass->dirty : 0xffffffffu;
   for (int i = 0; i < pass->n_uniforms; i++) {
     const Uniform *un = &pass->uniforms[i];
-    if (!(todo & (1u << i)) || un->location < 0)
+    if (!(stale & (1u << i)) || un->location < 0)
       continue;
     switch (un->type) {
     case U_NONE:
