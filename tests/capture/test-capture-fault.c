@@ -212,8 +212,13 @@ test_source_ends(void)
   g_assert_cmpuint(sa.failures, >=, 2);
   g_assert_cmpuint(sa.reconnects, >=, 2);
   g_assert_cmpint(pairs_a, >=, 20);
+  /* every failure is accounted for with its delay: a warning when it ended a run, a debug
+   * line when a restart failed before its run started (a slow start: the short source
+   * ended first) */
   g_assert_cmpint(ct_log_count("pair A: source failed: left: end of stream; reconnecting "
-                               "in 300 ms"), ==, (int)sa.failures);
+                               "in 300 ms") +
+                  ct_log_count("pair A: restart failed: left: end of stream; retrying in "
+                               "300 ms"), ==, (int)sa.failures);
   g_assert_cmpint(ct_log_count("pair A: capture running"), >=, (int)sa.reconnects);
   g_assert_cmpint(ct_log_count("pair B: source failed"), ==, 0);
   g_assert_cmpint(ct_log_count("pair B: capture running"), ==, 1);
