@@ -95,6 +95,11 @@
  * list) is dropped and counted (unpaired). For every frame the matcher records how far
  * the nearest frame of the other side is (offset_sum_ns/offset_count in the stats: the
  * mean signed left - right distance), which is what tells why two cameras do not pair.
+ * Two sources that are not synchronized are a random fraction of a frame apart in every
+ * run: a live GstBaseSrc that makes up its timestamps (videotestsrc is-live=true) offsets
+ * them by the running time at which its thread produced its first buffer, so the two
+ * sides of one pipeline differ by how far apart their threads started (tens of ms on a
+ * loaded machine). Such pairs need a tolerance of about half the frame period.
  *
  * Delivery, live mode (CAPTURE_MODE_LIVE): appsinks max-buffers=2 drop=true, queues
  * leaky; a completed pair goes into the "latest pair" mailbox of one slot; a pair still

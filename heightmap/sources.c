@@ -13,8 +13,10 @@
  * heightmap_sources_drop) is "left out": one warning, its state cleared so that the
  * frame choice does not wait for it, its ring closed and opened again after a back-off
  * that doubles on every failed try; on probation after a reopen, it has recovered once
- * the builder fused a frame of it (seen at the next heightmap_sources_next). Nothing is
- * logged per try: a warning when a pair is left out, a message when it recovers.
+ * the builder fused a frame of it (seen at the next heightmap_sources_next). A ring that
+ * disappears while its pair is left out ends the back-off (whatever comes next is a new
+ * ring) but not the warning: the next ring is on probation too. Nothing is logged per
+ * try: a warning when a pair is left out, a message when it recovers.
  */
 #include "heightmap/heightmap.h"
 #include "heightmap/reader.h"
@@ -48,6 +50,7 @@ typedef struct {
   uint64_t ring_id;                /* the ring object open (reader.h), 0 = none */
   uint64_t bad_id;                 /* the ring object the last warning was about */
   bool bad;                        /* left out: from its warning until it recovers */
+  bool warned;                     /* warned, not recovered since (the ring may be gone) */
   bool refused;                    /* heightmap_sources_drop: the waiter closes the ring */
   bool probation;                  /* reopened while bad: recovers when a frame is fused */
   bool handed;                     /* a frame of it went out in the last set */
@@ -169,7 +172,7 @@ pair_bad_locked(Pair *pair, char *why, uint64_t id)
               "less and less often (up to every %d s) until it recovers", pair->cfg->name,
               pair->cfg->ring, reason, pair->backoff_ms / 1000,
               HEIGHTMAP_SOURCES_BACKOFF_MAX_MS / 1000);
-    pair->bad = true;
+    pair->bad = pair->warned = true;
     pair->bad_id = id;
   } else {
     if (pair->probation || !pair->open)
@@ -203,8 +206,8 @@ pair_opened(Pair *pair, const HeightmapReader *rd)
   pair->width = heightmap_reader_get_width(rd);
   pair->height = heightmap_reader_get_height(rd);
   pair->ring_id = heightmap_reader_get_ring_id(rd);
-  pair->probation = pair->bad;
-  if (!pair->bad)
+  pair->probation = pair->bad || pair->warned;
+  if (!pair->probation)
     g_message("heightmap: [pair %s] reading ring %s (%dx%d)", pair->cfg->name,
               pair->cfg->ring, pair->width, pair->height);
   g_mutex_unlock(&s->lock);
@@ -405,7 +408,7 @@ note_recoveries(HeightmapSources *s)
     p->handed = false;
     if (!p->probation)
       continue;
-    p->probation = p->bad = false;
+    p->probation = p->bad = p->warned = false;
     p->recovered_us = g_get_monotonic_time();
     g_message("heightmap: [pair %s] ring %s recovered (%dx%d): fused again", p->cfg->name,
               p->cfg->ring, p->width, p->height);

@@ -125,7 +125,7 @@ ct_pair_start(const char *name, const char *left, const char *right, int width, 
   g_autoptr(GError) error = NULL;
   CapturePairParams prm = {
     .name = name, .left = left, .right = right, .width = width, .height = height,
-    .tolerance_ns = 5000000, .notifier = n,
+    .tolerance_ns = CT_LIVE_TOLERANCE_NS, .notifier = n,
   };
   CapturePair *pair = capture_pair_new(&prm, &error);
   g_assert_no_error(error);

@@ -26,6 +26,14 @@ bool ct_take(CapturePair *pair, CaptureNotifier *n, int timeout_ms, const Captur
 bool ct_wait_state(CapturePair *pair, CaptureState state, int timeout_ms);
 
 /* A CapturePair of two descriptions, started; asserts that creation works. */
+/* The pairing tolerance of tests whose two sides are live videotestsrc at 30 fps: a live
+ * GstBaseSrc offsets its timestamps by the running time at which its streaming thread
+ * produced its first buffer, so the two sides of a run are a random fraction of a frame
+ * apart (up to tens of ms on a loaded machine; see capture.h, Pairing). Half the period
+ * and a little more pairs every frame with its nearest partner, whatever that offset. */
+#define CT_LIVE_TOLERANCE_NS 17000000u
+
+/* A started pair of two descriptions, paired within CT_LIVE_TOLERANCE_NS. */
 CapturePair *ct_pair_start(const char *name, const char *left, const char *right, int width,
                            int height, CaptureNotifier *n);
 

@@ -149,6 +149,7 @@ test_source_ends(void)
   CapturePairParams pa = {
     .name = "A", .left = ending, .right = steady, .width = 64, .height = 48,
     .notifier = n, .backoff_min_ms = 300, .backoff_max_ms = 300,
+    .tolerance_ns = CT_LIVE_TOLERANCE_NS,
   };
   CapturePairParams pb = pa;
   pb.name = "B";
@@ -211,7 +212,13 @@ test_source_ends(void)
 
   g_assert_cmpuint(sa.failures, >=, 2);
   g_assert_cmpuint(sa.reconnects, >=, 2);
-  g_assert_cmpint(pairs_a, >=, 20);
+  /* every run that ended after it started paired most of its 15 frames (the right side's
+   * thread may start a few frames late on a loaded machine), whatever the time a restart
+   * takes there */
+  int ended_runs = ct_log_count("pair A: source failed: left: end of stream; reconnecting "
+                                "in 300 ms");
+  g_assert_cmpint(ended_runs, >=, 1);
+  g_assert_cmpint(pairs_a, >=, 8 * ended_runs);
   /* every failure is accounted for with its delay: a warning when it ended a run, a debug
    * line when a restart failed before its run started (a slow start: the short source
    * ended first) */
@@ -246,7 +253,7 @@ test_backoff(void)
   CapturePairParams prm = {
     .name = "grow", .left = ending, .right = steady, .width = 64, .height = 48,
     .backoff_min_ms = 100, .backoff_max_ms = 400, .backoff_reset_ms = 5000,
-    .stall_ms = 10000,
+    .stall_ms = 10000, .tolerance_ns = CT_LIVE_TOLERANCE_NS,
   };
   g_autoptr(CapturePair) grow = capture_pair_new(&prm, &error);
   g_assert_no_error(error);

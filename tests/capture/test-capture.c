@@ -132,7 +132,7 @@ test_pairing_live(void)
   g_autoptr(GError) error = NULL;
   CapturePairParams prm = {
     .name = "live", .left = desc, .right = desc, .width = 64, .height = 48,
-    .tolerance_ns = 2000000, .notifier = n,
+    .tolerance_ns = CT_LIVE_TOLERANCE_NS, .notifier = n,
   };
   g_autoptr(CapturePair) pair = capture_pair_new(&prm, &error);
   g_assert_no_error(error);
@@ -155,7 +155,7 @@ test_pairing_live(void)
     sum_latency += latency;
     max_latency = MAX(max_latency, latency);
     uint64_t dt = absdiff(l->capture_ns, r->capture_ns);
-    g_assert_cmpuint(dt, <=, 2000000);
+    g_assert_cmpuint(dt, <=, CT_LIVE_TOLERANCE_NS);
     max_dt = MAX(max_dt, dt);
     sum_dt += dt;
     g_assert_cmpuint(seq, >, last_seq);
@@ -208,7 +208,7 @@ test_pairing_rates(void)
   while (got < 8) {
     const CaptureFrame *l, *r;
     g_assert_true(ct_take(pair, n, 10000, &l, &r, NULL, NULL));
-    g_assert_cmpuint(absdiff(l->capture_ns, r->capture_ns), <=, 5000000);
+    g_assert_cmpuint(absdiff(l->capture_ns, r->capture_ns), <=, CT_LIVE_TOLERANCE_NS);
     capture_pair_release(pair, l, r);
     got++;
   }
@@ -284,12 +284,13 @@ test_external_pool(void)
   const int w = 63, h = 47;
   g_autofree char *desc = src("pattern=checkers-8", "GRAY8", w, h, 30);
   g_autoptr(CaptureNotifier) n = capture_notifier_new();
-  /* This is about the pool, not about pairing or stalls on a loaded machine: arrival
-   * times of the two sides' threads may be far apart there (a tolerance of half a frame
-   * period and a waiting list of 8), and pauses long (stall_ms far beyond them). */
+  /* This is about the pool, not about pairing or stalls on a loaded machine: the two
+   * sides' timestamps may be far apart there (CT_LIVE_TOLERANCE_NS and a waiting list of
+   * 8), and pauses long (stall_ms far beyond them). */
   CapturePairParams prm = { .name = "pool", .left = desc, .right = desc, .width = w,
                             .height = h, .held_pairs = 2, .notifier = n, .stall_ms = 10000,
-                            .max_pending = 8, .tolerance_ns = 16000000 };
+                            .max_pending = 8,
+                            .tolerance_ns = CT_LIVE_TOLERANCE_NS };
   size_t bytes = capture_pair_pool_bytes(&prm);
   g_assert_cmpuint(bytes, ==, 2 * (2 + 8 + 2) * ((64 * 47 + 63) / 64 * 64));
   uint8_t *mem = g_aligned_alloc(bytes + 256, 1, 64);

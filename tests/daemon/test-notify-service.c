@@ -286,7 +286,7 @@ test_stereod(void)
   g_autofree char *right = g_strdup_printf(source, "snow");
   g_autofree char *text = g_strdup_printf("[daemon]\nstats_interval=1\n"
                                           "[pair %s]\nleft=%s\nright=%s\nwidth=96\nheight=64\n"
-                                          "fps=10\nmax_disparity=16\n", pair, left, right);
+                                          "fps=10\npair_tolerance_ms=49\nmax_disparity=16\n", pair, left, right);
   g_autofree char *conf = g_build_filename(tmp_dir, "stereod.conf", NULL);
   g_assert_true(g_file_set_contents(conf, text, -1, NULL));
 

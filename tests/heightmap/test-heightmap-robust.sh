@@ -4,8 +4,8 @@
 # by hm-test-writer) and "wide", whose writer goes wrong in turn:
 #   1. a 16400x16 ring: the builder keeps fusing good alone (JSON lines with
 #      "pairs":["good"]), one warning names [pair wide] and the size;
-#   2. replaced by a good ring: lines fused from both, one "recovered" message, still
-#      that one warning;
+#   2. the bad ring removed (the builder says it waits for one), then a good ring: lines
+#      fused from both, one "recovered" message, still that one warning;
 #   3. a writer that rewrites the header after open (rows 4 times as far apart, twice as
 #      many): one warning, good goes on, the builder does not read past its copies (an
 #      ASan build of it aborts if it does);
@@ -66,11 +66,15 @@ wait_until() {
 }
 at_least() { [ "$(lines "$2")" -ge "$1" ]; }
 logged() { grep -qF -- "$1" "$err"; }
-start_wide() { # ARGS...: a new writer of wide (the old one stopped first)
+stop_wide() { # the writer of wide stopped: its ring removed
   if [ -n "$wide_pid" ]; then
     kill -TERM "$wide_pid"
     wait "$wide_pid" || true
+    wide_pid=
   fi
+}
+start_wide() { # ARGS...: a new writer of wide (the old one stopped first)
+  stop_wide
   "$writer" "$wide" "$@" > "$tmp/wide.out" &
   wide_pid=$!
   local end=$((SECONDS + 10))
@@ -139,7 +143,11 @@ wait_until 60 "10 lines fused from good alone" at_least 10 "$alone"
 grep -F "[pair wide]" "$err" | grep -qF "not a ring this version reads" || fail "the warning does not say why"
 [ "$(lines '"wide"')" = 0 ] || fail "a line fused from the 16400x16 ring"
 
-# 2. a good ring again: both fused, recovered
+# 2. a good ring again, after the bad one was gone a while: both fused, recovered
+n_waiting=$(count "[pair wide] waiting for ring")
+stop_wide
+wait_until 60 "the builder's wait for a new ring" eval \
+  '[ "$(count "[pair wide] waiting for ring")" -gt "$n_waiting" ]'
 start_wide 64 48
 wait_until 60 "the recovery of wide" logged "[pair wide] ring $wide recovered"
 wait_until 60 "lines fused from both pairs" at_least 3 "$both"
