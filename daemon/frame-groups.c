@@ -215,7 +215,7 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f, GError **error)
   int k = b->collected++;
   b->frames[k] = *f;
   if (k == 0) {
-    b->gpu_ms = 0.0;
+    b->gpu_ms = b->flow_ms = 0.0;
     for (int s = 0; s < STEREO_STAGE_COUNT; s++)
       b->gpu_ms += f->stage_ms[s];
   }
@@ -248,14 +248,19 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f, GError **error)
     b->has_flow[k] = false;
     stereo_engine_release(g->engine, &b->frames[k]);
     return false;
-  }  p->last_seq = b->seq[k];
+  }
+  for (int s = 0; p->flow && b->has_flow[k] && s < FLOW_STAGE_COUNT; s++)
+    b->flow_ms += b->flows[k].stage_ms[s];
+  p->last_seq = b->seq[k];
   b->jobs[k] = (LoopJob){ b, k };
   g_atomic_int_inc(&b->unpublished);
   frame_publisher_push(fl->publisher, &job);
   if (b->collected == b->n) {
     g->queued--;
     fl->queued--;
-    g->last_gpu_ms = b->gpu_ms;
+    /* the batch cap's and the collect deadline's estimate: the flows of the batch's
+     * pairs run on the same GPU queue just before it, so they count as its time */
+    g->last_gpu_ms = b->gpu_ms + b->flow_ms;
     g->last_n = b->n;
     g_mutex_lock(&fl->stats_lock);
     fl->total_batches++;

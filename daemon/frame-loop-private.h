@@ -83,6 +83,7 @@ typedef struct LoopBatch {
   int collected;
   gint unpublished;          /* frames collected and not yet published (atomic) */
   double gpu_ms;             /* the batch's GPU time */
+  double flow_ms;            /* the GPU time of its pairs' flows (queued before it) */
 } LoopBatch;
 
 /* The pairs of equal size and filter parameters: one engine, one batch per submission. */
@@ -93,7 +94,7 @@ struct LoopGroup {
   int n;
   LoopBatch batches[STEREO_MAX_IN_FLIGHT];
   int queued;                    /* batches submitted and not all collected */
-  double last_gpu_ms;            /* of its last finished batch */
+  double last_gpu_ms;            /* of its last finished batch, with its pairs' flows */
   int last_n;                    /* the pairs of that batch */
 };
 
