@@ -129,6 +129,10 @@ bool gpu_image_fill(GpuImage *img, const float value[4], GError **error);
  * (glCopyImageSubData); no host wait. FALSE (GPU_ERROR_LIMIT) when they do not match. */
 bool gpu_image_copy_layer(GpuImage *dst, int dst_layer, GpuImage *src, int src_layer,
                           GError **error);
+/* The same for `count` consecutive layers (src == dst only when the ranges do not
+ * overlap). */
+bool gpu_image_copy_layers(GpuImage *dst, int dst_layer, GpuImage *src, int src_layer,
+                           int count, GError **error);
 
 /* Asynchronous transfers through a buffer (a pixel-unpack / pixel-pack source):
  * the host pixels live in `buf` at `offset`, rows `stride` bytes apart. These only

@@ -333,9 +333,16 @@ bool
 gpu_image_copy_layer(GpuImage *dst, int dst_layer, GpuImage *src, int src_layer,
                      GError **error)
 {
-  g_return_val_if_fail(dst && src, false);
-  g_return_val_if_fail(dst_layer >= 0 && dst_layer < dst->layers && src_layer >= 0 &&
-                       src_layer < src->layers, false);
+  return gpu_image_copy_layers(dst, dst_layer, src, src_layer, 1, error);
+}
+
+bool
+gpu_image_copy_layers(GpuImage *dst, int dst_layer, GpuImage *src, int src_layer, int count,
+                      GError **error)
+{
+  g_return_val_if_fail(dst && src && count >= 1, false);
+  g_return_val_if_fail(dst_layer >= 0 && dst_layer + count <= dst->layers && src_layer >= 0 &&
+                       src_layer + count <= src->layers, false);
   if (dst->width != src->width || dst->height != src->height || dst->format != src->format) {
     g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT,
                 "%s: cannot copy image \"%s\" into \"%s\" (size or format differ)",
@@ -345,7 +352,7 @@ gpu_image_copy_layer(GpuImage *dst, int dst_layer, GpuImage *src, int src_layer,
   gpu_track_command(src->ctx, &src->track, GPU_SYNC_TEXTURE_UPDATE, false);
   gpu_track_command(dst->ctx, &dst->track, GPU_SYNC_TEXTURE_UPDATE, true);
   glCopyImageSubData(src->tex, GL_TEXTURE_2D_ARRAY, 0, 0, 0, src_layer, dst->tex,
-                     GL_TEXTURE_2D_ARRAY, 0, 0, 0, dst_layer, dst->width, dst->height, 1);
+                     GL_TEXTURE_2D_ARRAY, 0, 0, 0, dst_layer, dst->width, dst->height, count);
   return true;
 }
 

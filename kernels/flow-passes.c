@@ -95,6 +95,8 @@ static const PassInfo pass_info[PASS_COUNT] = {
 struct FlowPasses {
   GpuContext *gpu;
   FlowParams params;
+  int batch, frames;       /* flow_passes_set_frames(): images of `batch` frames, the
+                              first `frames` of them processed */
   GpuPass *pass[PASS_COUNT];
 };
 
@@ -235,6 +237,7 @@ flow_passes_new(GpuContext *gpu, const FlowParams *params, GError **error)
   g_autoptr(FlowPasses) ps = g_new0(FlowPasses, 1);
   ps->gpu = gpu;
   ps->params = *params;
+  ps->batch = ps->frames = 1;
   for (int i = 0; i < PASS_COUNT; i++) {
     const PassInfo *pi = &pass_info[i];
     g_autofree char *defines = pass_defines(params, pi->groups, pi->variant);
@@ -270,13 +273,30 @@ set_size(GpuPass *p, int u, GpuImage *img)
   gpu_pass_set_ivec2(p, u, gpu_image_get_width(img), gpu_image_get_height(img));
 }
 
-/* Dispatch over an image's full size and layers. */
+void
+flow_passes_set_frames(FlowPasses *ps, int batch, int frames)
+{
+  g_return_if_fail(ps && batch >= 1 && frames >= 1 && frames <= batch);
+  ps->batch = batch;
+  ps->frames = frames;
+}
+
+/* The layers of `img` that belong to the frames processed: all of them for a batch of
+ * one, else the first `frames` of `batch` frames' equal shares. */
+static int
+frame_layers(FlowPasses *ps, GpuImage *img)
+{
+  int layers = gpu_image_get_layers(img);
+  return ps->batch > 1 ? layers / ps->batch * ps->frames : layers;
+}
+
+/* Dispatch over an image's full size and the layers of the frames processed. */
 static void
-run_over(GpuPass *p, GpuPassRun *run, GpuImage *out)
+run_over(FlowPasses *ps, GpuPass *p, GpuPassRun *run, GpuImage *out)
 {
   run->size[0] = gpu_image_get_width(out);
   run->size[1] = gpu_image_get_height(out);
-  run->size[2] = gpu_image_get_layers(out);
+  run->size[2] = frame_layers(ps, out);
   gpu_pass_dispatch(p, run);
 }
 
@@ -286,7 +306,7 @@ flow_pass_ingest(FlowPasses *ps, GpuImage *src8, GpuImage *dst)
   GpuPass *p = ps->pass[PASS_INGEST];
   set_size(p, 0, dst);
   GpuPassRun run = { .images = { IMG(src8, READ), IMG(dst, WRITE) } };
-  run_over(p, &run, dst);
+  run_over(ps, p, &run, dst);
 }
 
 /* The variant of a pass that reads `src`: R32F, or the 8-bit frame (R8). */
@@ -303,7 +323,7 @@ flow_pass_reduce(FlowPasses *ps, GpuImage *src, GpuImage *dst)
   set_size(p, 0, src);
   set_size(p, 1, dst);
   GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) } };
-  run_over(p, &run, dst);
+  run_over(ps, p, &run, dst);
 }
 
 void
@@ -340,7 +360,7 @@ flow_pass_features(FlowPasses *ps, GpuImage *q, GpuImage *feat, GpuBuffer *parti
   gpu_pass_set_int(p, 1, partial_base);
   GpuPassRun run = { .images = { IMG(q, READ), IMG(feat, WRITE) },
                      .buffers = { [2] = BUF(partials, WRITE) } };
-  run_over(p, &run, feat);
+  run_over(ps, p, &run, feat);
 }
 
 void
@@ -358,7 +378,7 @@ flow_pass_features_mean(FlowPasses *ps, GpuImage *q, GpuImage *feat, GpuBuffer *
   GpuPassRun run = { .images = { IMG(q, READ), IMG(feat, WRITE) },
                      .buffers = { [2] = BUF(partials, READ_WRITE), [3] = BUF(means, WRITE),
                                   [5] = BUF(counters, READ_WRITE) } };
-  run_over(p, &run, feat);
+  run_over(ps, p, &run, feat);
 }
 
 void
@@ -407,7 +427,7 @@ flow_pass_terms_prior(FlowPasses *ps, FlowPrior prior, GpuImage *prior_src, GpuI
     run.images[2] = (GpuPassImage)IMG(prior_src, READ);
     run.images[5] = (GpuPassImage)IMG(flow, WRITE);
   }
-  run_over(p, &run, flow);
+  run_over(ps, p, &run, flow);
 }
 
 /* Rows of the normalized convolution (pass PASS_SMOOTH_ROWS or PASS_FILL_ROWS) over
@@ -427,11 +447,11 @@ smooth_rows(FlowPasses *ps, PassId id, GpuImage *src, GpuImage *dst, GpuImage *s
 void
 flow_pass_smooth_solve(FlowPasses *ps, GpuImage *terms, GpuImage *tmp, GpuImage *flow)
 {
-  smooth_rows(ps, PASS_SMOOTH_ROWS, terms, tmp, flow, 2 * gpu_image_get_layers(flow));
+  smooth_rows(ps, PASS_SMOOTH_ROWS, terms, tmp, flow, 2 * frame_layers(ps, flow));
   GpuPass *s = ps->pass[PASS_SOLVE];
   set_size(s, 0, flow);
   GpuPassRun run = { .images = { IMG(tmp, READ), IMG(flow, READ_WRITE) } };
-  run_over(s, &run, flow);
+  run_over(ps, s, &run, flow);
 }
 
 void
@@ -440,9 +460,9 @@ flow_pass_fill(FlowPasses *ps, GpuImage *flow, GpuImage *tmp, int iterations)
   GpuPass *c = ps->pass[PASS_FILL];
   set_size(c, 0, flow);
   for (int it = 0; it < iterations; it++) {
-    smooth_rows(ps, PASS_FILL_ROWS, flow, tmp, flow, gpu_image_get_layers(flow));
+    smooth_rows(ps, PASS_FILL_ROWS, flow, tmp, flow, frame_layers(ps, flow));
     GpuPassRun run = { .images = { IMG(tmp, READ), IMG(flow, READ_WRITE) } };
-    run_over(c, &run, flow);
+    run_over(ps, c, &run, flow);
   }
 }
 
@@ -452,7 +472,7 @@ flow_pass_median(FlowPasses *ps, GpuImage *src, GpuImage *dst)
   GpuPass *p = ps->pass[PASS_MEDIAN];
   set_size(p, 0, dst);
   GpuPassRun run = { .images = { IMG(src, READ), IMG(dst, WRITE) } };
-  run_over(p, &run, dst);
+  run_over(ps, p, &run, dst);
 }
 
 void
@@ -462,7 +482,7 @@ flow_pass_upsample(FlowPasses *ps, GpuImage *coarse, GpuImage *fine)
   set_size(p, 0, coarse);
   set_size(p, 1, fine);
   GpuPassRun run = { .images = { IMG(coarse, READ), IMG(fine, WRITE) } };
-  run_over(p, &run, fine);
+  run_over(ps, p, &run, fine);
 }
 
 static void
@@ -471,7 +491,7 @@ run_fb(FlowPasses *ps, PassId id, GpuImage *fwd, GpuImage *bwd, GpuImage *dst)
   GpuPass *p = ps->pass[id];
   set_size(p, 0, dst);
   GpuPassRun run = { .images = { IMG(fwd, READ), IMG(bwd, READ), IMG(dst, WRITE) } };
-  run_over(p, &run, dst);
+  run_over(ps, p, &run, dst);
 }
 
 void
@@ -507,6 +527,6 @@ flow_pass_pack(FlowPasses *ps, GpuImage *src, GpuBuffer *out, const FlowPackLayo
   gpu_pass_set_int(p, 3, (int)(layout->v_offset / 4));
   size_t pairs = ((size_t)w * h + 1) / 2;
   GpuPassRun run = { .images = { IMG(src, READ) }, .buffers = { [4] = BUF(out, WRITE) },
-                     .size = { (int)pairs, 1, gpu_image_get_layers(src) } };
+                     .size = { (int)pairs, 1, frame_layers(ps, src) } };
   gpu_pass_dispatch(p, &run);
 }

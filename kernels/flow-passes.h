@@ -31,6 +31,11 @@ typedef struct FlowPasses FlowPasses;
  * are compile-time defines, so engines with the same parameters share the programs. */
 FlowPasses *flow_passes_new(GpuContext *gpu, const FlowParams *params, GError **error);
 void flow_passes_free(FlowPasses *passes);
+/* The passes that dispatch over their output image's layers (every pass but rows,
+ * columns and mean, which are given the frames) take that image as holding `batch`
+ * frames' equal shares of layers and process the first `frames` of them (1 and 1 until
+ * set: all layers). The engine sets it per submission. */
+void flow_passes_set_frames(FlowPasses *ps, int batch, int frames);
 /* Layers of the row responses per frame for these parameters. */
 int flow_passes_row_layers(const FlowParams *params);
 

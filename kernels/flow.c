@@ -24,27 +24,39 @@ flow_stage_name(FlowStage stage)
 }
 
 typedef struct {
-  GpuBuffer *readback;     /* packed output */
+  GpuBuffer *readback;     /* packed output, batch layers */
   GpuFence *fence;
   GpuTimer *timer;
-  uint64_t tag, prev_tag;
+  uint64_t id;             /* the submission in it; 0 = never used */
+  int n;                   /* its inputs */
+  int pair[FLOW_MAX_BATCH];
+  uint64_t tag[FLOW_MAX_BATCH], prev_tag[FLOW_MAX_BATCH];
+  bool queued[FLOW_MAX_BATCH], collected[FLOW_MAX_BATCH];
+  int n_queued, n_collected;
+  gint unreleased;         /* collected flows not released yet (atomic) */
 } Slot;
+
+/* Feature images: one holds every pair's latest frame at the pair's layers (the store);
+ * a submission reads the previous frames from one image and writes the new ones into
+ * another, by input position. Three, so that a submission not in pair order can gather
+ * into one and write into another without touching the store. */
+#define N_FEAT 3
 
 struct FlowEngine {
   GpuContext *gpu;
   char *label;
   FlowParams p;
   FlowOutputFormat format;
-  int in_flight;
+  int in_flight, batch;
   int width, height, levels, n_dirs;
 
   FlowPasses *passes;
-  GpuBuffer *upload;       /* one frame, tight rows */
+  GpuBuffer *upload;       /* batch frames, tight rows */
   GpuFence *upload_fence;  /* after the last upload from it */
-  GpuImage *in8;
+  GpuImage *in8;           /* batch layers */
   GpuImage *img[FLOW_MAX_LEVELS];        /* levels 1.. (level 0 is in8 itself) */
   GpuImage *rows, *q, *terms, *tmp, *post;
-  GpuImage *feat[2][FLOW_MAX_LEVELS];     /* [frame slot][level] */
+  GpuImage *feat[N_FEAT][FLOW_MAX_LEVELS];
   GpuImage *flow[2][FLOW_MAX_LEVELS];     /* [direction][level] */
   GpuImage *spare[FLOW_MAX_LEVELS];       /* the median's output, swapped with flow */
   GpuBuffer *partials, *means, *packed;
@@ -52,10 +64,12 @@ struct FlowEngine {
   int partial_base[FLOW_MAX_LEVELS];
   FlowPackLayout layout;
 
-  int cur;                 /* frame slot of the newest frame; -1 = none */
-  uint64_t cur_tag;
+  int store;               /* the feature image that holds the pairs' latest frames */
+  bool has_prev[FLOW_MAX_BATCH];
+  uint64_t prev_tag[FLOW_MAX_BATCH];
   Slot slots[MAX_IN_FLIGHT];
-  int head, count;         /* oldest pending slot, number pending */
+  uint64_t next_id;
+  int pending;             /* queued flows not collected */
   FlowWorkCounts last_counts;
 };
 
@@ -72,10 +86,10 @@ flow_engine_free(FlowEngine *e)
   for (int s = 0; s < FLOW_MAX_LEVELS; s++) {
     gpu_image_free(e->img[s]);
     gpu_image_free(e->spare[s]);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < N_FEAT; i++)
       gpu_image_free(e->feat[i][s]);
+    for (int i = 0; i < 2; i++)
       gpu_image_free(e->flow[i][s]);
-    }
   }
   gpu_image_free(e->in8);
   gpu_image_free(e->rows);
@@ -113,53 +127,63 @@ make_buffer(FlowEngine *e, const char *what, int i, size_t size, GpuBufferUsage 
   return gpu_buffer_new(e->gpu, &bp, error);
 }
 
+/* Floats of the means of one feature image: every frame position's N orientations at
+ * every level (flow_pass_mean's index (b N + k) FLOW_MAX_LEVELS + level). */
+static int
+means_per_image(const FlowEngine *e)
+{
+  return e->batch * e->p.orientations * FLOW_MAX_LEVELS;
+}
+
 static bool
 engine_alloc(FlowEngine *e, GError **error)
 {
-  int w0 = e->width, h0 = e->height, N = e->p.orientations;
-  if (!(e->in8 = make_image(e, "in", 0, w0, h0, GPU_FORMAT_R8, 1, error)) ||
+  int w0 = e->width, h0 = e->height, N = e->p.orientations, B = e->batch;
+  if (!(e->in8 = make_image(e, "in", 0, w0, h0, GPU_FORMAT_R8, B, error)) ||
       !(e->rows = make_image(e, "rows", 0, w0, h0, GPU_FORMAT_RGBA32F,
-                             flow_passes_row_layers(&e->p), error)) ||
-      !(e->q = make_image(e, "q", 0, w0, h0, GPU_FORMAT_RG32F, N, error)) ||
-      !(e->terms = make_image(e, "terms", 0, w0, h0, GPU_FORMAT_RGBA32F, 2, error)) ||
-      !(e->tmp = make_image(e, "tmp", 0, w0, h0, GPU_FORMAT_RGBA32F, 2, error)) ||
-      !(e->post = make_image(e, "post", 0, w0, h0, GPU_FORMAT_RGBA32F, 1, error)))
+                             flow_passes_row_layers(&e->p) * B, error)) ||
+      !(e->q = make_image(e, "q", 0, w0, h0, GPU_FORMAT_RG32F, N * B, error)) ||
+      !(e->terms = make_image(e, "terms", 0, w0, h0, GPU_FORMAT_RGBA32F, 2 * B, error)) ||
+      !(e->tmp = make_image(e, "tmp", 0, w0, h0, GPU_FORMAT_RGBA32F, 2 * B, error)) ||
+      !(e->post = make_image(e, "post", 0, w0, h0, GPU_FORMAT_RGBA32F, B, error)))
     return false;
   int partials = 0;
   for (int s = 0; s < e->levels; s++) {
     int w, h;
     flow_params_level_size(&e->p, s, &w, &h);
-    if ((s > 0 && !(e->img[s] = make_image(e, "img", s, w, h, GPU_FORMAT_R32F, 1, error))) ||
-        !(e->spare[s] = make_image(e, "spare", s, w, h, GPU_FORMAT_RGBA32F, 1, error)))
+    if ((s > 0 && !(e->img[s] = make_image(e, "img", s, w, h, GPU_FORMAT_R32F, B, error))) ||
+        !(e->spare[s] = make_image(e, "spare", s, w, h, GPU_FORMAT_RGBA32F, B, error)))
       return false;
-    for (int i = 0; i < 2; i++)
-      if (!(e->feat[i][s] = make_image(e, i ? "feat1-" : "feat0-", s, w, h,
-                                       GPU_FORMAT_RGBA32F, N, error)))
+    /* a batch of one ping-pongs between two images: the third is made for batches */
+    for (int i = 0; i < (B > 1 ? N_FEAT : 2); i++) {
+      g_autofree char *what = g_strdup_printf("feat%d-", i);
+      if (!(e->feat[i][s] = make_image(e, what, s, w, h, GPU_FORMAT_RGBA32F, N * B, error)))
         return false;
+    }
     for (int d = 0; d < e->n_dirs; d++)
-      if (!(e->flow[d][s] = make_image(e, d ? "bwd" : "fwd", s, w, h, GPU_FORMAT_RGBA32F, 1,
+      if (!(e->flow[d][s] = make_image(e, d ? "bwd" : "fwd", s, w, h, GPU_FORMAT_RGBA32F, B,
                                        error)))
         return false;
     e->partial_base[s] = partials;
-    partials += N * flow_pass_features_groups(w, h);
+    partials += N * B * flow_pass_features_groups(w, h);
   }
   flow_pack_layout(w0, h0, e->format == FLOW_OUTPUT_S16, &e->layout);
+  size_t packed = (size_t)B * e->layout.layer_bytes;
   if (!(e->partials = make_buffer(e, "partials", 0, (size_t)partials * 4, GPU_BUFFER_STORAGE,
                                   error)) ||
-      !(e->means = make_buffer(e, "means", 0, 2 * (size_t)N * FLOW_MAX_LEVELS * 4,
+      !(e->means = make_buffer(e, "means", 0, (size_t)N_FEAT * means_per_image(e) * 4,
                                GPU_BUFFER_STORAGE, error)) ||
-      !(e->counters = make_buffer(e, "counters", 0, (size_t)N * FLOW_MAX_LEVELS * 4,
+      !(e->counters = make_buffer(e, "counters", 0, (size_t)N * B * FLOW_MAX_LEVELS * 4,
                                   GPU_BUFFER_STORAGE, error)) ||
       !gpu_buffer_fill_u32(e->counters, 0, error) ||
-      !(e->packed = make_buffer(e, "packed", 0, e->layout.layer_bytes, GPU_BUFFER_STORAGE,
+      !(e->packed = make_buffer(e, "packed", 0, packed, GPU_BUFFER_STORAGE, error)) ||
+      !(e->upload = make_buffer(e, "upload", 0, (size_t)B * w0 * h0, GPU_BUFFER_UPLOAD,
                                 error)) ||
-      !(e->upload = make_buffer(e, "upload", 0, (size_t)w0 * h0, GPU_BUFFER_UPLOAD, error)) ||
       !(e->upload_fence = gpu_fence_new(e->gpu, error)))
     return false;
   for (int i = 0; i < e->in_flight; i++) {
     Slot *sl = &e->slots[i];
-    if (!(sl->readback = make_buffer(e, "readback", i, e->layout.layer_bytes,
-                                     GPU_BUFFER_READBACK, error)) ||
+    if (!(sl->readback = make_buffer(e, "readback", i, packed, GPU_BUFFER_READBACK, error)) ||
         !(sl->fence = gpu_fence_new(e->gpu, error)) ||
         !(sl->timer = gpu_timer_new(e->gpu, N_STAMPS, error)))
       return false;
@@ -179,22 +203,29 @@ flow_engine_new(GpuContext *gpu, const FlowEngineParams *params, GError **error)
                 MAX_IN_FLIGHT);
     return NULL;
   }
+  int batch = params->batch ? params->batch : 1;
+  if (batch < 1 || batch > FLOW_MAX_BATCH) {
+    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT, "batch must be within 1..%d",
+                FLOW_MAX_BATCH);
+    return NULL;
+  }
   g_autoptr(FlowEngine) e = g_new0(FlowEngine, 1);
   e->gpu = gpu;
   e->label = g_strdup(params->label ? params->label : "flow");
   e->p = params->params;
   e->format = params->output;
   e->in_flight = in_flight;
+  e->batch = batch;
   e->width = e->p.width;
   e->height = e->p.height;
   e->levels = flow_params_get_levels(&e->p);
   e->n_dirs = e->p.fb_check ? 2 : 1;
-  e->cur = -1;
+  e->next_id = 1;
   if (!(e->passes = flow_passes_new(gpu, &e->p, error)) || !engine_alloc(e, error))
     return NULL;
-  g_debug("%s: %dx%d, %d levels, %d orientations, %s, %d in flight", e->label, e->width,
-          e->height, e->levels, e->p.orientations,
-          e->p.fb_check ? "forward-backward check" : "forward only", e->in_flight);
+  g_debug("%s: %dx%d, %d levels, %d orientations, %s, %d pairs, %d in flight", e->label,
+          e->width, e->height, e->levels, e->p.orientations,
+          e->p.fb_check ? "forward-backward check" : "forward only", e->batch, e->in_flight);
   return g_steal_pointer(&e);
 }
 
@@ -207,7 +238,7 @@ flow_engine_get_params(FlowEngine *e)
 int
 flow_engine_pending(FlowEngine *e)
 {
-  return e->count;
+  return e->pending;
 }
 
 void
@@ -220,24 +251,25 @@ flow_engine_get_last_counts(FlowEngine *e, FlowWorkCounts *counts)
 void
 flow_engine_reset(FlowEngine *e)
 {
-  e->cur = -1;
+  for (int i = 0; i < e->batch; i++)
+    e->has_prev[i] = false;
 }
 
-/* Filters the uploaded frame into frame slot `fs`: pyramid, bank, features, means. */
+/* Filters the uploaded frames (the first n positions) into feature image `fi`: pyramid,
+ * bank, features, means. */
 static void
-filter_frame(FlowEngine *e, int fs)
+filter_frames(FlowEngine *e, int fi, int n)
 {
-  int N = e->p.orientations;
   /* Level 0 is the 8-bit frame itself: the passes that read it do the ingest (§1). */
   for (int s = 1; s < e->levels; s++)
     flow_pass_reduce(e->passes, s > 1 ? e->img[s - 1] : e->in8, e->img[s]);
   for (int s = 0; s < e->levels; s++) {
     GpuImage *level = s > 0 ? e->img[s] : e->in8;
     int w = gpu_image_get_width(level), h = gpu_image_get_height(level);
-    flow_pass_rows(e->passes, level, w, h, 1, e->rows);
-    flow_pass_columns(e->passes, e->rows, w, h, 1, e->q);
-    flow_pass_features_mean(e->passes, e->q, e->feat[fs][s], e->partials, e->partial_base[s],
-                            e->counters, e->means, fs * N * FLOW_MAX_LEVELS, s);
+    flow_pass_rows(e->passes, level, w, h, n, e->rows);
+    flow_pass_columns(e->passes, e->rows, w, h, n, e->q);
+    flow_pass_features_mean(e->passes, e->q, e->feat[fi][s], e->partials, e->partial_base[s],
+                            e->counters, e->means, fi * means_per_image(e), s);
   }
 }
 
@@ -251,16 +283,15 @@ swap_spare(FlowEngine *e, int d, int s)
   return t;
 }
 
-/* Coarse to fine from frame slot `from` to `to` into direction d (§7). The prior of a round
- * is computed by its terms pass (§12): the upsampled coarser level in the first round of
- * a level, the median of the previous round's flow in the others. The median of a
- * level's last round is a pass of its own, except with `median_later` at level 0: there
+/* Coarse to fine from feature image `from` to `to` into direction d (§7). The prior of a
+ * round is computed by its terms pass (§12): the upsampled coarser level in the first
+ * round of a level, the median of the previous round's flow in the others. The median of
+ * a level's last round is a pass of its own, except with `median_later` at level 0: there
  * flow[d][0] is left without it, for the forward-backward check that computes it. */
 static void
 run_direction(FlowEngine *e, int d, int from, int to, bool median_later)
 {
   static const float zero[4] = { 0, 0, 0, 0 };
-  int N = e->p.orientations;
   for (int s = e->levels - 1; s >= 0; s--) {
     for (int it = 0; it < e->p.iterations; it++) {
       FlowPrior prior = FLOW_PRIOR_IMAGE;
@@ -275,7 +306,7 @@ run_direction(FlowEngine *e, int d, int from, int to, bool median_later)
         src = swap_spare(e, d, s);
       }
       flow_pass_terms_prior(e->passes, prior, src, e->feat[from][s], e->feat[to][s],
-                            e->flow[d][s], e->terms, e->means, from * N * FLOW_MAX_LEVELS, s);
+                            e->flow[d][s], e->terms, e->means, from * means_per_image(e), s);
       flow_pass_smooth_solve(e->passes, e->terms, e->tmp, e->flow[d][s]);
       flow_pass_fill(e->passes, e->flow[d][s], e->tmp, e->p.fill_iterations);
     }
@@ -284,6 +315,22 @@ run_direction(FlowEngine *e, int d, int from, int to, bool median_later)
       flow_pass_median(e->passes, src, e->flow[d][s]);
     }
   }
+}
+
+/* Copies the features and means of frame position `from_pos` of feature image `from`
+ * to position `to_pos` of image `to` (every level). */
+static bool
+copy_features(FlowEngine *e, int to, int to_pos, int from, int from_pos, GError **error)
+{
+  int N = e->p.orientations;
+  for (int s = 0; s < e->levels; s++)
+    if (!gpu_image_copy_layers(e->feat[to][s], to_pos * N, e->feat[from][s], from_pos * N, N,
+                               error))
+      return false;
+  size_t per = (size_t)N * FLOW_MAX_LEVELS * 4;
+  gpu_buffer_copy(e->means, (size_t)to * means_per_image(e) * 4 + to_pos * per, e->means,
+                  (size_t)from * means_per_image(e) * 4 + from_pos * per, per);
+  return true;
 }
 
 static void
@@ -297,50 +344,109 @@ copy_plane(uint8_t *dst, const uint8_t *src, size_t stride, int width, int heigh
     memcpy(dst + (size_t)y * width, src + (size_t)y * stride, width);
 }
 
-bool
-flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t tag,
-                   bool *queued, GError **error)
+static bool
+slot_free(Slot *sl)
 {
-  g_return_val_if_fail(e && frame && stride >= (size_t)e->width, false);
-  if (queued)
-    *queued = false;
+  return !sl->id || (sl->n_collected == sl->n_queued && g_atomic_int_get(&sl->unreleased) == 0);
+}
+
+static Slot *
+free_slot(FlowEngine *e)
+{
+  for (int i = 0; i < e->in_flight; i++)
+    if (slot_free(&e->slots[i]))
+      return &e->slots[i];
+  return NULL;
+}
+
+bool
+flow_engine_can_submit(FlowEngine *e)
+{
+  g_return_val_if_fail(e, false);
+  return free_slot(e) != NULL;
+}
+
+bool
+flow_engine_submit_batch(FlowEngine *e, const FlowInput *in, int n, bool *queued,
+                         uint64_t *id, GError **error)
+{
+  g_return_val_if_fail(e && in && n >= 1 && n <= e->batch, false);
+  bool seen[FLOW_MAX_BATCH] = { false }, with_flow[FLOW_MAX_BATCH];
+  bool any_flow = false, in_order = n == e->batch;
+  for (int i = 0; i < n; i++) {
+    g_return_val_if_fail(in[i].pair >= 0 && in[i].pair < e->batch && !seen[in[i].pair] &&
+                         in[i].frame && in[i].stride >= (size_t)e->width, false);
+    seen[in[i].pair] = true;
+    with_flow[i] = e->has_prev[in[i].pair] && !in[i].reset;
+    any_flow |= with_flow[i];
+    in_order &= in[i].pair == i;
+    if (queued)
+      queued[i] = false;
+  }
+  if (id)
+    *id = 0;
   if (gpu_context_is_failed(e->gpu)) {
     g_set_error(error, GPU_ERROR, GPU_ERROR_FAILED, "%s: the GPU context has failed", e->label);
     return false;
   }
-  bool with_flow = e->cur >= 0;
-  if (with_flow && e->count >= e->in_flight) {
-    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT, "%s: %d flows already in flight", e->label,
-                e->count);
+  Slot *sl = any_flow ? free_slot(e) : NULL;
+  if (any_flow && !sl) {
+    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT, "%s: %d submissions with flows already in "
+                "flight", e->label, e->in_flight);
     return false;
   }
-  Slot *sl = &e->slots[(e->head + e->count) % e->in_flight];
-  /* The one upload buffer may still feed the previous frame's queued upload: wait for
-   * the GPU to have taken it (at once when that frame's work has started). */
+  /* The one upload buffer may still feed the previous submission's queued uploads: wait
+   * for the GPU to have taken them (at once when that work has started). */
   if (!gpu_fence_wait(e->upload_fence, 10 * G_GUINT64_CONSTANT(1000000000), error))
     return false;
-  copy_plane(gpu_buffer_get_map(e->upload), frame, stride, e->width, e->height);
-  int fs = e->cur >= 0 ? 1 - e->cur : 0;
+  size_t plane = (size_t)e->width * e->height;
+  uint8_t *up = gpu_buffer_get_map(e->upload);
+  for (int i = 0; i < n; i++)
+    copy_plane(up + i * plane, in[i].frame, in[i].stride, e->width, e->height);
+  /* In pair order the store is where the passes read the previous frames, and the new
+   * ones become the store; otherwise the previous frames are gathered by position into
+   * `prev` and the new ones go back to the store after the flow. */
+  int store = e->store, prev, cur;
+  if (in_order) {
+    prev = store;
+    cur = (store + 1) % 2;
+    if (e->batch > 1)
+      cur = (store + 1) % N_FEAT;
+  } else {
+    prev = (store + 1) % N_FEAT;
+    cur = (store + 2) % N_FEAT;
+  }
 
   GpuStats before, after;
   gpu_context_get_stats(e->gpu, &before);
-  gpu_timer_stamp(sl->timer, 0);
+  GpuTimer *timer = sl ? sl->timer : NULL;
+  if (timer)
+    gpu_timer_stamp(timer, 0);
   GError *ignored = NULL;
-  gpu_image_upload_from_buffer(e->in8, 0, e->upload, 0, e->width, &ignored);
+  for (int i = 0; i < n; i++)
+    gpu_image_upload_from_buffer(e->in8, i, e->upload, i * plane, e->width, &ignored);
   g_clear_error(&ignored);
   if (!gpu_fence_reset(e->upload_fence, error))
     return false;
-  gpu_timer_stamp(sl->timer, 1);
-  filter_frame(e, fs);
-  gpu_timer_stamp(sl->timer, 2);
-  if (with_flow) {
-    /* with the check, the forward flow's last median is computed by it */
-    run_direction(e, 0, e->cur, fs, e->p.fb_check);
+  if (timer)
+    gpu_timer_stamp(timer, 1);
+  flow_passes_set_frames(e->passes, e->batch, n);
+  filter_frames(e, cur, n);
+  if (timer)
+    gpu_timer_stamp(timer, 2);
+  if (any_flow) {
+    for (int i = 0; !in_order && i < n; i++)
+      if (with_flow[i] && !copy_features(e, prev, i, store, in[i].pair, error))
+        return false;
+    /* with the check, the forward flow's last median is computed by it (the positions
+     * without a previous frame are computed too, and not read back) */
+    run_direction(e, 0, prev, cur, e->p.fb_check);
     if (e->n_dirs > 1)
-      run_direction(e, 1, fs, e->cur, false);
+      run_direction(e, 1, cur, prev, false);
   }
-  gpu_timer_stamp(sl->timer, 3);
-  if (with_flow) {
+  if (timer)
+    gpu_timer_stamp(timer, 3);
+  if (any_flow) {
     if (e->p.fb_check) {
       if (e->p.median)
         flow_pass_fb_median(e->passes, e->flow[0][0], e->flow[1][0], e->post);
@@ -353,36 +459,65 @@ flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t 
       flow_pass_pack(e->passes, e->flow[0][0], e->packed, &e->layout);
     }
   }
-  gpu_timer_stamp(sl->timer, 4);
-  if (with_flow)
-    gpu_buffer_copy(sl->readback, 0, e->packed, 0, e->layout.layer_bytes);
-  gpu_timer_stamp(sl->timer, 5);
-  if (!gpu_fence_reset(sl->fence, error) || !gpu_context_check(e->gpu, e->label, error))
+  if (timer)
+    gpu_timer_stamp(timer, 4);
+  if (any_flow)
+    gpu_buffer_copy(sl->readback, 0, e->packed, 0, (size_t)n * e->layout.layer_bytes);
+  if (timer)
+    gpu_timer_stamp(timer, 5);
+  /* the new frames are the pairs' previous ones from now on */
+  if (in_order) {
+    e->store = cur;
+  } else {
+    for (int i = 0; i < n; i++)
+      if (!copy_features(e, store, in[i].pair, cur, i, error))
+        return false;
+  }
+  flow_passes_set_frames(e->passes, 1, 1);
+  if ((sl && !gpu_fence_reset(sl->fence, error)) || !gpu_context_check(e->gpu, e->label, error))
     return false;
   gpu_context_get_stats(e->gpu, &after);
   e->last_counts.dispatches = (int)(after.dispatches - before.dispatches);
   e->last_counts.barriers = (int)(after.barriers - before.barriers);
-  if (with_flow) {
-    sl->tag = tag;
-    sl->prev_tag = e->cur_tag;
-    e->count++;
-    if (queued)
-      *queued = true;
+  if (sl) {
+    sl->id = e->next_id++;
+    sl->n = n;
+    sl->n_queued = sl->n_collected = 0;
+    g_atomic_int_set(&sl->unreleased, 0);
+    for (int i = 0; i < n; i++) {
+      sl->pair[i] = in[i].pair;
+      sl->tag[i] = in[i].tag;
+      sl->prev_tag[i] = e->prev_tag[in[i].pair];
+      sl->queued[i] = with_flow[i];
+      sl->collected[i] = false;
+      sl->n_queued += with_flow[i];
+      if (queued)
+        queued[i] = with_flow[i];
+    }
+    e->pending += sl->n_queued;
+    if (id)
+      *id = sl->id;
   }
-  e->cur = fs;
-  e->cur_tag = tag;
+  for (int i = 0; i < n; i++) {
+    e->has_prev[in[i].pair] = true;
+    e->prev_tag[in[i].pair] = in[i].tag;
+  }
   return true;
 }
 
 bool
-flow_engine_collect(FlowEngine *e, bool wait, FlowFrame *frame, GError **error)
+flow_engine_submit(FlowEngine *e, const uint8_t *frame, size_t stride, uint64_t tag,
+                   bool *queued, GError **error)
 {
-  g_return_val_if_fail(e && frame, false);
-  if (e->count == 0) {
-    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT, "%s: nothing in flight", e->label);
-    return false;
-  }
-  Slot *sl = &e->slots[e->head];
+  g_return_val_if_fail(e && frame && stride >= (size_t)e->width, false);
+  FlowInput in = { .pair = 0, .frame = frame, .stride = stride, .tag = tag };
+  return flow_engine_submit_batch(e, &in, 1, queued, NULL, error);
+}
+
+/* Waits for slot sl (wait), then fills `frame` with its input i and marks it collected. */
+static bool
+take(FlowEngine *e, Slot *sl, int i, bool wait, FlowFrame *frame, GError **error)
+{
   if (!wait) {
     if (!gpu_fence_is_signaled(sl->fence))
       return false;
@@ -391,29 +526,75 @@ flow_engine_collect(FlowEngine *e, bool wait, FlowFrame *frame, GError **error)
   }
   uint64_t ns[N_STAMPS];
   bool have_times = gpu_timer_read(sl->timer, true, ns);
-  const uint8_t *map = gpu_buffer_get_map(sl->readback);
+  const uint8_t *map = (const uint8_t *)gpu_buffer_get_map(sl->readback) +
+                       (size_t)i * e->layout.layer_bytes;
   *frame = (FlowFrame){
-    .tag = sl->tag,
-    .prev_tag = sl->prev_tag,
+    .tag = sl->tag[i],
+    .prev_tag = sl->prev_tag[i],
+    .pair = sl->pair[i],
     .width = e->width,
     .height = e->height,
     .format = e->format,
     .u = map,
     .v = map + e->layout.v_offset,
-    .slot = e->head,
+    .batch_flows = sl->n_queued,
+    .submission = sl->id,
+    .slot = (int)(sl - e->slots),
   };
-  for (int i = 0; i < FLOW_STAGE_COUNT; i++)
-    frame->stage_ms[i] = have_times ? (double)(ns[i + 1] - ns[i]) * 1e-6 : 0.0;
-  e->head = (e->head + 1) % e->in_flight;
-  e->count--;
+  for (int k = 0; k < FLOW_STAGE_COUNT; k++)
+    frame->stage_ms[k] = have_times ? (double)(ns[k + 1] - ns[k]) * 1e-6 : 0.0;
+  sl->collected[i] = true;
+  sl->n_collected++;
+  g_atomic_int_inc(&sl->unreleased);
+  e->pending--;
   return true;
+}
+
+bool
+flow_engine_collect(FlowEngine *e, bool wait, FlowFrame *frame, GError **error)
+{
+  g_return_val_if_fail(e && frame, false);
+  Slot *oldest = NULL;
+  for (int k = 0; k < e->in_flight; k++) {
+    Slot *sl = &e->slots[k];
+    if (sl->id && sl->n_collected < sl->n_queued && (!oldest || sl->id < oldest->id))
+      oldest = sl;
+  }
+  if (!oldest) {
+    g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT, "%s: nothing in flight", e->label);
+    return false;
+  }
+  for (int i = 0; i < oldest->n; i++)
+    if (oldest->queued[i] && !oldest->collected[i])
+      return take(e, oldest, i, wait, frame, error);
+  g_assert_not_reached();
+}
+
+bool
+flow_engine_collect_at(FlowEngine *e, uint64_t id, int index, bool wait, FlowFrame *frame,
+                       GError **error)
+{
+  g_return_val_if_fail(e && frame, false);
+  for (int k = 0; id && k < e->in_flight; k++) {
+    Slot *sl = &e->slots[k];
+    if (sl->id != id)
+      continue;
+    if (index < 0 || index >= sl->n || !sl->queued[index] || sl->collected[index])
+      break;
+    return take(e, sl, index, wait, frame, error);
+  }
+  g_set_error(error, GPU_ERROR, GPU_ERROR_LIMIT, "%s: no flow %d of submission %" G_GUINT64_FORMAT
+              " to collect", e->label, index, id);
+  return false;
 }
 
 void
 flow_engine_release(FlowEngine *e, FlowFrame *frame)
 {
-  /* A slot is written again only by the in_flight-th following submit with a flow. */
-  (void)e;
+  g_return_if_fail(e && frame && frame->slot >= 0 && frame->slot < e->in_flight);
+  if (!frame->u)
+    return;   /* released already */
+  g_atomic_int_add(&e->slots[frame->slot].unreleased, -1);
   frame->u = NULL;
   frame->v = NULL;
 }
@@ -435,7 +616,7 @@ bool
 flow_engine_process(FlowEngine *e, const uint8_t *frame0, size_t stride0,
                     const uint8_t *frame1, size_t stride1, float *u, float *v, GError **error)
 {
-  g_return_val_if_fail(e->count == 0, false);
+  g_return_val_if_fail(e->pending == 0, false);
   flow_engine_reset(e);
   bool queued;
   if (!flow_engine_submit(e, frame0, stride0, 0, NULL, error) ||

@@ -5,6 +5,7 @@
 
 #include "kernels/flow.h"
 #include "tests/common/gpu-test.h"
+#include "tests/common/texture.h"
 #include "tests/flow/flow-fixture.h"
 
 #define W 96
@@ -154,6 +155,191 @@ test_stream_s16(void)
   g_assert_false(queued);
 }
 
+/* ------------------------------------------------------------ batches */
+
+#define BATCH_PAIRS 3
+#define BATCH_FRAMES 4
+
+/* Frame k of a stream: a texture of its own moved by k (du, dv). */
+static void
+stream_frames(double du, double dv, uint8_t *frames[BATCH_FRAMES])
+{
+  TestTexture t;
+  test_texture_init(&t, flow_rng, 24, 0.15, 1.4, 0, 2 * G_PI, 0.25, 3.0);
+  for (int k = 0; k < BATCH_FRAMES; k++)
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++)
+        frames[k][y * W + x] =
+          (uint8_t)lround(255.0 * test_texture_at(&t, x - k * du, y - k * dv));
+}
+
+/* What a one-pair engine gives for the flow of a stream from frame a to frame b (the
+ * frames between skipped): u and v planes, int16. */
+static void
+single_flow(GpuContext *ctx, const FlowParams *p, uint8_t *const frames[], int a, int b,
+            int16_t *u, int16_t *v)
+{
+  g_autoptr(FlowEngine) e = engine_new(ctx, p, FLOW_OUTPUT_S16, 1);
+  GError *error = NULL;
+  bool queued;
+  g_assert_true(flow_engine_submit(e, frames[a], W, 0, &queued, &error));
+  g_assert_true(flow_engine_submit(e, frames[b], W, 1, &queued, &error));
+  g_assert_true(queued);
+  FlowFrame fr;
+  g_assert_true(flow_engine_collect(e, true, &fr, &error));
+  memcpy(u, fr.u, (size_t)W * H * 2);
+  memcpy(v, fr.v, (size_t)W * H * 2);
+  flow_engine_release(e, &fr);
+}
+
+/* A collected flow of the batched engine: pair, tags, and planes bit-identical to the
+ * one-pair engine's flow of the same two frames. */
+static void
+check_flow(const FlowFrame *fr, int pair, int a, int b, int16_t *ref[BATCH_PAIRS][2],
+           int ref_a[BATCH_PAIRS])
+{
+  g_assert_cmpint(fr->pair, ==, pair);
+  g_assert_cmpuint(fr->tag, ==, (uint64_t)(100 * pair + b));
+  g_assert_cmpuint(fr->prev_tag, ==, (uint64_t)(100 * pair + a));
+  g_assert_cmpint(ref_a[pair], ==, a);
+  g_assert_cmpint(memcmp(fr->u, ref[pair][0], (size_t)W * H * 2), ==, 0);
+  g_assert_cmpint(memcmp(fr->v, ref[pair][1], (size_t)W * H * 2), ==, 0);
+}
+
+/* Three pairs in one engine, their frames submitted in pair order, out of order, as
+ * subsets, with a reset: every flow equals, bit for bit, what a one-pair engine computes
+ * from the same two frames of that pair (the previous frame it was given, frames it was
+ * not given skipped); tags, pairs, ids and the slots' limit. */
+static void
+test_batch(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  FlowParams p;
+  flow_params_init(&p, W, H);
+  p.fb_check = true;
+  const double motion[BATCH_PAIRS][2] = { { 1.2, -0.5 }, { -0.7, 0.9 }, { 0.3, 1.6 } };
+  uint8_t *frames[BATCH_PAIRS][BATCH_FRAMES];
+  for (int i = 0; i < BATCH_PAIRS; i++) {
+    for (int k = 0; k < BATCH_FRAMES; k++)
+      frames[i][k] = g_malloc((size_t)W * H);
+    stream_frames(motion[i][0], motion[i][1], frames[i]);
+  }
+  int16_t *ref[BATCH_PAIRS][2];
+  for (int i = 0; i < BATCH_PAIRS; i++)
+    for (int c = 0; c < 2; c++)
+      ref[i][c] = g_malloc((size_t)W * H * 2);
+  GError *error = NULL;
+  FlowEngine *e = flow_engine_new(ctx, &(FlowEngineParams){
+      .label = "batch", .params = p, .output = FLOW_OUTPUT_S16, .in_flight = 2,
+      .batch = BATCH_PAIRS }, &error);
+  g_assert_no_error(error);
+
+  /* Each step: the inputs (pair, frame; a negative frame = that frame with a reset) and
+   * the previous frame each flow starts from (-1 = no flow). */
+  static const struct {
+    int n, pair[BATCH_PAIRS], frame[BATCH_PAIRS], from[BATCH_PAIRS];
+    const char *what;
+  } steps[] = {
+    { 3, { 0, 1, 2 }, { 0, 0, 0 }, { -1, -1, -1 }, "first frames, in pair order" },
+    { 3, { 0, 1, 2 }, { 1, 1, 1 }, { 0, 0, 0 }, "in pair order" },
+    { 2, { 2, 0 }, { 2, 2 }, { 1, 1 }, "two pairs, out of order" },
+    { 2, { 1, 2 }, { 2, 3 }, { 1, 2 }, "two pairs, in other positions" },
+    { 3, { 0, 1, 2 }, { 3, 3, -3 }, { 2, 2, -1 }, "in pair order again, pair 2 reset" },
+  };
+  for (size_t st = 0; st < G_N_ELEMENTS(steps); st++) {
+    FlowInput in[BATCH_PAIRS];
+    int ref_a[BATCH_PAIRS] = { -1, -1, -1 };
+    int n_flows = 0;
+    for (int i = 0; i < steps[st].n; i++) {
+      int pair = steps[st].pair[i], k = abs(steps[st].frame[i]), a = steps[st].from[i];
+      in[i] = (FlowInput){ .pair = pair, .frame = frames[pair][k], .stride = W,
+                           .tag = (uint64_t)(100 * pair + k), .reset = steps[st].frame[i] < 0 };
+      if (a >= 0) {
+        single_flow(ctx, &p, frames[pair], a, k, ref[pair][0], ref[pair][1]);
+        ref_a[pair] = a;
+        n_flows++;
+      }
+    }
+    bool queued[BATCH_PAIRS];
+    uint64_t id = 99;
+    g_assert_true(flow_engine_submit_batch(e, in, steps[st].n, queued, &id, &error));
+    g_assert_no_error(error);
+    g_assert_cmpuint(id != 0, ==, n_flows > 0);
+    g_assert_cmpint(flow_engine_pending(e), ==, n_flows);
+    /* collected by position, the last first */
+    for (int i = steps[st].n - 1; i >= 0; i--) {
+      g_assert_cmpint(queued[i], ==, steps[st].from[i] >= 0);
+      FlowFrame fr;
+      if (!queued[i]) {
+        g_assert_false(flow_engine_collect_at(e, id, i, true, &fr, &error));
+        g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+        g_clear_error(&error);
+        continue;
+      }
+      g_assert_true(flow_engine_collect_at(e, id, i, true, &fr, &error));
+      g_assert_no_error(error);
+      g_assert_cmpuint(fr.submission, ==, id);
+      g_assert_cmpint(fr.batch_flows, ==, n_flows);
+      check_flow(&fr, steps[st].pair[i], steps[st].from[i], abs(steps[st].frame[i]), ref,
+                 ref_a);
+      flow_engine_release(e, &fr);
+    }
+    g_assert_cmpint(flow_engine_pending(e), ==, 0);
+    g_test_message("batch step %zu (%s): %d flows, each identical to a one-pair engine's",
+                   st + 1, steps[st].what, n_flows);
+  }
+
+  /* Slots: two submissions with flows held (one collected, not released), the third is
+   * refused and changes nothing; a release frees its slot. */
+  flow_engine_reset(e);
+  FlowInput in[BATCH_PAIRS];
+  for (int i = 0; i < BATCH_PAIRS; i++)
+    in[i] = (FlowInput){ .pair = i, .frame = frames[i][0], .stride = W, .tag = 0 };
+  bool queued[BATCH_PAIRS];
+  uint64_t id1, id2, id3;
+  g_assert_true(flow_engine_submit_batch(e, in, BATCH_PAIRS, queued, &id1, &error));
+  g_assert_cmpuint(id1, ==, 0);
+  for (int i = 0; i < BATCH_PAIRS; i++)
+    in[i].frame = frames[i][1];
+  g_assert_true(flow_engine_submit_batch(e, in, BATCH_PAIRS, queued, &id1, &error));
+  g_assert_true(flow_engine_submit_batch(e, in, 2, queued, &id2, &error));
+  g_assert_cmpuint(id2, >, id1);
+  g_assert_true(flow_engine_can_submit(e) == false);
+  g_assert_false(flow_engine_submit_batch(e, in, 1, queued, &id3, &error));
+  g_assert_error(error, GPU_ERROR, GPU_ERROR_LIMIT);
+  g_clear_error(&error);
+  FlowFrame held;
+  g_assert_true(flow_engine_collect(e, true, &held, &error));   /* the oldest, first */
+  g_assert_cmpuint(held.submission, ==, id1);
+  g_assert_cmpint(held.pair, ==, 0);
+  for (int k = 0; k < 4; k++) {
+    FlowFrame fr;
+    g_assert_true(flow_engine_collect(e, true, &fr, &error));
+    g_assert_cmpuint(fr.submission, ==, k < 2 ? id1 : id2);
+    g_assert_cmpint(fr.pair, ==, k < 2 ? k + 1 : k - 2);
+    flow_engine_release(e, &fr);
+  }
+  g_assert_cmpint(flow_engine_pending(e), ==, 0);
+  g_assert_true(flow_engine_can_submit(e));     /* id2's slot */
+  g_assert_true(flow_engine_submit_batch(e, in, 1, queued, &id3, &error));
+  g_assert_false(flow_engine_can_submit(e));    /* id1's is still held */
+  flow_engine_release(e, &held);
+  g_assert_true(flow_engine_can_submit(e));
+  FlowFrame fr;
+  g_assert_true(flow_engine_collect(e, true, &fr, &error));
+  g_assert_cmpuint(fr.submission, ==, id3);
+  flow_engine_release(e, &fr);
+  flow_engine_free(e);
+  for (int i = 0; i < BATCH_PAIRS; i++) {
+    for (int k = 0; k < BATCH_FRAMES; k++)
+      g_free(frames[i][k]);
+    g_free(ref[i][0]);
+    g_free(ref[i][1]);
+  }
+}
+
 static void
 test_bad_params(void)
 {
@@ -276,6 +462,7 @@ main(int argc, char **argv)
   g_test_add_func("/flow/engine/reference", test_reference);
   g_test_add_func("/flow/engine/reference-fb", test_reference_fb);
   g_test_add_func("/flow/engine/stream-s16", test_stream_s16);
+  g_test_add_func("/flow/engine/batch", test_batch);
   g_test_add_func("/flow/engine/bad-params", test_bad_params);
   g_test_add_func("/flow/engine/dispatch-count", test_dispatch_count);
   return flow_fixture_run();
