@@ -167,9 +167,9 @@ published(gpointer data, int result, uint64_t publish_ns)
   FrameLoop *fl = b->group->fl;
   LoopPair *p = &fl->pairs[b->pairs[j->k]];
   stereo_engine_release(b->group->engine, &b->frames[j->k]);
-  double flow_ms = 0.0;   /* the pair's own flow, beside its share of the batch */
+  double flow_ms = 0.0;   /* the pair's share of its flow submission, beside the batch's */
   for (int s = 0; b->has_flow[j->k] && s < FLOW_STAGE_COUNT; s++)
-    flow_ms += b->flows[j->k].stage_ms[s];
+    flow_ms += b->flows[j->k].stage_ms[s] / MAX(b->flows[j->k].batch_flows, 1);
   frame_flow_published(p, &b->flows[j->k], b->has_flow[j->k]);
   g_mutex_lock(&fl->stats_lock);
   if (result < 0) {
@@ -242,15 +242,18 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f, GError **error)
     job.planes[STEREOD_RING_PLANE_FLOAT32] = f->metres;
   /* the frame's planes go out together: its flow is collected now (done on the GPU
    * before its disparity, queued first) */
-  if (p->flow && !frame_flow_collect(p, b->seq[k], b->has_flow[k], &b->flows[k],
+  if (p->flow && !frame_flow_collect(p, b->flow_submission, b->flow_index[k], b->seq[k],
+                                     b->has_flow[k], &b->flows[k],
                                      &job.planes[STEREOD_RING_PLANE_FLOW_U],
                                      &job.planes[STEREOD_RING_PLANE_FLOW_V], error)) {
     b->has_flow[k] = false;
     stereo_engine_release(g->engine, &b->frames[k]);
     return false;
   }
-  for (int s = 0; p->flow && b->has_flow[k] && s < FLOW_STAGE_COUNT; s++)
-    b->flow_ms += b->flows[k].stage_ms[s];
+  /* the flow submission's GPU time, once (every flow of it carries the whole) */
+  if (p->flow && b->has_flow[k] && b->flow_ms == 0.0)
+    for (int s = 0; s < FLOW_STAGE_COUNT; s++)
+      b->flow_ms += b->flows[k].stage_ms[s];
   p->last_seq = b->seq[k];
   b->jobs[k] = (LoopJob){ b, k };
   g_atomic_int_inc(&b->unpublished);
@@ -406,13 +409,16 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
   /* offline every frame goes, as fast as the GPU goes: no cap */
   int cap = live ? batch_cap(fl, g) : g->n;
   StereoInput in[STEREO_MAX_BATCH];
+  /* the flow pairs' frames: one submission of their engine (one size: one engine) */
+  FlowInput flow_in[STEREO_MAX_BATCH];
+  int flow_pairs[STEREO_MAX_BATCH], n_flow = 0;
+  FlowEngine *flow = NULL;
   int n = 0;
-  bool flow_failed = false;
-  for (int pos = 0; pos < g->n && n < cap && !flow_failed; pos++) {
+  for (int pos = 0; pos < g->n && n < cap; pos++) {
     LoopPair *p = &fl->pairs[g->pairs[pos]];
     if (!p->pending_left ||
         (!live && p->pending_ns - offline_first > (uint64_t)p->cfg->tolerance_ns) ||
-        !frame_flow_can_take(fl, p))   /* its flow slots all in use: it waits */
+        !frame_flow_can_take(p))   /* its flow engine's slots all in use: it waits */
       continue;
     const CaptureFrame *l = g_steal_pointer(&p->pending_left);
     const CaptureFrame *r = g_steal_pointer(&p->pending_right);
@@ -423,12 +429,14 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
       if (daemon_metrics_left_wanted(p->metrics, now_us))
         daemon_metrics_left_offer(p->metrics, l->data, l->width, l->height, l->stride, now_us);
     }
-    /* the flow first: its GPU work is queued before the batch's */
     b->has_flow[n] = false;
-    if (p->flow && !frame_flow_submit(p, l, seq, cns, &b->has_flow[n], error)) {
-      capture_pair_release(p->capture, l, r);
-      flow_failed = true;
-      break;
+    b->flow_index[n] = -1;
+    if (p->flow) {
+      g_assert(!flow || flow == p->flow);
+      flow = p->flow;
+      b->flow_index[n] = n_flow;
+      flow_pairs[n_flow] = g->pairs[pos];
+      frame_flow_input(p, l, seq, cns, &flow_in[n_flow++]);
     }
     in[n] = (StereoInput){
       .pair = pos,
@@ -445,10 +453,20 @@ submit_group(FrameLoop *fl, LoopGroup *g, uint64_t offline_first, GError **error
     p->held[p->n_held++] = (HeldPair){ 0, l, r };
     n++;
   }
-  if (n == 0 && !flow_failed)
+  if (n == 0)
     return false;
+  /* the flows first: their GPU work is queued before the batch's */
+  bool ok = true;
+  b->flow_submission = 0;
+  if (n_flow > 0) {
+    bool queued[STEREO_MAX_BATCH];
+    ok = frame_flow_submit(fl, flow_pairs, flow, flow_in, n_flow, queued, &b->flow_submission,
+                           error);
+    for (int k = 0; ok && k < n; k++)
+      b->has_flow[k] = b->flow_index[k] >= 0 && queued[b->flow_index[k]];
+  }
   uint64_t id = 0;
-  bool ok = !flow_failed && stereo_engine_submit_batch(g->engine, in, n, &id, error);
+  ok = ok && stereo_engine_submit_batch(g->engine, in, n, &id, error);
   for (int k = 0; k < n; k++) {
     LoopPair *p = &fl->pairs[b->pairs[k]];
     HeldPair *h = &p->held[p->n_held - 1];

@@ -53,11 +53,11 @@ typedef struct {
   double out_fps;            /* of the last interval, for STATUS= */
   DaemonPairMetrics *metrics;   /* NULL without [daemon] metrics= (any thread may call it) */
   /* flow=true (frame-flow.c); flow NULL otherwise */
-  FlowEngine *flow;
+  FlowEngine *flow;          /* the flow pairs of its size share it (FrameLoop owns it) */
+  int flow_index;            /* its pair in that engine */
   int16_t *flow_unknown;     /* width * height FLOW_S16_UNKNOWN: a frame without flow */
   uint64_t flow_seq;         /* the frame last given to the flow engine (0: none) */
   uint64_t flow_capture_ns;  /* and its capture time */
-  gint flow_unpublished;     /* flows collected and not yet published (atomic) */
 } LoopPair;
 
 typedef struct LoopGroup LoopGroup;
@@ -77,6 +77,8 @@ typedef struct LoopBatch {
   uint64_t seq[STEREO_MAX_BATCH], capture_ns[STEREO_MAX_BATCH];
   StereoFrame frames[STEREO_MAX_BATCH];
   bool has_flow[STEREO_MAX_BATCH];         /* a flow was queued for the position's frame */
+  uint64_t flow_submission;                /* the flow submission of the batch's flow pairs */
+  int flow_index[STEREO_MAX_BATCH];        /* the position's input in it */
   FlowFrame flows[STEREO_MAX_BATCH];       /* collected with the frame, when has_flow */
   LoopJob jobs[STEREO_MAX_BATCH];
   int64_t submit_us;
@@ -121,6 +123,8 @@ struct FrameLoop {
   FramePublisher *publisher;
   LoopPair *pairs;
   int n_pairs;
+  FlowEngine *flow_engines[STEREOD_CONFIG_MAX_PAIRS];   /* frame-flow.c */
+  int n_flow_engines;
   LoopGroup *groups, *next_groups;   /* next: reload, being built */
   int n_groups, n_next_groups;
   int in_flight;             /* batches on the GPU at most, the whole daemon (K) */
@@ -200,29 +204,38 @@ bool frame_groups_drain(FrameLoop *fl, GError **error);
 /* When the loop expects the oldest batch on the GPU to finish (monotonic us), or 0. */
 int64_t frame_groups_expected_done(FrameLoop *fl);
 
-/* frame-flow.c: a flow=true pair's FlowEngine, fed with the left frames its batches take,
+/* frame-flow.c: the flow=true pairs' FlowEngines (one per image size, a pair each), fed
+ * with the left frames their batches take, a stereo batch's flow pairs in one submission:
  * one flow per frame whose previous frame was the one before it: consecutive capture
  * sequence numbers, capture times at most FRAME_FLOW_MAX_GAP frame periods apart (a
- * reconnect keeps the numbers consecutive). After a gap the engine is reset and that
- * frame has no flow. A flow is collected with its frame's disparity and published in the
- * same slot. */
+ * reconnect keeps the numbers consecutive). After a gap the pair's previous frame is
+ * forgotten and that frame has no flow. A flow is collected with its frame's disparity
+ * and published in the same slot. */
 #define FRAME_FLOW_MAX_GAP 2.5
 
-/* Creates the engine (in_flight flows, the loop's in_flight) and the unknown planes, and
- * runs two blank frames through it so that the drivers compile its programs now. */
-bool frame_flow_open(FrameLoop *fl, LoopPair *p, GError **error);
-/* Accepts a pair without flow. */
-void frame_flow_close(LoopPair *p);
-/* Whether the pair's next frame finds a free flow slot: every slot is either queued on
- * the GPU or still being copied by a publisher. TRUE without flow. */
-bool frame_flow_can_take(FrameLoop *fl, LoopPair *p);
-/* Feeds the left frame `seq` (copied by the call: its memory may be reused at once);
- * *queued: a flow from the previous frame will come for it. */
-bool frame_flow_submit(LoopPair *p, const CaptureFrame *left, uint64_t seq,
-                       uint64_t capture_ns, bool *queued, GError **error);
-/* The flow planes for frame `seq`: its flow (collected into *frame, waiting for the GPU)
- * when `queued`, else the unknown planes. */
-bool frame_flow_collect(LoopPair *p, uint64_t seq, bool queued, FlowFrame *frame,
-                        const void **u, const void **v, GError **error);
+/* Creates the engines (in_flight submissions, the loop's in_flight) and the pairs'
+ * unknown planes, and runs two blank frames through each so that the drivers compile
+ * their programs now. */
+bool frame_flow_open(FrameLoop *fl, GError **error);
+/* Frees them (before the GPU context); accepts a loop without flow pairs. */
+void frame_flow_close(FrameLoop *fl);
+/* Whether the pair's engine has a free submission slot now (every slot holds flows that
+ * are queued on the GPU or still being copied by a publisher). TRUE without flow. */
+bool frame_flow_can_take(LoopPair *p);
+/* The input of the left frame `seq` (reset after a gap); the pair's next frame follows
+ * this one. */
+void frame_flow_input(LoopPair *p, const CaptureFrame *left, uint64_t seq,
+                      uint64_t capture_ns, FlowInput *in);
+/* Submits the inputs of the loop pairs `pairs` (n, all of engine e): the frames are
+ * copied by the call (their memory may be reused at once); queued[i]: a flow from the
+ * previous frame will come for input i, from submission *id. On failure the pairs'
+ * next frames start again. */
+bool frame_flow_submit(FrameLoop *fl, const int *pairs, FlowEngine *e, const FlowInput *in,
+                       int n, bool *queued, uint64_t *id, GError **error);
+/* The flow planes for frame `seq`: its flow (input `index` of `submission`, collected
+ * into *frame, waiting for the GPU) when `queued`, else the unknown planes. */
+bool frame_flow_collect(LoopPair *p, uint64_t submission, int index, uint64_t seq,
+                        bool queued, FlowFrame *frame, const void **u, const void **v,
+                        GError **error);
 /* A publisher has copied the frame: its flow slot may be written again. Any thread. */
 void frame_flow_published(LoopPair *p, FlowFrame *frame, bool queued);

@@ -91,7 +91,6 @@ pair_open(FrameLoop *fl, LoopPair *p, const StereodPairConfig *pc, uint8_t *pool
 static void
 pair_close(LoopPair *p)
 {
-  frame_flow_close(p);
   capture_pair_free(p->capture);
   p->capture = NULL;
   ring_writer_free(p->ring);   /* marks the ring closed: readers see the end */
@@ -372,9 +371,10 @@ loop_setup(FrameLoop *fl, GError **error)
   int cores = (int)g_get_num_processors();
   fl->publisher = frame_publisher_new(CLAMP(MIN(fl->n_pairs, cores / 2), 1, 16));
   for (int i = 0; i < fl->n_pairs; i++)
-    if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], base + pool_at[i], error) ||
-        (fl->config->pairs[i].flow && !frame_flow_open(fl, &fl->pairs[i], error)))
+    if (!pair_open(fl, &fl->pairs[i], &fl->config->pairs[i], base + pool_at[i], error))
       return false;
+  if (!frame_flow_open(fl, error))
+    return false;
   fl->started_us = g_get_monotonic_time();
   for (int i = 0; i < fl->n_pairs; i++)
     fl->pairs[i].metrics = fl->metrics ? daemon_metrics_pair(fl->metrics, i) : NULL;
@@ -438,6 +438,7 @@ loop_thread(gpointer data)
     p->n_held = 0;
     pair_close(p);
   }
+  frame_flow_close(fl);
   frame_groups_free(g_steal_pointer(&fl->next_groups), fl->n_next_groups);
   frame_groups_free(g_steal_pointer(&fl->groups), fl->n_groups);
   gpu_buffer_free(g_steal_pointer(&fl->arena));
