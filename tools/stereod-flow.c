@@ -1,7 +1,7 @@
 /* stereod-flow: the optical flow between two frames from files in, flow files out.
  *
  *   stereod-flow FRAME0 FRAME1 -o OUT.flo [--png OUT.png] [--color OUT.jpg] [--scales N]
- *                [--gt GT.flo] [--fb-check] [--size WxH] [--bench N]
+ *                [--gt GT.flo] [--fb-check] [--size WxH] [--bench N [--pairs P]]
  *                [--device auto|hardware|software|surfaceless|N] [--verbose|--quiet]
  *                [--max-pixels N]
  *
@@ -28,7 +28,7 @@
 #define EXIT_USAGE 64   /* EX_USAGE */
 
 static char *opt_output, *opt_png, *opt_color, *opt_device, *opt_gt, *opt_size;
-static int opt_scales = 0, opt_bench = 0;
+static int opt_scales = 0, opt_bench = 0, opt_pairs = 1;
 static gint64 opt_max_pixels = (gint64)IMAGEIO_DEFAULT_MAX_PIXELS;
 static gboolean opt_fb, opt_verbose, opt_quiet, opt_version;
 static char **opt_files;
@@ -54,6 +54,9 @@ static const GOptionEntry entries[] = {
   { "bench", 'n', 0, G_OPTION_ARG_INT, &opt_bench,
     "Benchmark: stream N frames (FRAME0, FRAME1, FRAME0, ...) through the engine as a camera "
     "would and report the milliseconds per flow frame (wall clock and GPU stages)", "N" },
+  { "pairs", 0, 0, G_OPTION_ARG_INT, &opt_pairs,
+    "With --bench: P cameras in one engine, each submission a frame of every one (as the "
+    "service batches its pairs), 1..32 (default 1)", "P" },
   { "device", 0, 0, G_OPTION_ARG_STRING, &opt_device,
     "EGL device: auto, hardware, software, surfaceless or an index (default auto)", "DEV" },
   { "max-pixels", 0, 0, G_OPTION_ARG_INT64, &opt_max_pixels,
@@ -125,6 +128,8 @@ check_usage(int *w, int *h)
     return fail(EXIT_USAGE, "--scales must be within 1..%d (0 = automatic)", FLOW_MAX_LEVELS);
   if (opt_bench < 0 || opt_bench > 100000)
     return fail(EXIT_USAGE, "--bench must be within 1..100000 frames");
+  if (opt_pairs < 1 || opt_pairs > FLOW_MAX_BATCH || (opt_pairs > 1 && !opt_bench))
+    return fail(EXIT_USAGE, "--pairs must be within 1..%d, with --bench", FLOW_MAX_BATCH);
   if (opt_size && !parse_size(opt_size, w, h))
     return fail(EXIT_USAGE, "--size must be WxH with both within 16..%d, not '%s'",
                 IMAGEIO_MAX_SIDE, opt_size);
@@ -225,57 +230,67 @@ score_gt(const float *u, const float *v, int w, int h)
   return 0;
 }
 
-/* Streams opt_bench frames through submit/collect with two flows in flight, as the service
- * does, and prints the wall-clock and per-stage GPU milliseconds per flow frame. */
+/* Collects one flow; the GPU stages of its submission are added once (at its pair 0). */
+static bool
+bench_collect(FlowEngine *engine, bool timed, double *stage, int *submissions, GError **error)
+{
+  FlowFrame fr;
+  if (!flow_engine_collect(engine, true, &fr, error))
+    return false;
+  if (timed && fr.pair == 0) {
+    for (int s = 0; s < FLOW_STAGE_COUNT; s++)
+      stage[s] += fr.stage_ms[s];
+    (*submissions)++;
+  }
+  flow_engine_release(engine, &fr);
+  return true;
+}
+
+/* Streams opt_bench frames of opt_pairs cameras (every submission a frame of each, in
+ * order) through submit/collect with two submissions in flight, as the service does, and
+ * prints the wall-clock and per-stage GPU milliseconds per flow frame (a camera's). */
 static int
 bench(FlowEngine *engine, const ImageioU8 *f0, const ImageioU8 *f1)
 {
   g_autoptr(GError) error = NULL;
-  const int warm = MIN(5, opt_bench);
+  const int warm = MIN(5, opt_bench), P = opt_pairs;
   double stage[FLOW_STAGE_COUNT] = { 0 };
-  int flows = 0, timed = 0;
+  int flows = 0, submissions = 0;
   gint64 start = 0;
   flow_engine_reset(engine);
   for (int i = 0; i < opt_bench + warm; i++) {
     if (i == warm)
       start = g_get_monotonic_time();
     const ImageioU8 *f = (i & 1) ? f1 : f0;
-    while (flow_engine_pending(engine) >= 2) {
-      FlowFrame fr;
-      if (!flow_engine_collect(engine, true, &fr, &error))
-        return fail(EXIT_FAILURE, "collect: %s", error->message);
-      if (i > warm) {
-        for (int s = 0; s < FLOW_STAGE_COUNT; s++)
-          stage[s] += fr.stage_ms[s];
-        timed++;
-      }
-      flow_engine_release(engine, &fr);
-    }
-    bool queued;
-    if (!flow_engine_submit(engine, f->data, f->stride, (uint64_t)i, &queued, &error))
+    while (flow_engine_pending(engine) >= 2 * P)
+      for (int k = 0; k < P; k++)
+        if (!bench_collect(engine, i > warm, stage, &submissions, &error))
+          return fail(EXIT_FAILURE, "collect: %s", error->message);
+    FlowInput in[FLOW_MAX_BATCH];
+    bool queued[FLOW_MAX_BATCH];
+    for (int k = 0; k < P; k++)
+      in[k] = (FlowInput){ .pair = k, .frame = f->data, .stride = f->stride,
+                           .tag = (uint64_t)i };
+    if (!flow_engine_submit_batch(engine, in, P, queued, NULL, &error))
       return fail(EXIT_FAILURE, "submit: %s", error->message);
-    flows += queued && i >= warm;
+    for (int k = 0; k < P; k++)
+      flows += queued[k] && i >= warm;
   }
-  while (flow_engine_pending(engine) > 0) {
-    FlowFrame fr;
-    if (!flow_engine_collect(engine, true, &fr, &error))
+  while (flow_engine_pending(engine) > 0)
+    if (!bench_collect(engine, true, stage, &submissions, &error))
       return fail(EXIT_FAILURE, "collect: %s", error->message);
-    for (int s = 0; s < FLOW_STAGE_COUNT; s++)
-      stage[s] += fr.stage_ms[s];
-    timed++;
-    flow_engine_release(engine, &fr);
-  }
   double wall = (g_get_monotonic_time() - start) / 1000.0;
-  printf("bench: %dx%d, %d flow frames, %.3f ms per flow frame (wall clock, %.1f frames/s)\n",
-         f0->width, f0->height, flows, wall / MAX(flows, 1), 1000.0 * flows / wall);
-  printf("bench: GPU ms per frame:");
+  printf("bench: %dx%d, %d camera%s in one engine, %d flow frames, %.3f ms per flow frame "
+         "(wall clock, %.1f frames/s)\n", f0->width, f0->height, P, P > 1 ? "s" : "", flows,
+         wall / MAX(flows, 1), 1000.0 * flows / wall);
+  printf("bench: GPU ms per flow frame:");
   for (int s = 0; s < FLOW_STAGE_COUNT; s++)
-    printf(" %s %.3f", flow_stage_name(s), stage[s] / MAX(timed, 1));
+    printf(" %s %.3f", flow_stage_name(s), stage[s] / MAX(submissions, 1) / P);
   printf("\n");
   FlowWorkCounts wc;
   flow_engine_get_last_counts(engine, &wc);
-  printf("bench: %d dispatches, %d barriers per flow frame (counted in code)\n", wc.dispatches,
-         wc.barriers);
+  printf("bench: %d dispatches, %d barriers per submission of %d flow frame%s (counted in "
+         "code)\n", wc.dispatches, wc.barriers, opt_pairs, opt_pairs > 1 ? "s" : "");
   return 0;
 }
 
@@ -316,7 +331,7 @@ run(int size_w, int size_h)
     return fail(EXIT_FAILURE, "GPU: %s", error->message);
   g_autoptr(FlowEngine) engine = flow_engine_new(gpu, &(FlowEngineParams){
       .label = PROG, .params = params, .output = FLOW_OUTPUT_FLOAT,
-      .in_flight = opt_bench ? 2 : 1 }, &error);
+      .in_flight = opt_bench ? 2 : 1, .batch = opt_bench ? opt_pairs : 1 }, &error);
   if (!engine)
     return fail(EXIT_FAILURE, "flow engine: %s", error->message);
   if (opt_verbose)
