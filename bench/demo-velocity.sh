@@ -14,6 +14,7 @@
 # as tools/stereod-demo.sh does. Prints the scorer's table and its summary line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/offline-service.sh"
 frames=${1:-24}
 build=$(cd "${DEMO_BUILD:-$root/build}" && pwd)
 refine=${DEMO_REFINE:-false}
@@ -33,7 +34,7 @@ fi
 
 if [ -n "${DEMO_KEEP:-}" ]; then work=$DEMO_KEEP; mkdir -p "$work"; else work=$(mktemp -d /tmp/demo-velocity.XXXXXX); fi
 prefix="dv$$-"
-hm_pid= st_pid=
+hm_pid=
 cleanup() {
   [ -n "$hm_pid" ] && kill -TERM "$hm_pid" 2>/dev/null && wait "$hm_pid" 2>/dev/null
   rm -f /dev/shm/stereod."$prefix"*
@@ -55,30 +56,10 @@ sed -e "s|^\[pair \(.*\)\]|[pair $prefix\1]|" -e "s|^wait_ms=.*|wait_ms=10000|" 
   > "$work/heightmap.conf"
 "$build/daemon/stereod" --check-config --config "$work/stereod.conf" > /dev/null
 
-"$build/heightmap/stereod-heightmap" --config "$work/heightmap.conf" --json \
-  > "$work/lines.jsonl" 2> "$work/heightmap.log" &
-hm_pid=$!
 status=0
-timeout "$timeout_s" "$build/daemon/stereod" --offline --config "$work/stereod.conf" \
-  > "$work/stereod.log" 2>&1 || status=$?
-if [ "$status" -ne 0 ]; then
-  echo "demo-velocity: stereod --offline exit status $status" >&2
-  tail -n 20 "$work/stereod.log" >&2
-  exit "$status"
-fi
-# the builder fuses what is still in the rings: wait until its output stops growing
-n=-1
-for _ in $(seq 600); do
-  m=$(wc -l < "$work/lines.jsonl")
-  [ "$m" -eq "$n" ] && break
-  n=$m
-  sleep 2
-done
-kill -TERM "$hm_pid"
-wait "$hm_pid" || { echo "demo-velocity: stereod-heightmap failed" >&2;
-                    tail -n 20 "$work/heightmap.log" >&2; exit 1; }
-hm_pid=
-published=$(grep -o "offline: every stream ended.*" "$work/stereod.log" | head -n 1 || true)
+offline_service demo-velocity "$build" "$work/stereod.conf" "$work/heightmap.conf" "$work" \
+  "$timeout_s" || status=$?
+[ "$status" -eq 0 ] || exit "$status"
 echo "# demo clip: 2 pairs, $frames frames, refine=$refine, flow=true; stereod: ${published:-?}"
 /usr/bin/python3 "$root/bench/velocity-score.py" --clip "$clip" --lines "$work/lines.jsonl" \
   --played "$frames" --label "demo clip, frames 0-$((frames - 1))"

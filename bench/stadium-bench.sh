@@ -13,6 +13,7 @@
 # summary line; exit status 0, or the step's that failed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/offline-service.sh"
 seed=${1:?usage: stadium-bench.sh SEED [PAIRS]}
 pairs=${2:-}
 build=$(cd "${STADIUM_BUILD:-$root/build}" && pwd)
@@ -22,9 +23,8 @@ timeout_s=${STADIUM_TIMEOUT:-3600}
 keep=${STADIUM_DIR:-}
 if [ -n "$keep" ]; then work=$keep; mkdir -p "$work"; else work=$(mktemp -d /tmp/stadium.XXXXXX); fi
 prefix="sb$$-"
-hm_pid= st_pid=
+hm_pid=
 cleanup() {
-  [ -n "$st_pid" ] && kill -TERM "$st_pid" 2>/dev/null && wait "$st_pid" 2>/dev/null
   [ -n "$hm_pid" ] && kill -TERM "$hm_pid" 2>/dev/null && wait "$hm_pid" 2>/dev/null
   rm -f /dev/shm/stereod."$prefix"*
   [ -n "$keep" ] || rm -rf "$work"
@@ -45,31 +45,10 @@ else
 fi
 n_pairs=$(grep -c '^\[pair ' "$clip/stereod.conf")
 
-"$build/heightmap/stereod-heightmap" --config "$clip/heightmap.conf" --json \
-  > "$work/lines.jsonl" 2> "$work/heightmap.log" &
-hm_pid=$!
 status=0
-timeout "$timeout_s" "$build/daemon/stereod" --offline --config "$clip/stereod.conf" \
-  > "$work/stereod.log" 2>&1 || status=$?
-st_pid=
-if [ "$status" -ne 0 ]; then
-  echo "stadium-bench: stereod --offline exit status $status" >&2
-  tail -n 20 "$work/stereod.log" >&2
-  exit "$status"
-fi
-# the builder fuses what is still in the rings: wait until its output stops growing
-last=-1
-for _ in $(seq 600); do
-  n=$(wc -l < "$work/lines.jsonl")
-  [ "$n" -eq "$last" ] && break
-  last=$n
-  sleep 1
-done
-kill -TERM "$hm_pid"
-wait "$hm_pid" || { echo "stadium-bench: stereod-heightmap failed" >&2;
-                    tail -n 20 "$work/heightmap.log" >&2; exit 1; }
-hm_pid=
-published=$(grep -o "offline: every stream ended.*" "$work/stereod.log" | head -n 1 || true)
+offline_service stadium-bench "$build" "$clip/stereod.conf" "$clip/heightmap.conf" "$work" \
+  "$timeout_s" || status=$?
+[ "$status" -eq 0 ] || exit "$status"
 echo "# stadium $seed: $n_pairs pairs, scale $scale, $frames frames; stereod: ${published:-?}"
 /usr/bin/python3 "$root/bench/stadium-score.py" --clip "$clip" --lines "$work/lines.jsonl" \
   --prefix "$prefix" --seed "$seed" ${STADIUM_JSON:+--json "$STADIUM_JSON"}

@@ -9,8 +9,8 @@ ground truth (players.csv of --stadium-seed).
 Each JSON line is one fused frame. Its clip frame comes from its capture time: offline,
 stereod's capture times are one replay start plus the frames' timestamps, so the lines
 lie on the clip's frame lattice with an unknown start; the start is the lattice offset
-whose frames the lines' players fit best (printed with the runner-up's fit, so that a
-doubtful alignment shows). The first K lines (default 1: a track is reported after
+whose frames the lines' players fit best, most matched and then nearest (printed with
+the runner-up's fit, so that a doubtful alignment shows; bench/scorelib.py). The first K lines (default 1: a track is reported after
 `confirm` = 2 fused frames) are not scored.
 
 Per scored line: the players of its frame (all 22) are matched to the reported players,
@@ -36,7 +36,11 @@ import configparser
 import csv
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scorelib import align, match  # noqa: E402
 
 BANDS = [(0, 30), (30, 60), (60, 90), (90, float("inf"))]
 BAND_NAMES = ["0-30 m", "30-60 m", "60-90 m", "90+ m"]
@@ -81,24 +85,6 @@ def load_cameras(clip):
     return cams
 
 
-def match(players, reported, radius):
-    """Nearest first, one each: list of (player index, reported index, distance)."""
-    cand = []
-    for i, p in enumerate(players):
-        for j, r in enumerate(reported):
-            d = math.hypot(p["x"] - r["x"], p["y"] - r["y"])
-            if d < radius:
-                cand.append((d, i, j))
-    cand.sort()
-    used_p, used_r, out = set(), set(), []
-    for d, i, j in cand:
-        if i not in used_p and j not in used_r:
-            used_p.add(i)
-            used_r.add(j)
-            out.append((i, j, d))
-    return out
-
-
 def pair_names(line, prefix, cams):
     """The stadium's names (p1, p2 ...) of a line's fused pairs: PREFIX stripped, or
     without --prefix the stadium pair name the ring name ends with."""
@@ -127,17 +113,9 @@ def score(args):
     if not lines:
         print("stadium-score: %s: no JSON lines" % args.lines, file=sys.stderr)
         return 1
-    t_min = min(l["time_ns"] for l in lines)
-    rel = [int(round((l["time_ns"] - t_min) / period)) for l in lines]
-    span = max(rel)
     # the lattice offset: the clip frame of the earliest line
-    fits = []
-    for k0 in range(0, max(len(frames) - span, 1)):
-        got = sum(len(match(truth.get(k0 + r, []), l["players"], args.radius))
-                  for r, l in zip(rel, lines))
-        fits.append((got, k0))
-    fits.sort(reverse=True)
-    k0 = fits[0][1]
+    rel, k0, fits = align(truth, lines, period, args.radius, frames[0], frames[-1])
+    span = max(rel)
     runner_up = fits[1][0] if len(fits) > 1 else None
     bands = [empty_counts() for _ in BANDS]
     scored = 0

@@ -29,7 +29,11 @@ import argparse
 import csv
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scorelib import align, match  # noqa: E402
 
 
 def load_truth(clip):
@@ -54,23 +58,6 @@ def load_truth(clip):
             out.append({"id": pid, "time_ns": t, "x": x, "y": y, "v": v})
         truth[f] = out
     return truth
-
-
-def match(players, reported, radius):
-    cand = []
-    for i, p in enumerate(players):
-        for j, r in enumerate(reported):
-            d = math.hypot(p["x"] - r["x"], p["y"] - r["y"])
-            if d < radius:
-                cand.append((d, i, j))
-    cand.sort()
-    used_p, used_r, out = set(), set(), []
-    for d, i, j in cand:
-        if i not in used_p and j not in used_r:
-            used_p.add(i)
-            used_r.add(j)
-            out.append((i, j, d))
-    return out
 
 
 class Rmse:
@@ -119,20 +106,9 @@ def main():
     t0 = min(p["time_ns"] for p in truth[frames[0]])
     t1 = min(p["time_ns"] for p in truth[frames[1]])
     period = (t1 - t0) / (frames[1] - frames[0]) if t1 > t0 else 40e6
-    t_min = min(l["time_ns"] for l in lines)
-    rel = [int(round((l["time_ns"] - t_min) / period)) for l in lines]
-    span = max(rel)
-    fits = []
     last = min(args.played - 1, frames[-1]) if args.played > 0 else frames[-1]
-    for k0 in range(frames[0], max(last - span, frames[0]) + 1):
-        got, dist = 0, 0.0
-        for r, l in zip(rel, lines):
-            m = match(truth.get(k0 + r, []), l["players"], args.radius)
-            got += len(m)
-            dist += sum(d for _, _, d in m)
-        fits.append((got, -dist, k0))   # most players matched, then nearest
-    fits.sort(reverse=True)
-    k0 = fits[0][2]
+    rel, k0, fits = align(truth, lines, period, args.radius, frames[0], last)
+    span = max(rel)
     measured, kalman, kalman_same, zero = Rmse(), Rmse(), Rmse(), Rmse()
     matched = 0
     age = {}          # track id -> consecutive lines it was in
