@@ -1,6 +1,7 @@
 """What the page tests look at in a screenshot of stereod-web's page (see chromium_page.py):
 the page's own state (window.stereodWeb), the boxes of its panels, and their pixels."""
 import json
+import time
 
 # Everything the page shows once it runs: the configuration, statistics, a players line,
 # and every picture it shows, received and decoded.
@@ -55,6 +56,24 @@ def same_line(a, b):
 
 def state(page):
     return json.loads(page.evaluate(STATE_JS))
+
+
+def steady_screenshot(page, attempts=40):
+    """A screenshot taken while the page showed one players line throughout: (png, state),
+    or (None, None) after `attempts` tries. Each try starts just after the shown line
+    changed (polled for up to 2 s), which leaves the shot the whole gap to the next line,
+    however slow the machine makes the screenshot."""
+    for _ in range(attempts):
+        first = state(page)["frame"]
+        t0 = time.monotonic()
+        while state(page)["frame"] == first and time.monotonic() - t0 < 2.0:
+            time.sleep(0.01)
+        before = state(page)
+        png = page.screenshot()
+        after = state(page)
+        if before["frame"] == after["frame"]:
+            return png, before
+    return None, None
 
 
 class Picture:

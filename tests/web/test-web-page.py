@@ -108,14 +108,8 @@ try:
     print("page ready in %.1f s" % (time.time() - t0))
     time.sleep(1.5)   # a few more players lines: trails, and the canvas drawn at its size
     # the state before and after the shot agree on the frame shown, or we take another
-    for attempt in range(10):
-        before = pc.state(page)
-        png = page.screenshot()
-        after = pc.state(page)
-        if before["frame"] == after["frame"]:
-            break
-        time.sleep(0.05)
-    else:
+    png, before = pc.steady_screenshot(page)
+    if png is None:
         fail("the players line changed during every screenshot")
     read_socket()
     with open(out + ".png", "wb") as f:

@@ -192,14 +192,8 @@ reconnect_max_ms=1000
     wc.wait_until("states from stereod", lambda: pc.state(page)["states"] == ["running", "running"],
                   30)
     page.wait("window.stereodWeb.players && window.stereodWeb.players.players.length > 3", 60)
-    for attempt in range(20):
-        before = pc.state(page)
-        png = page.screenshot()
-        after = pc.state(page)
-        if before["frame"] == after["frame"]:
-            break
-        time.sleep(0.1)
-    else:
+    png, before = pc.steady_screenshot(page)
+    if png is None:
         fail("the players line changed during every screenshot")
     with open(out + ".png", "wb") as f:
         f.write(png)
