@@ -41,14 +41,18 @@ post_fields(const StereoParams *p, int w, int h, RefImage *fl, RefImage *fr)
           double dr = (1 - f) * ref_image_at(fr, i0, y)[REF_D] + f * ref_image_at(fr, i1, y)[REF_D];
           near = fabs(fabs(l[REF_D] - dr) - p->lr_max) < 1e-3;
         }
+        /* moved by a step that grows with the rounds: where the right view's disparity
+         * falls about as fast as this one rises, |d - dr| hardly changes with small steps
+         * (seed 1286719367 needed 74 rounds of the fixed step) */
         if (near) {
-          l[REF_D] = (float)(l[REF_D] + g_rand_double_range(stages_rng, 0.005, 0.02));
+          l[REF_D] = (float)(l[REF_D] + (1 + round) * g_rand_double_range(stages_rng, 0.005,
+                                                                           0.02));
           moved++;
         }
       }
     if (!moved)
       break;
-    g_assert_cmpint(round, <, 20);
+    g_assert_cmpint(round, <, 40);
   }
 }
 
