@@ -158,6 +158,17 @@ frame_groups_release_uploaded(FrameLoop *fl)
 
 /* ------------------------------------------------------------ collect and publish */
 
+/* The GPU time of the flow submission a flow came from: every flow of it carries the
+ * whole submission's stages. */
+static double
+flow_submission_ms(const FlowFrame *f)
+{
+  double ms = 0.0;
+  for (int s = 0; s < FLOW_STAGE_COUNT; s++)
+    ms += f->stage_ms[s];
+  return ms;
+}
+
 /* A publisher's worker thread, after the copy into the ring. */
 static void
 published(gpointer data, int result, uint64_t publish_ns)
@@ -167,9 +178,9 @@ published(gpointer data, int result, uint64_t publish_ns)
   FrameLoop *fl = b->group->fl;
   LoopPair *p = &fl->pairs[b->pairs[j->k]];
   stereo_engine_release(b->group->engine, &b->frames[j->k]);
-  double flow_ms = 0.0;   /* the pair's share of its flow submission, beside the batch's */
-  for (int s = 0; b->has_flow[j->k] && s < FLOW_STAGE_COUNT; s++)
-    flow_ms += b->flows[j->k].stage_ms[s] / MAX(b->flows[j->k].batch_flows, 1);
+  /* the pair's share of its flow submission, beside its share of the batch */
+  double flow_ms = b->has_flow[j->k] ? flow_submission_ms(&b->flows[j->k]) /
+                                       MAX(b->flows[j->k].batch_flows, 1) : 0.0;
   frame_flow_published(p, &b->flows[j->k], b->has_flow[j->k]);
   g_mutex_lock(&fl->stats_lock);
   if (result < 0) {
@@ -250,10 +261,9 @@ hand_over(FrameLoop *fl, LoopGroup *g, const StereoFrame *f, GError **error)
     stereo_engine_release(g->engine, &b->frames[k]);
     return false;
   }
-  /* the flow submission's GPU time, once (every flow of it carries the whole) */
-  if (p->flow && b->has_flow[k] && b->flow_ms == 0.0)
-    for (int s = 0; s < FLOW_STAGE_COUNT; s++)
-      b->flow_ms += b->flows[k].stage_ms[s];
+  /* the batch's flow pairs were one submission: any of its flows gives its time */
+  if (b->has_flow[k])
+    b->flow_ms = flow_submission_ms(&b->flows[k]);
   p->last_seq = b->seq[k];
   b->jobs[k] = (LoopJob){ b, k };
   g_atomic_int_inc(&b->unpublished);

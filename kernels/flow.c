@@ -409,9 +409,7 @@ flow_engine_submit_batch(FlowEngine *e, const FlowInput *in, int n, bool *queued
   int store = e->store, prev, cur;
   if (in_order) {
     prev = store;
-    cur = (store + 1) % 2;
-    if (e->batch > 1)
-      cur = (store + 1) % N_FEAT;
+    cur = (store + 1) % (e->batch > 1 ? N_FEAT : 2);   /* a batch of one has two images */
   } else {
     prev = (store + 1) % N_FEAT;
     cur = (store + 2) % N_FEAT;
