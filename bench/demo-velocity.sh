@@ -19,18 +19,10 @@ frames=${1:-24}
 build=$(cd "${DEMO_BUILD:-$root/build}" && pwd)
 refine=${DEMO_REFINE:-false}
 timeout_s=${DEMO_TIMEOUT:-7200}
-sim_conf=$root/config/demo/sim.conf
-clip=$(sed -n 's/^dir=//p' "$sim_conf" | head -n 1)
-clip_frames=$(sed -n 's/^frames=//p' "$sim_conf" | head -n 1)
+. "$root/tools/demo-clip.sh"
+demo_clip demo-velocity "$build" "$root/config/demo/sim.conf"
 [ "$frames" -ge 3 ] && [ "$frames" -le "$clip_frames" ] ||
   { echo "demo-velocity: FRAMES must be 3..$clip_frames" >&2; exit 64; }
-last=$(printf '%06d' $((clip_frames - 1)))
-if [ ! -f "$clip/players.csv" ] || [ ! -f "$clip/east/right/$last.jpg" ] ||
-   ! cmp -s "$sim_conf" "$clip/sim.conf"; then
-  echo "demo-velocity: rendering the stadium clip into $clip"
-  "$build/tools/stereod-sim" --config "$sim_conf" --quiet
-  cp "$sim_conf" "$clip/sim.conf"
-fi
 
 if [ -n "${DEMO_KEEP:-}" ]; then work=$DEMO_KEEP; mkdir -p "$work"; else work=$(mktemp -d /tmp/demo-velocity.XXXXXX); fi
 prefix="dv$$-"

@@ -15,18 +15,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 seconds=${2:-30}
-sim_conf=$root/config/demo/sim.conf
-clip=$(sed -n 's/^dir=//p' "$sim_conf" | head -n 1)
-frames=$(sed -n 's/^frames=//p' "$sim_conf" | head -n 1)
-last=$(printf '%06d' $((frames - 1)))
-
+. "$root/tools/demo-clip.sh"
 # (again when config/demo/sim.conf changed since: a copy is kept beside the clip)
-if [ ! -f "$clip/players.csv" ] || [ ! -f "$clip/east/right/$last.jpg" ] ||
-   ! cmp -s "$sim_conf" "$clip/sim.conf"; then
-  echo "stereod-demo: rendering the stadium clip into $clip ($frames frames per camera)"
-  "$build/tools/stereod-sim" --config "$sim_conf" --quiet
-  cp "$sim_conf" "$clip/sim.conf"
-fi
+demo_clip stereod-demo "$build" "$root/config/demo/sim.conf"
 
 # The replay rate: the clip (25 frames/s) is played in real time when the GPU keeps up
 # with both pairs at 25 frames/s, else in slow motion at a whole number of frames/s that
