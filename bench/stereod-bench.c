@@ -5,7 +5,7 @@
  *   stereod-bench [--sizes 640x480,1920x1080] [--scales 1,5] [--batch 1,4,16]
  *                 [--in-flight 1,4] [--frames N] [--warmup N] [--max-disparity D]
  *                 [--format s16|float] [--refine] [--count] [--csv FILE]
- *                 [--save-pairs DIR] [--device D]
+ *                 [--save-pairs DIR] [--device D] [--profile N]
  *   stereod-bench --service [service options, see bench/service.c]
  *
  * For each combination: 8 different synthetic textured pairs are generated and rotated
@@ -20,7 +20,9 @@
  * run, nothing computed: any size on any device). The pairs come from bench/pairs.h;
  * tests/reference/ref-bench (built, not installed) times the plain-C double-precision
  * reference on the same pairs, for the ratio: an installed program does not carry the
- * test code.
+ * test code. --profile N runs N more batches of each case one at a time after the timed
+ * ones, every dispatch between timestamp queries, and prints each pass's median GPU ms
+ * per batch (the queries serialize the dispatches: a pass's time there bounds its share).
  */
 #include <errno.h>
 #include <math.h>
@@ -85,11 +87,106 @@ parse_sizes(const char *s, Size *out, int max, int *n)
 typedef struct {
   int frames, warmup;
   gboolean refine, count;
+  int profile;
   double max_disparity;
   StereoOutputFormat format;
   FILE *csv;
   const char *device_name;
 } Options;
+
+#define PROFILE_MAX 256
+
+static int
+cmp_entry_label(const void *a, const void *b)
+{
+  return g_strcmp0(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* --profile: `o->profile` batches one at a time, every dispatch timed; per dispatch of a
+ * batch (the same sequence each time) its median, then the sums per pass label. */
+static bool
+profile_case(GpuContext *gpu, StereoEngine *e, const Options *o, int batch, uint8_t **left,
+             uint8_t **right, Size sz)
+{
+  GError *error = NULL;
+  int runs = o->profile, n_disp = 0;
+  GpuProfileEntry first[PROFILE_MAX], cur[PROFILE_MAX];
+  double *ms = g_new0(double, (size_t)runs * PROFILE_MAX);
+  StereoInput in[STEREO_MAX_BATCH];
+  for (int r = 0; r < runs; r++) {
+    for (int k = 0; k < batch; k++) {
+      int idx = (r * batch + k) % N_INPUTS;
+      in[k] = (StereoInput){ .pair = k, .left = left[idx], .right = right[idx],
+                             .left_stride = sz.w, .right_stride = sz.w };
+    }
+    if (!gpu_context_profile_start(gpu, PROFILE_MAX, &error) ||
+        !stereo_engine_submit_batch(e, in, batch, NULL, &error))
+      goto fail;
+    int n = 0;
+    bool ok = true;
+    for (int k = 0; k < batch && ok; k++) {
+      StereoFrame f;
+      ok = stereo_engine_collect(e, true, &f, &error);
+      if (ok)
+        stereo_engine_release(e, &f);
+    }
+    n = gpu_context_profile_stop(gpu, cur, PROFILE_MAX);
+    if (!ok)
+      goto fail;
+    if (r == 0) {
+      n_disp = n;
+      memcpy(first, cur, sizeof(GpuProfileEntry) * (size_t)n);
+    } else if (n != n_disp) {
+      fprintf(stderr, "stereod-bench: --profile: %d dispatches in one batch, %d in another\n",
+              n_disp, n);
+      g_free(ms);
+      return false;
+    }
+    for (int i = 0; i < n; i++)
+      ms[(size_t)i * runs + r] = cur[i].ms;
+  }
+  printf("# profile %dx%d batch %d (%d batches, median GPU ms per dispatch):\n", sz.w, sz.h,
+         batch, runs);
+  double med[PROFILE_MAX], total = 0;
+  for (int i = 0; i < n_disp; i++) {
+    med[i] = percentile(ms + (size_t)i * runs, runs, 0.5);
+    total += med[i];
+    printf("#   %3d %-34s %5u x %4u x %3u %9.4f\n", i, first[i].label, first[i].groups[0],
+           first[i].groups[1], first[i].groups[2], med[i]);
+  }
+  /* per label: the sum of its dispatches */
+  const char *labels[PROFILE_MAX];
+  int n_labels = 0;
+  for (int i = 0; i < n_disp; i++) {
+    bool seen = false;
+    for (int j = 0; j < n_labels && !seen; j++)
+      seen = g_strcmp0(labels[j], first[i].label) == 0;
+    if (!seen)
+      labels[n_labels++] = first[i].label;
+  }
+  qsort(labels, (size_t)n_labels, sizeof labels[0], cmp_entry_label);
+  for (int j = 0; j < n_labels; j++) {
+    double sum = 0;
+    int count = 0;
+    for (int i = 0; i < n_disp; i++)
+      if (g_strcmp0(labels[j], first[i].label) == 0) {
+        sum += med[i];
+        count++;
+      }
+    printf("# profile sum %-34s %3d dispatches %9.4f ms per batch %8.4f per pair\n", labels[j],
+           count, sum, sum / batch);
+  }
+  printf("# profile total %d dispatches %.4f ms per batch, %.4f per pair\n", n_disp, total,
+         total / batch);
+  fflush(stdout);
+  g_free(ms);
+  return true;
+fail:
+  fprintf(stderr, "stereod-bench: --profile: %s\n", error->message);
+  g_error_free(error);
+  g_free(ms);
+  return false;
+}
 
 /* One case: `batch` pairs per submission, `in_flight` submissions queued. `frames` and
  * `warmup` count pairs (rounded up to whole batches). */
@@ -213,6 +310,8 @@ fail_dry:
   g_free(lat);
   g_free(stage);
   g_free(t_submit);
+  if (o->profile > 0 && !profile_case(gpu, e, o, batch, left, right, sz))
+    return false;
   return true;
 fail:
   fprintf(stderr, "stereod-bench: %s\n", error->message);
@@ -253,6 +352,8 @@ main(int argc, char **argv)
       "--service: seconds before measuring [3]", "S" },
     { "source", 0, 0, G_OPTION_ARG_STRING, &source_s,
       "--service: still (textured pairs, imagefreeze) or videotestsrc [still]", "S" },
+    { "profile", 0, 0, G_OPTION_ARG_INT, &o.profile,
+      "after each case, N batches with every dispatch timed: GPU ms per pass", "N" },
     { "count", 0, 0, G_OPTION_ARG_NONE, &o.count,
       "only count the dispatches and barriers of one batch (dry run, nothing computed)", NULL },
     { "refine", 0, 0, G_OPTION_ARG_NONE, &o.refine,

@@ -501,6 +501,7 @@ gpu_context_free(GpuContext *ctx)
       eglMakeCurrent(ctx->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx->egl_ctx);
     if (current) {
       gpu_pass_cache_clear(ctx);
+      gpu_context_profile_free(ctx);
       if (ctx->sampler_nearest)
         glDeleteSamplers(1, &ctx->sampler_nearest);
       if (ctx->sampler_linear)
@@ -517,6 +518,8 @@ gpu_context_free(GpuContext *ctx)
   }
   if (ctx->dpy != EGL_NO_DISPLAY)
     display_unref(ctx->dpy);
+  g_free(ctx->profile_queries);
+  g_free(ctx->profile_entries);
   g_free(ctx->last_debug_error);
   g_mutex_clear(&ctx->debug_lock);
   g_free(ctx->device_desc);

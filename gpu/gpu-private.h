@@ -89,10 +89,17 @@ struct GpuContext {
   bool dry_run;
   bool parallel_compile;   /* GL_KHR_parallel_shader_compile */
   GHashTable *programs;    /* shared programs of passes: text key -> ProgramEntry */
+  /* Pass profiling (gpu_context_profile_start): query pairs, the dispatches so far. */
+  GLuint *profile_queries;
+  GpuProfileEntry *profile_entries;
+  int profile_max, profile_count;
+  bool profiling;
 };
 
 /* Frees the shared programs (the context is current); warns about passes still alive. */
 void gpu_pass_cache_clear(GpuContext *ctx);
+/* Deletes the profiling queries (the context is current). */
+void gpu_context_profile_free(GpuContext *ctx);
 /* The GpuContext current on the calling thread, or NULL. */
 GpuContext *gpu_context_current(void);
 /* Counts a dispatch (program.c and pass.c). */

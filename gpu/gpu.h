@@ -345,6 +345,23 @@ void gpu_context_get_stats(GpuContext *ctx, GpuStats *stats);
  * counting the work of a configuration too large to run on a software renderer. */
 void gpu_context_set_dry_run(GpuContext *ctx, bool dry);
 
+/* Profiling (benchmarks only): between gpu_context_profile_start() and
+ * gpu_context_profile_stop() every pass dispatch is bracketed by two GL_TIMESTAMP
+ * queries (at most `max_dispatches`; the queries are made at the start, not per
+ * dispatch). Stop waits for the results and fills, per dispatch in the order issued, the
+ * pass's label (valid while the pass lives), its workgroup counts and its GPU time; it
+ * returns how many it filled (dispatches beyond `max_dispatches` are not timed). The
+ * timestamps serialize the GPU between dispatches, so the times are an upper bound of a
+ * pass's share in the unprofiled run. */
+typedef struct {
+  const char *label;
+  unsigned groups[3];
+  double ms;
+} GpuProfileEntry;
+
+bool gpu_context_profile_start(GpuContext *ctx, int max_dispatches, GError **error);
+int gpu_context_profile_stop(GpuContext *ctx, GpuProfileEntry *out, int max);
+
 /* ---------------------------------------------------------------- timers */
 
 /* A set of GL_TIMESTAMP queries. Writing stamps costs no stall; reading waits only if

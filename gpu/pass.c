@@ -77,6 +77,55 @@ gpu_context_get_stats(GpuContext *ctx, GpuStats *stats)
   *stats = ctx->stats;
 }
 
+bool
+gpu_context_profile_start(GpuContext *ctx, int max_dispatches, GError **error)
+{
+  g_return_val_if_fail(ctx && max_dispatches > 0 && !ctx->profiling, false);
+  if (!gpu_context_require_ok(ctx, "profile passes", error))
+    return false;
+  if (max_dispatches > ctx->profile_max) {
+    if (ctx->profile_queries)
+      glDeleteQueries(2 * ctx->profile_max, ctx->profile_queries);
+    g_free(ctx->profile_queries);
+    g_free(ctx->profile_entries);
+    ctx->profile_queries = g_new0(GLuint, 2 * (size_t)max_dispatches);
+    ctx->profile_entries = g_new0(GpuProfileEntry, max_dispatches);
+    glCreateQueries(GL_TIMESTAMP, 2 * max_dispatches, ctx->profile_queries);
+    ctx->profile_max = max_dispatches;
+    if (!gpu_context_check(ctx, "creating profile queries", error))
+      return false;
+  }
+  ctx->profile_count = 0;
+  ctx->profiling = true;
+  return true;
+}
+
+int
+gpu_context_profile_stop(GpuContext *ctx, GpuProfileEntry *out, int max)
+{
+  g_return_val_if_fail(ctx && ctx->profiling, 0);
+  ctx->profiling = false;
+  int n = MIN(ctx->profile_count, MIN(max, ctx->profile_max));
+  for (int i = 0; i < n; i++) {
+    GLuint64 a = 0, b = 0;
+    glGetQueryObjectui64v(ctx->profile_queries[2 * i], GL_QUERY_RESULT, &a);
+    glGetQueryObjectui64v(ctx->profile_queries[2 * i + 1], GL_QUERY_RESULT, &b);
+    out[i] = ctx->profile_entries[i];
+    out[i].ms = b > a ? (double)(b - a) * 1e-6 : 0.0;
+  }
+  return n;
+}
+
+void
+gpu_context_profile_free(GpuContext *ctx)
+{
+  if (ctx->profile_queries)
+    glDeleteQueries(2 * ctx->profile_max, ctx->profile_queries);
+  g_clear_pointer(&ctx->profile_queries, g_free);
+  g_clear_pointer(&ctx->profile_entries, g_free);
+  ctx->profile_max = 0;
+}
+
 /* ------------------------------------------------------------ shared programs */
 
 typedef struct {
@@ -412,8 +461,16 @@ gpu_pass_dispatch(GpuPass *pass, const GpuPassRun *run)
   if (n_buf)
     glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, n_buf, bufs);
   glUseProgram(id);
+  int prof = ctx->profiling && ctx->profile_count < ctx->profile_max ? ctx->profile_count++ : -1;
+  if (prof >= 0) {
+    ctx->profile_entries[prof] = (GpuProfileEntry){ pass->label,
+                                                    { groups[0], groups[1], groups[2] }, 0.0 };
+    glQueryCounter(ctx->profile_queries[2 * prof], GL_TIMESTAMP);
+  }
   if (!ctx->dry_run)
     glDispatchCompute(groups[0], groups[1], groups[2]);
+  if (prof >= 0)
+    glQueryCounter(ctx->profile_queries[2 * prof + 1], GL_TIMESTAMP);
   ctx->stats.dispatches++;
 
   for (int i = 0; i < n_tex; i++)

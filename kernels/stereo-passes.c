@@ -5,6 +5,7 @@
 
 #include <gio/gio.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ typedef enum {
   PASS_FILL,
   PASS_FILL_REST,      /* the last dispatch of fill rounds when they do not divide evenly */
   PASS_POST,
+  PASS_MEDIAN,         /* the 9 x 3 median of the filled pixels (densify) */
   PASS_PACK,
   PASS_COUNT
 } PassId;
@@ -78,6 +80,7 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
   [PASS_FILL_REST] = { "fill.comp", NULL, D_FILL | D_FILL_REST, { "size" } },
   [PASS_POST] = { "post.comp", NULL, D_POST | D_DIRS, { "size" } },
+  [PASS_MEDIAN] = { "median.comp", NULL, 0, { "size" } },
   [PASS_PACK] = { "pack.comp", NULL, D_POST,
                   { "size", "s16", "layer_words", "conf_offset", "depth_offset" } },
 };
@@ -249,6 +252,10 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
     g_string_append_printf(s, "#define LR_CHECK %d\n#define ROW_THREADS %d\n"
                            "#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0, threads,
                            (p->width + threads - 1) / threads);
+    /* post.comp's staged rows (3 floats a pixel) beside its scan arrays */
+    if (12 * p->width + 2 * threads * 12 + 64 <= shared_limit &&
+        !g_strcmp0(g_getenv("STEREOD_POST_STAGED") ? g_getenv("STEREOD_POST_STAGED") : "1", "1"))
+      g_string_append_printf(s, "#define STAGED 1\n#define STAGE_W %d\n", p->width);
     if (p->median)
       g_string_append(s, "#define MEDIAN 1\n");
     if (p->densify)
@@ -266,15 +273,25 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
   if (groups & D_DIRS)
     g_string_append_printf(s, "#define DIRS %d\n", p->lr_check ? 2 : 1);
   if (groups & D_SMOOTH) {
-    /* The phase pass's tile: its terms and halo in shared memory (16 bytes a pixel). The
+    /* The phase pass's tile: its terms and halo in shared memory (16 bytes a pixel, rows
+     * padded to an odd count; phase.comp's register blocking wants TILE_W % 8 == 0 and
+     * TILE_H % 4 == 0). The
      * larger the tile, the fewer terms are computed twice for the halos (32 x 32: 1.9
      * terms per output at the default radius 6; 16 x 16: 3.1), within the device's limit
      * (32 KiB on llvmpipe, 48 KiB on NVIDIA). */
     int r = stereo_gauss_taps(p->smooth_sigma, taps);
     static const int tiles[][2] = { { 32, 32 }, { 32, 16 }, { 16, 16 }, { 32, 8 }, { 16, 8 } };
     int tw = 16, th = 8;
+    /* STEREOD_PHASE_TILE=WxH (benchmarks): that tile where it fits */
+    const char *env = g_getenv("STEREOD_PHASE_TILE");
+    int ew = 0, eh = 0;
+    if (env && sscanf(env, "%dx%d", &ew, &eh) == 2 && ew > 0 && eh > 0 && ew * eh % 256 == 0 &&
+        ew % 8 == 0 && eh % 4 == 0 && ((ew + 2 * r) | 1) * (eh + 2 * r) * 16 <= shared_limit) {
+      tw = ew;
+      th = eh;
+    } else
     for (size_t i = 0; i < G_N_ELEMENTS(tiles); i++)
-      if ((tiles[i][0] + 2 * r) * (tiles[i][1] + 2 * r) * 16 <= shared_limit) {
+      if (((tiles[i][0] + 2 * r) | 1) * (tiles[i][1] + 2 * r) * 16 <= shared_limit) {
         tw = tiles[i][0];
         th = tiles[i][1];
         break;
@@ -333,6 +350,8 @@ stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
   for (int i = 0; i < PASS_COUNT; i++) {
     const PassInfo *pi = &pass_info[i];
     if ((i == PASS_REFINE || i == PASS_REFINE_TILED) && !params->refine)
+      continue;
+    if (i == PASS_MEDIAN && !params->densify)
       continue;
     bool split_pass = i == PASS_PHASE_TERMS || i == PASS_PHASE_SPLIT;
     if ((split_pass && !ps->phase_split) || (i == PASS_PHASE && ps->phase_split))
@@ -616,18 +635,27 @@ stereo_pack_layout(int width, int height, bool s16, bool depth, StereoPackLayout
 }
 
 void
-stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
+stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuImage *med, GpuBuffer *out,
                  const StereoPackLayout *layout, GpuBuffer *layers)
 {
   GpuPass *p = ps->pass[PASS_PACK];
   int w = gpu_image_get_width(src), h = gpu_image_get_height(src);
+  if (ps->params.densify) {
+    g_return_if_fail(med && gpu_image_get_width(med) >= w && gpu_image_get_height(med) >= h);
+    GpuPass *m = ps->pass[PASS_MEDIAN];
+    set_size(m, 0, src);
+    GpuPassRun mr = { .images = { IMG(src, READ), IMG(med, WRITE) },
+                      .groups = { (w + 15) / 16, (h + 15) / 16,
+                                  ps->layers ? ps->layers : gpu_image_get_layers(src) } };
+    gpu_pass_dispatch(m, &mr);
+  }
   set_size(p, 0, src);
   gpu_pass_set_int(p, 1, layout->s16 ? 1 : 0);
   gpu_pass_set_int(p, 2, (int)(layout->layer_bytes / 4));
   gpu_pass_set_int(p, 3, (int)(layout->conf_offset / 4));
   gpu_pass_set_int(p, 4, layout->depth ? (int)(layout->depth_offset / 4) : -1);
   size_t quads = ((size_t)w * h + 3) / 4;
-  GpuPassRun run = { .images = { IMG(src, READ) },
+  GpuPassRun run = { .images = { IMG(src, READ), IMG(ps->params.densify ? med : NULL, READ) },
                      .buffers = { [4] = BUF(out, WRITE), [5] = BUF(layers, READ) },
                      .size = { (int)quads, 1,
                                ps->layers ? ps->layers : gpu_image_get_layers(src) } };

@@ -112,10 +112,11 @@ typedef struct {
 } StereoPackLayout;
 void stereo_pack_layout(int width, int height, bool s16, bool depth, StereoPackLayout *layout);
 /* With densify on, replaces the d of every filled pixel by the lower median of the
- * valid or filled values in the 9x3 window around it (all read before any is replaced),
- * then packs (d, state, k) into `out` (one layer after the other). Depth in mm is
+ * valid or filled values in the 9x3 window around it (all read before any is replaced;
+ * one dispatch into `med`, R32F of src's size and layers, unused without densify), then
+ * packs (d, state, k) into `out` (one layer after the other). Depth in mm is
  * round(fb_mm / (d - doffs)) with fb_mm = 1000 f B and doffs from `layers`. */
-void stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuBuffer *out,
+void stereo_pass_pack(StereoPasses *ps, GpuImage *src, GpuImage *med, GpuBuffer *out,
                       const StereoPackLayout *layout, GpuBuffer *layers);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(StereoPasses, stereo_passes_free)
 

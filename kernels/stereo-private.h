@@ -72,6 +72,7 @@ struct StereoEngine {
   GpuImage *quad[STEREO_MAX_LEVELS];
   GpuImage *state[STEREO_MAX_LEVELS][2];   /* ping-pong disparity state, n_dirs layers per pair */
   GpuImage *post;         /* post-processing result: (d, state, k, 0) */
+  GpuImage *med;          /* densify: the 9x3 median's d (R32F), NULL without densify */
   GpuImage *terms;        /* the split phase round's terms (software renderers), or NULL */
   GpuImage *map;          /* rectification maps, RG32F, layers 2 pair (left), 2 pair + 1 */
   GpuBuffer *partials, *counters, *means, *packed;

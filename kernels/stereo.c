@@ -50,6 +50,7 @@ stereo_engine_free(StereoEngine *e)
   gpu_image_free(e->in8);
   gpu_image_free(e->map);
   gpu_image_free(e->post);
+  gpu_image_free(e->med);
   gpu_image_free(e->terms);
   gpu_buffer_free(e->partials);
   gpu_buffer_free(e->means);
@@ -135,6 +136,8 @@ engine_alloc(StereoEngine *e, const float *map, bool defer_maps, GError **error)
     partials += B * stereo_pass_quadrature_groups(w, h);
   }
   if (!(e->post = make_image(e, "post", 0, w0, h0, GPU_FORMAT_RGBA32F, B, error)))
+    return false;
+  if (e->p.densify && !(e->med = make_image(e, "median", 0, w0, h0, GPU_FORMAT_R32F, B, error)))
     return false;
   if (stereo_passes_phase_split(e->passes) &&
       !(e->terms = make_image(e, "terms", 0, w0, h0, GPU_FORMAT_RGBA32F, e->n_dirs * B, error)))

@@ -8,12 +8,13 @@
 // offset of the layer, NaN where invalid (no upper bound: stadium pairs see 90 m).
 // Each invocation writes 4 consecutive pixels (one 32-bit word of confidence).
 // src is (d, state, k, .) with state 0 invalid, 1 filled, >= 2 measured. With DENSIFY,
-// the last step of §10 first: a filled pixel takes the lower median of the values of
-// all valid or filled pixels in the 9 x 3 window around it (a sorting network).
+// the d comes from `med`: the last step of §10, median.comp's output.
 #include "common.glsl"
-#include "sortnet.glsl"
 layout(local_size_x = 256) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray src;
+#ifdef DENSIFY
+layout(r32f, binding = 1) readonly uniform image2DArray med;
+#endif
 layout(std430, binding = 4) writeonly buffer Out { uint words[]; };
 uniform ivec2 size;
 uniform int s16;            // 1: s16 disparity, 0: float
@@ -23,33 +24,6 @@ uniform int depth_offset;   // word offset of the depth plane, < 0: no depth pla
 layout(std430, binding = 5) readonly buffer Layers { LayerParams layer_params[]; };
 // per batch position: fb_mm = 1000 f B (px mm), doffs = cx_left - cx_right (px)
 
-#ifdef DENSIFY
-#define BIG 3.0e38
-float median27(ivec2 p, int layer)
-{
-  float v[27];
-  int n = 0;
-  for (int j = 0; j < 3; j++)
-    for (int i = 0; i < 9; i++) {
-      ivec2 q = p + ivec2(i - 4, j - 1);
-      bool ok = false;
-      float d = BIG;
-      if (q.x >= 0 && q.y >= 0 && q.x < size.x && q.y < size.y) {
-        vec4 s = imageLoad(src, ivec3(q, layer));
-        ok = s.y > 0.0;
-        d = ok ? s.x : BIG;
-      }
-      v[9 * j + i] = d;
-      n += ok ? 1 : 0;
-    }
-  sort27(v);
-  int k = (n - 1) / 2;   // n >= 1: the pixel itself
-  float m = v[0];
-  for (int q = 1; q < 14; q++)   // the median index is at most 13
-    m = q == k ? v[q] : m;
-  return m;
-}
-#endif
 
 void main()
 {
@@ -75,7 +49,7 @@ void main()
       d = s.x;
 #ifdef DENSIFY
       if (s.y == 1.0)
-        d = median27(xy, layer);
+        d = imageLoad(med, ivec3(xy, layer)).x;
 #endif
       if (s.y >= 2.0)
         c8 = 128u + uint(round(127.0 * s.z));

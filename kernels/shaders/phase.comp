@@ -34,9 +34,18 @@ const float taps[2 * SMOOTH_R + 1] = SMOOTH_TAPS;
 #define RW (TILE_W + 2 * SMOOTH_R)
 #define RH (TILE_H + 2 * SMOOTH_R)
 #define NT 256
-#define ROWS_PER_THREAD ((RH * TILE_W + NT - 1) / NT)
-#define OUT_PER_THREAD (TILE_W * TILE_H / NT)
-shared vec4 T[RH][RW];       // terms, then (columns 0 .. TILE_W - 1) their row sums
+// The filters are register-blocked: an invocation filters SEG_R consecutive outputs of a
+// row (SEG_C of a column) from SEG + 2 SMOOTH_R shared values, each read once, instead of
+// 2 SMOOTH_R + 1 reads per output. Row tasks go to consecutive invocations by row, so the
+// row stride of T is odd in vec4s (RWP): no two of 8 invocations share a bank.
+#define SEG_R 8
+#define SEG_C 4
+#define RWP (RW | 1)
+#define ROW_TASKS (RH * (TILE_W / SEG_R))
+#define ROW_TASKS_PER_THREAD ((ROW_TASKS + NT - 1) / NT)
+#define COL_TASKS (TILE_W * (TILE_H / SEG_C))
+#define COL_TASKS_PER_THREAD ((COL_TASKS + NT - 1) / NT)
+shared vec4 T[RH][RWP];      // terms, then (columns 0 .. TILE_W - 1) their row sums
 
 int pair_, eta_;
 
@@ -111,16 +120,11 @@ vec4 terms(ivec2 p, float d0, float tmag)
   return vec4(c * w * w, c * w * e, c, c * e * e);
 }
 
-// Column pass and solve for output number o of the tile (row-major).
-void solve(ivec2 tile, int o, int z)
+// The solve at image pixel g from its filtered terms acc.
+void solve(ivec2 g, vec4 acc, int z)
 {
-  ivec2 lid = ivec2(o % TILE_W, o / TILE_W);
-  ivec2 g = tile + lid;
   if (g.x >= size.x || g.y >= size.y)
     return;
-  vec4 acc = vec4(0.0);
-  for (int k = 0; k <= 2 * SMOOTH_R; k++)
-    acc += taps[k] * T[lid.y + k][lid.x];
   float d0 = d_prior(g);
   vec4 o4;
   if (guard > 0.0 && acc.z >= C_MIN && abs(acc.y / acc.x - d0) > guard) {
@@ -172,24 +176,50 @@ void main()
     T[i / RW][i % RW] = P;
   }
   barrier();
-  vec4 r[ROWS_PER_THREAD];
-  for (int j = 0; j < ROWS_PER_THREAD; j++) {
-    int i = li + j * NT;
-    r[j] = vec4(0.0);
-    if (i < RH * TILE_W) {
-      int ty = i / TILE_W, tx = i % TILE_W;
-      for (int k = 0; k <= 2 * SMOOTH_R; k++)
-        r[j] += taps[k] * T[ty][tx + k];
+  // Rows: task t filters row t % RH, outputs (t / RH) SEG_R .. + SEG_R - 1; the sums are
+  // in the order of the taps, as a tap loop per output would add them.
+  vec4 r[ROW_TASKS_PER_THREAD][SEG_R];
+  for (int j = 0; j < ROW_TASKS_PER_THREAD; j++) {
+    int t = li + j * NT;
+    for (int q = 0; q < SEG_R; q++)
+      r[j][q] = vec4(0.0);
+    if (t < ROW_TASKS) {
+      int ty = t % RH, x0 = (t / RH) * SEG_R;
+      for (int k = 0; k < SEG_R + 2 * SMOOTH_R; k++) {
+        vec4 v = T[ty][x0 + k];
+        for (int q = 0; q < SEG_R; q++)
+          if (k - q >= 0 && k - q <= 2 * SMOOTH_R)
+            r[j][q] += taps[k - q] * v;
+      }
     }
   }
   barrier();
-  for (int j = 0; j < ROWS_PER_THREAD; j++) {
-    int i = li + j * NT;
-    if (i < RH * TILE_W)
-      T[i / TILE_W][i % TILE_W] = r[j];
+  for (int j = 0; j < ROW_TASKS_PER_THREAD; j++) {
+    int t = li + j * NT;
+    if (t < ROW_TASKS) {
+      int ty = t % RH, x0 = (t / RH) * SEG_R;
+      for (int q = 0; q < SEG_R; q++)
+        T[ty][x0 + q] = r[j][q];
+    }
   }
   barrier();
-  for (int j = 0; j < OUT_PER_THREAD; j++)
-    solve(tile, li + j * NT, z);
+  // Columns and the solve: task t has column t % TILE_W, rows (t / TILE_W) SEG_C ...
+  for (int j = 0; j < COL_TASKS_PER_THREAD; j++) {
+    int t = li + j * NT;
+    if (t >= COL_TASKS)
+      break;
+    int tx = t % TILE_W, y0 = (t / TILE_W) * SEG_C;
+    vec4 acc[SEG_C];
+    for (int q = 0; q < SEG_C; q++)
+      acc[q] = vec4(0.0);
+    for (int k = 0; k < SEG_C + 2 * SMOOTH_R; k++) {
+      vec4 v = T[y0 + k][tx];
+      for (int q = 0; q < SEG_C; q++)
+        if (k - q >= 0 && k - q <= 2 * SMOOTH_R)
+          acc[q] += taps[k - q] * v;
+    }
+    for (int q = 0; q < SEG_C; q++)
+      solve(tile + ivec2(tx, y0 + q), acc[q], z);
+  }
 }
 #endif

@@ -15,6 +15,8 @@
 // invocation walks its chunk again with the carry it receives. The cost per pixel is
 // the same whatever the image holds (the scans of the former shader stopped at the
 // first valid pixel, so a row with long gaps cost more).
+// STAGED (where the rows fit the shared memory): step 1 of the three rows is computed
+// first, one pixel per invocation in turn (coalesced reads), into shared memory.
 // Output (d, state, k, 0): state 2 measured, 1 filled, 0 invalid;
 // k = clamp(C/0.5, 0, 1) exp(-(sigma_d/0.5)^2) of the left view's state at the pixel.
 #include "sortnet.glsl"
@@ -54,6 +56,24 @@ vec2 validity(int x, int yy)
     valid = valid && l.z <= SIGMA_D_MAX;
   return vec2(valid ? 1.0 : 0.0, l.x);
 }
+
+#ifdef STAGED
+// Step 1 of rows y - 1, y, y + 1, computed once per pixel with coalesced reads: the d of
+// a valid pixel, INVALID_D where invalid (d is never below min_disparity - 2 >= -2).
+#define INVALID_D -1.0e30
+shared float VD[3][STAGE_W];
+
+vec2 validity_staged(int x, int j)
+{
+  if (x < 0 || x >= size.x)
+    return vec2(0.0);
+  float d = VD[j][x];
+  return d > 0.5 * INVALID_D ? vec2(1.0, d) : vec2(0.0);
+}
+#define VALIDITY(x, j) validity_staged((x), (j))
+#else
+#define VALIDITY(x, j) validity((x), y + (j) - 1)
+#endif
 
 float I(int x) { return imageLoad(intensity, ivec3(x, y, pair)).r; }
 
@@ -99,6 +119,14 @@ void main()
   int t = int(gl_LocalInvocationID.x);
   int a = t * C;
 
+#ifdef STAGED
+  for (int x = t; x < size.x; x += ROW_THREADS)
+    for (int j = 0; j < 3; j++) {
+      vec2 v = validity(x, y + j - 1);
+      VD[j][x] = v.x > 0.0 ? v.y : INVALID_D;
+    }
+  barrier();
+#endif
   // Steps 1 and 2 for this invocation's chunk.
   float dm[C];
   bool vm[C];
@@ -106,8 +134,8 @@ void main()
   vec2 win[3][3];   // validity of columns x - 1, x, x + 1 of rows y - 1, y, y + 1
   for (int j = 0; j < 3; j++) {
     win[j][0] = vec2(0.0);
-    win[j][1] = validity(a - 1, y + j - 1);
-    win[j][2] = validity(a, y + j - 1);
+    win[j][1] = VALIDITY(a - 1, j);
+    win[j][2] = VALIDITY(a, j);
   }
 #endif
   for (int i = 0; i < C; i++) {
@@ -116,7 +144,7 @@ void main()
     for (int j = 0; j < 3; j++) {
       win[j][0] = win[j][1];
       win[j][1] = win[j][2];
-      win[j][2] = validity(x + 1, y + j - 1);
+      win[j][2] = VALIDITY(x + 1, j);
     }
     float v[9];
     int n = 0;
@@ -134,7 +162,7 @@ void main()
     vm[i] = n >= 5 && x < size.x;
     dm[i] = n >= 5 ? med : win[1][1].y;
 #else
-    vec2 c0 = validity(x, y);
+    vec2 c0 = VALIDITY(x, 1);
     vm[i] = c0.x > 0.0;
     dm[i] = c0.y;
 #endif

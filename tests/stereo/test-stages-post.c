@@ -85,6 +85,8 @@ post_case(bool median, bool densify, bool lr_check)
   g_autoptr(GpuImage) inten = gpu_image_new(f.ctx, &sp, &error);
   sp.format = GPU_FORMAT_RGBA32F;
   g_autoptr(GpuImage) post = gpu_image_new(f.ctx, &sp, &error);
+  sp.format = GPU_FORMAT_R32F;
+  g_autoptr(GpuImage) med = gpu_image_new(f.ctx, &sp, &error);
   g_assert_no_error(error);
   StereoPackLayout layout;
   stereo_pack_layout(w, h, false, false, &layout);
@@ -113,10 +115,11 @@ post_case(bool median, bool densify, bool lr_check)
     g_assert_true(gpu_image_upload(inten, k, buf, (size_t)w * 8, &error));
   }
   poison(post);
+  poison(med);
   g_assert_true(gpu_buffer_fill_u32(out, 0xdeadbeefu, &error));
   stereo_pass_post(ps, state, inten, post);
   g_autoptr(GpuBuffer) layers = layer_params(f.ctx, pairs, NULL, 0.0);
-  stereo_pass_pack(ps, post, out, &layout, layers);
+  stereo_pass_pack(ps, post, med, out, &layout, layers);
   g_autofree uint8_t *packed = g_malloc(pairs * layout.layer_bytes);
   g_assert_true(gpu_buffer_read(out, 0, packed, pairs * layout.layer_bytes, &error));
   g_autofree float *rd = g_new(float, n);
