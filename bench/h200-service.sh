@@ -11,7 +11,7 @@
 #
 # run (on the GPU machine; everything it prints also goes to $OUT, at most 8 files):
 #  1. bench.txt: stereod-bench at 1920x1080, 5 scales, batches of 1, 4 and 16, 2 in
-#     flight (and 1 in flight for the lone pair's latency), the dispatch counts (--count),
+#     flight (with every pass's GPU time, --profile) (and 1 in flight for the lone pair's latency), the dispatch counts (--count),
 #     the pairs saved for OpenCV;
 #  2. opencv.txt: bench/opencv_peer.py on the same pairs in the same call (needs cv2:
 #     there, or wheels carried in .whl, see /work/.library/device/README.md);
@@ -86,7 +86,7 @@ summary="$out/summary.txt"
 echo "== 1. engine bench" | tee "$out/bench.txt"
 run stereod-bench --count --sizes $size --batch 1,16 2>&1 | tee -a "$out/bench.txt"
 run stereod-bench --sizes $size --scales 5 --batch 1,4,16 --in-flight 2 --frames $frames \
-  --warmup $((frames / 10)) --save-pairs /tmp/pairs 2>&1 | tee -a "$out/bench.txt"
+  --warmup $((frames / 10)) --save-pairs /tmp/pairs --profile 12 2>&1 | tee -a "$out/bench.txt"
 run stereod-bench --sizes $size --scales 5 --batch 1 --in-flight 1 --frames $frames \
   --warmup $((frames / 10)) 2>&1 | tee -a "$out/bench.txt"
 # the content that makes the hole fill work hardest (videotestsrc's SMPTE bars)

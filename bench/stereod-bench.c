@@ -234,8 +234,8 @@ bench_one(GpuContext *gpu, const Options *o, Size sz, int scales, int batch, int
            "level %d%s)\n", sz.w, sz.h, stereo_params_get_levels(stereo_engine_get_params(e)),
            batch, c.dispatches, c.barriers,
            stereo_params_get_search_level(stereo_engine_get_params(e)),
-           gpu_context_is_software(gpu) && g_strcmp0(g_getenv("STEREOD_PHASE_SPLIT"), "0")
-             ? ", phase rounds split as on software renderers; STEREOD_PHASE_SPLIT=0 for the "
+           gpu_context_is_software(gpu) && !g_getenv("STEREOD_PHASE_SPLIT")
+             ? ", phase rounds split as on software renderers; STEREOD_PHASE_SPLIT=large for the "
                "GPU schedule" : "");
     return true;
 fail_dry:

@@ -85,12 +85,14 @@ static const PassInfo pass_info[PASS_COUNT] = {
                   { "size", "s16", "layer_words", "conf_offset", "depth_offset" } },
 };
 
+typedef enum { PHASE_SPLIT_NEVER, PHASE_SPLIT_LARGE, PHASE_SPLIT_ALWAYS } PhaseSplit;
+
 struct StereoPasses {
   GpuContext *gpu;
   StereoParams params;
   int layers;                /* pairs of the current batch (0: the images' layers) */
   int phase_tile[2];         /* outputs per workgroup of the phase pass (its TILE_W, TILE_H) */
-  bool phase_split;          /* the phase round as two passes (terms, then the rest) */
+  PhaseSplit phase_split;    /* where a phase round is two passes (terms, then the rest) */
   GpuPass *pass[PASS_COUNT];
   bool search_tiled;
 };
@@ -244,18 +246,26 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
                            MAX(k, 1), fl.s_total, fl.rs_size, fl.sw[0], fl.sw[1]);
   }
   if (groups & D_POST) {
-    /* post.comp: a workgroup per row, about 8 pixels per invocation (fewer invocations
-     * and barriers for narrow images), 32..256 invocations */
+    /* post.comp: a workgroup per row, about 4 pixels per invocation (fewer invocations
+     * and barriers for narrow images), 32..512 invocations (on the H200 at 1920 x 1080:
+     * 2.66 ms for 16 pairs with 512, 4.12 with 256, 6.47 with 128) */
     int threads = 32;
-    while (threads < 256 && threads * 8 < p->width)
+    while (threads < 512 && threads * 4 < p->width)
       threads *= 2;
+    /* STEREOD_POST_THREADS=N (benchmarks): N invocations a row (a power of two, 32..512) */
+    const char *pt = g_getenv("STEREOD_POST_THREADS");
+    if (pt && atoi(pt) >= 32 && atoi(pt) <= 512 && (atoi(pt) & (atoi(pt) - 1)) == 0)
+      threads = atoi(pt);
     g_string_append_printf(s, "#define LR_CHECK %d\n#define ROW_THREADS %d\n"
                            "#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0, threads,
                            (p->width + threads - 1) / threads);
     /* post.comp's staged rows (3 floats a pixel) beside its scan arrays */
     if (12 * p->width + 2 * threads * 12 + 64 <= shared_limit &&
         !g_strcmp0(g_getenv("STEREOD_POST_STAGED") ? g_getenv("STEREOD_POST_STAGED") : "1", "1"))
-      g_string_append_printf(s, "#define STAGED 1\n#define STAGE_W %d\n", p->width);
+      g_string_append_printf(s, "#define STAGED 1\n#define STAGE_W %d\n%s", p->width,
+                             16 * p->width + 2 * threads * 12 + 64 <= shared_limit &&
+                                 g_strcmp0(g_getenv("STEREOD_POST_STAGE_K"), "0")
+                               ? "#define STAGE_K 1\n" : "");
     if (p->median)
       g_string_append(s, "#define MEDIAN 1\n");
     if (p->densify)
@@ -275,12 +285,14 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
   if (groups & D_SMOOTH) {
     /* The phase pass's tile: its terms and halo in shared memory (16 bytes a pixel, rows
      * padded to an odd count; phase.comp's register blocking wants TILE_W % 8 == 0 and
-     * TILE_H % 4 == 0). The
-     * larger the tile, the fewer terms are computed twice for the halos (32 x 32: 1.9
-     * terms per output at the default radius 6; 16 x 16: 3.1), within the device's limit
-     * (32 KiB on llvmpipe, 48 KiB on NVIDIA). */
+     * TILE_H % 4 == 0), within the device's limit (32 KiB on llvmpipe, 48 KiB on
+     * NVIDIA). The larger the tile, the fewer terms a fused round computes twice for the
+     * halos (32 x 32: 1.9 terms per output at the default radius 6; 32 x 16: 2.4; 16 x 16:
+     * 3.1), but the fewer workgroups share an SM: on the H200 32 x 16 is the fastest both
+     * fused and split (10.1 and 8.6 ms for the level-0 rounds of 16 1080p pairs; 32 x 32:
+     * 13.5 and 10.6; 16 x 16: 10.9 and 8.8; bench/results/2026-12-02-h200-profile). */
     int r = stereo_gauss_taps(p->smooth_sigma, taps);
-    static const int tiles[][2] = { { 32, 32 }, { 32, 16 }, { 16, 16 }, { 32, 8 }, { 16, 8 } };
+    static const int tiles[][2] = { { 32, 16 }, { 32, 32 }, { 16, 16 }, { 32, 8 }, { 16, 8 } };
     int tw = 16, th = 8;
     /* STEREOD_PHASE_TILE=WxH (benchmarks): that tile where it fits */
     const char *env = g_getenv("STEREOD_PHASE_TILE");
@@ -318,20 +330,38 @@ stereo_passes_poll(StereoPasses *ps, GError **error)
   return true;
 }
 
-/* On a software renderer the fused phase round computes the terms of the tiles' halos
- * again (1.9 times the terms), which costs more there than the pass it saves;
- * STEREOD_PHASE_SPLIT=0/1 overrides. */
-static bool
+/* Where a phase round runs as two passes (terms into an image, then the filters and the
+ * solve from it) instead of one. On a software renderer the fused round computes the
+ * terms of the tiles' halos again (1.9 times the terms), which costs more there than the
+ * pass it saves: every level is split. On the H200 the split round is faster too (its
+ * second pass holds fewer registers; bench/RESULTS.md, 2026-12-02: 8.6 against 10.1 ms
+ * for the two level-0 rounds of 16 1080p pairs), by less on small levels, where the
+ * dispatches it adds count more: levels of at least PHASE_SPLIT_PIXELS are split (at
+ * 1920 x 1080, level 0 only: 18 dispatches a batch). STEREOD_PHASE_SPLIT=0 (never),
+ * 1 (every level) or "large" (the GPU rule) overrides. */
+#define PHASE_SPLIT_PIXELS (1 << 20)
+
+static PhaseSplit
 phase_split(GpuContext *gpu)
 {
   const char *env = g_getenv("STEREOD_PHASE_SPLIT");
-  return env ? g_strcmp0(env, "0") != 0 : gpu_context_is_software(gpu);
+  if (env)
+    return !g_strcmp0(env, "0") ? PHASE_SPLIT_NEVER
+         : !g_strcmp0(env, "large") ? PHASE_SPLIT_LARGE : PHASE_SPLIT_ALWAYS;
+  return gpu_context_is_software(gpu) ? PHASE_SPLIT_ALWAYS : PHASE_SPLIT_LARGE;
+}
+
+static bool
+split_level(const StereoPasses *ps, int width, int height)
+{
+  return ps->phase_split == PHASE_SPLIT_ALWAYS ||
+         (ps->phase_split == PHASE_SPLIT_LARGE && (long)width * height >= PHASE_SPLIT_PIXELS);
 }
 
 bool
-stereo_passes_phase_split(StereoPasses *ps)
+stereo_passes_phase_split(StereoPasses *ps, int width, int height)
 {
-  return ps->phase_split;
+  return split_level(ps, width, height);
 }
 
 StereoPasses *
@@ -354,7 +384,8 @@ stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
     if (i == PASS_MEDIAN && !params->densify)
       continue;
     bool split_pass = i == PASS_PHASE_TERMS || i == PASS_PHASE_SPLIT;
-    if ((split_pass && !ps->phase_split) || (i == PASS_PHASE && ps->phase_split))
+    if ((split_pass && ps->phase_split == PHASE_SPLIT_NEVER) ||
+        (i == PASS_PHASE && ps->phase_split == PHASE_SPLIT_ALWAYS))
       continue;
     if (i == PASS_FILL_REST &&
         params->fill_iterations % fill_rounds_per_pass(params,
@@ -558,7 +589,8 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
 {
   int w = gpu_image_get_width(out), h = gpu_image_get_height(out);
   int passes[2] = { PASS_PHASE, -1 };
-  if (ps->phase_split) {
+  bool split = split_level(ps, w, h);
+  if (split) {
     g_return_if_fail(scratch && gpu_image_get_width(scratch) >= w &&
                      gpu_image_get_height(scratch) >= h);
     passes[0] = PASS_PHASE_TERMS;
@@ -584,7 +616,7 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
   if (terms_only) {
     run.images[2].image = NULL;
     run.images[3] = (GpuPassImage)IMG(scratch, WRITE);
-  } else if (ps->phase_split) {
+  } else if (split) {
     run.images[3] = (GpuPassImage)IMG(scratch, READ);
   }
   gpu_pass_dispatch(p, &run);

@@ -88,11 +88,12 @@ void stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img,
 void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
                        GpuImage *out, GpuBuffer *means, GpuBuffer *layers, int level,
                        float guard, GpuImage *scratch);
-/* Whether the phase round runs as two passes here (software renderers; env
- * STEREOD_PHASE_SPLIT=0/1): the terms into `scratch` (RGBA32F, at least the level's size,
- * as many layers as the state), then the rest. Otherwise `scratch` is not used and may
- * be NULL. The results are the same. */
-bool stereo_passes_phase_split(StereoPasses *passes);
+/* Whether the phase round of a level of this size runs as two passes (every level on
+ * software renderers, levels of 2^20 pixels and more on GPUs; env STEREOD_PHASE_SPLIT=0,
+ * 1 or "large"): the terms into `scratch` (RGBA32F, at least the level's size, as many
+ * layers as the state), then the rest. Otherwise `scratch` is not used and may be NULL.
+ * The results are the same. */
+bool stereo_passes_phase_split(StereoPasses *passes, int width, int height);
 /* fill_iterations rounds of the hole fill (§9), each one dispatch reading one of the two
  * state images and writing the other, starting from state[cur]; returns the index of
  * the image holding the result. */

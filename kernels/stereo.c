@@ -139,7 +139,7 @@ engine_alloc(StereoEngine *e, const float *map, bool defer_maps, GError **error)
     return false;
   if (e->p.densify && !(e->med = make_image(e, "median", 0, w0, h0, GPU_FORMAT_R32F, B, error)))
     return false;
-  if (stereo_passes_phase_split(e->passes) &&
+  if (stereo_passes_phase_split(e->passes, w0, h0) &&
       !(e->terms = make_image(e, "terms", 0, w0, h0, GPU_FORMAT_RGBA32F, e->n_dirs * B, error)))
     return false;
   size_t levels = (size_t)B * STEREO_MAX_LEVELS;

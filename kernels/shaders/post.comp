@@ -16,7 +16,8 @@
 // the same whatever the image holds (the scans of the former shader stopped at the
 // first valid pixel, so a row with long gaps cost more).
 // STAGED (where the rows fit the shared memory): step 1 of the three rows is computed
-// first, one pixel per invocation in turn (coalesced reads), into shared memory.
+// first, one pixel per invocation in turn (coalesced reads), into shared memory; with
+// STAGE_K (where it fits too) also the output's k of row y.
 // Output (d, state, k, 0): state 2 measured, 1 filled, 0 invalid;
 // k = clamp(C/0.5, 0, 1) exp(-(sigma_d/0.5)^2) of the left view's state at the pixel.
 #include "sortnet.glsl"
@@ -62,6 +63,9 @@ vec2 validity(int x, int yy)
 // a valid pixel, INVALID_D where invalid (d is never below min_disparity - 2 >= -2).
 #define INVALID_D -1.0e30
 shared float VD[3][STAGE_W];
+#ifdef STAGE_K
+shared float KC[STAGE_W];   // the output's k of row y
+#endif
 
 vec2 validity_staged(int x, int j)
 {
@@ -125,6 +129,12 @@ void main()
       vec2 v = validity(x, y + j - 1);
       VD[j][x] = v.x > 0.0 ? v.y : INVALID_D;
     }
+#ifdef STAGE_K
+  for (int x = t; x < size.x; x += ROW_THREADS) {
+    vec4 l = imageLoad(disp, ivec3(x, y, pair * DIRS));
+    KC[x] = clamp(l.y / 0.5, 0.0, 1.0) * exp(-(l.z / 0.5) * (l.z / 0.5));
+  }
+#endif
   barrier();
 #endif
   // Steps 1 and 2 for this invocation's chunk.
@@ -209,8 +219,12 @@ void main()
     int x = a + i;
     if (x >= size.x)
       continue;
+#ifdef STAGE_K
+    float kc = KC[x];
+#else
     vec4 l = imageLoad(disp, ivec3(x, y, pair * DIRS));
     float kc = clamp(l.y / 0.5, 0.0, 1.0) * exp(-(l.z / 0.5) * (l.z / 0.5));
+#endif
     vec4 o = vec4(dm[i], vm[i] ? 2.0 : 0.0, kc, 0.0);
 #ifdef DENSIFY
     if (!vm[i]) {

@@ -588,9 +588,9 @@ count_batch(GpuContext *ctx, StereoEngine *e, int n, bool dry)
 
 /* Dispatches and barriers per batch, counted in code: with the service's settings at
  * 1920 x 1080 (stereo_params_init, s16 output, the depth plane) at most 20 dispatches
- * per batch, with or without the level-0 refinement, in the schedule of GPUs (fused
- * phase rounds: STEREOD_PHASE_SPLIT=0; a software renderer splits each round in two,
- * which is reported too); counted in a dry run (every pass queued, barriers issued, only
+ * per batch, with or without the level-0 refinement, in the schedule of GPUs (the rounds
+ * of levels of 2^20 pixels and more split in two: STEREOD_PHASE_SPLIT=large; a software
+ * renderer splits every round, which is reported too); counted in a dry run (every pass queued, barriers issued, only
  * glDispatchCompute skipped: llvmpipe cannot run that size in a test's time). A dry run
  * counts what a real run issues (a batch of 3 at 320x240 both ways), and the count does
  * not depend on the batch size (1 and 3). */
@@ -605,7 +605,7 @@ test_dispatch_count(void)
   for (int round = 0; round < 3; round++) {
     int refine = round == 1;
     bool split = round == 2;
-    g_setenv("STEREOD_PHASE_SPLIT", split ? "1" : "0", TRUE);
+    g_setenv("STEREOD_PHASE_SPLIT", split ? "1" : "large", TRUE);   /* large: the GPU rule */
     StereoCalib calib;
     const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 20 };
     calib_init_ideal(&calib, 1920, 1080, 2000.0, 959.5, 539.5, 0.5, NULL, rot, centre);
