@@ -7,7 +7,7 @@
 #
 # run: profile.txt, every case's table and "# profile" lines; the variants are chosen by
 # the environment the engine reads (STEREOD_PHASE_SPLIT, STEREOD_PHASE_TILE,
-# STEREOD_POST_THREADS, STEREOD_POST_STAGE_K) and by the bench's --pattern;
+# STEREOD_PHASE_SEG, STEREOD_POST_THREADS, STEREOD_POST_STAGE_K) and by the bench's --pattern;
 # H200_PROFILE_SET=default profiles the defaults only (batches of 1 and 16, the bars).
 set -uo pipefail
 mode=${1:-}
@@ -16,7 +16,7 @@ if [ "$mode" = pack ]; then
   root=$(git rev-parse --show-toplevel)
   b=${H200_BUILD_DIR:-$root/build}
   "$root/../shared/device/prepare.sh" $b/bench/stereod-bench $b/tests/stereo/test-stages-phase \
-    $b/tests/stereo/test-stages-post $b/tests/stereo/test-engine "$root/bench/h200-profile.sh"
+    $b/tests/stereo/test-stages-post $b/tests/stereo/test-stages-search $b/tests/stereo/test-engine "$root/bench/h200-profile.sh"
   du -sh .gpu | awk '{print "h200-profile.sh: .gpu is " $1}'
   exit 0
 fi
@@ -42,10 +42,9 @@ if [ "${H200_PROFILE_SET:-variants}" = variants ]; then
   # the schedule's choices, one at a time against the default
   f="--in-flight 2 --batch 16 --frames 96 --warmup 16 --profile 8"
   case_ default X=1 -- $f
-  for t in 32x16 16x16 32x8; do case_ tile$t STEREOD_PHASE_TILE=$t -- $f; done
-  for t in 32x32 32x16 16x16; do case_ split-tile$t STEREOD_PHASE_SPLIT=1 STEREOD_PHASE_TILE=$t -- $f; done
-  for n in 128 512; do case_ post-threads$n STEREOD_POST_THREADS=$n -- $f; done
-  case_ post-no-stage-k STEREOD_POST_STAGE_K=0 -- $f
+  for g in 4x2 8x2 4x4; do case_ seg$g STEREOD_PHASE_SEG=$g -- $f; done
+  case_ split-all STEREOD_PHASE_SPLIT=1 -- $f
+  case_ post-threads1024 STEREOD_POST_THREADS=1024 -- $f
   case_ bars X=1 -- $f --pattern bars
 else
   case_ default X=1 -- --in-flight 2 --batch 1,16 --frames 160 --warmup 32 --profile 12
@@ -53,7 +52,7 @@ else
   case_ one-in-flight X=1 -- --batch 1 --frames 240 --warmup 24 --in-flight 1
 fi
 # the stages and the engine against the double reference, on this GPU
-for t in test-stages-phase test-stages-post test-engine; do
+for t in test-stages-phase test-stages-search test-stages-post test-engine; do
   echo "== $t" | tee -a "$log"
   bash "$here/run" $t 2>&1 | grep -E '^(ok|not ok)|Bail|ERROR|max' | tee -a "$log"
 done

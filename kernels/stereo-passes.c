@@ -246,15 +246,18 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
                            MAX(k, 1), fl.s_total, fl.rs_size, fl.sw[0], fl.sw[1]);
   }
   if (groups & D_POST) {
-    /* post.comp: a workgroup per row, about 4 pixels per invocation (fewer invocations
-     * and barriers for narrow images), 32..512 invocations (on the H200 at 1920 x 1080:
-     * 2.66 ms for 16 pairs with 512, 4.12 with 256, 6.47 with 128) */
+    /* post.comp: a workgroup per row, about 2 pixels per invocation (fewer invocations
+     * and barriers for narrow images), 32..1024 invocations, as many as let the staged
+     * rows fit the shared memory (on the H200 at 1920 x 1080, 16 pairs: 2.23 ms with
+     * 1024, 2.64 with 512, 4.12 with 256, 6.47 with 128) */
     int threads = 32;
-    while (threads < 512 && threads * 4 < p->width)
+    while (threads < 1024 && threads * 2 < p->width)
       threads *= 2;
+    while (threads > 256 && 12 * p->width + 2 * threads * 12 + 64 > shared_limit)
+      threads /= 2;   /* the staged rows fit: fewer invocations */
     /* STEREOD_POST_THREADS=N (benchmarks): N invocations a row (a power of two, 32..512) */
     const char *pt = g_getenv("STEREOD_POST_THREADS");
-    if (pt && atoi(pt) >= 32 && atoi(pt) <= 512 && (atoi(pt) & (atoi(pt) - 1)) == 0)
+    if (pt && atoi(pt) >= 32 && atoi(pt) <= 1024 && (atoi(pt) & (atoi(pt) - 1)) == 0)
       threads = atoi(pt);
     g_string_append_printf(s, "#define LR_CHECK %d\n#define ROW_THREADS %d\n"
                            "#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0, threads,
@@ -309,6 +312,13 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
         break;
       }
     g_string_append_printf(s, "#define TILE_W %d\n#define TILE_H %d\n", tw, th);
+    /* STEREOD_PHASE_SEG=RxC (benchmarks): outputs per invocation of the row and the
+     * column filter (divisors of the tile's width and height) */
+    const char *seg = g_getenv("STEREOD_PHASE_SEG");
+    int sr = 0, sc = 0;
+    if (seg && sscanf(seg, "%dx%d", &sr, &sc) == 2 && sr > 0 && sc > 0 && tw % sr == 0 &&
+        th % sc == 0)
+      g_string_append_printf(s, "#define SEG_R %d\n#define SEG_C %d\n", sr, sc);
   }
   if (variant)
     g_string_append(s, variant);

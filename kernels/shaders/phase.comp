@@ -37,9 +37,15 @@ const float taps[2 * SMOOTH_R + 1] = SMOOTH_TAPS;
 // The filters are register-blocked: an invocation filters SEG_R consecutive outputs of a
 // row (SEG_C of a column) from SEG + 2 SMOOTH_R shared values, each read once, instead of
 // 2 SMOOTH_R + 1 reads per output. Row tasks go to consecutive invocations by row, so the
-// row stride of T is odd in vec4s (RWP): no two of 8 invocations share a bank.
-#define SEG_R 8
-#define SEG_C 4
+// row stride of T is odd in vec4s (RWP): no two of 8 invocations share a bank. SEG_R 4,
+// SEG_C 2: on the H200 10.9 ms for the phase rounds of 16 1080p pairs, against 11.5 with
+// 8 and 4 and 11.0 with 8 and 2 (STEREOD_PHASE_SEG=RxC sets them for benchmarks).
+#ifndef SEG_R
+#define SEG_R 4
+#endif
+#ifndef SEG_C
+#define SEG_C 2
+#endif
 #define RWP (RW | 1)
 #define ROW_TASKS (RH * (TILE_W / SEG_R))
 #define ROW_TASKS_PER_THREAD ((ROW_TASKS + NT - 1) / NT)
