@@ -293,7 +293,7 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
      * halos (32 x 32: 1.9 terms per output at the default radius 6; 32 x 16: 2.4; 16 x 16:
      * 3.1), but the fewer workgroups share an SM: on the H200 32 x 16 is the fastest both
      * fused and split (10.1 and 8.6 ms for the level-0 rounds of 16 1080p pairs; 32 x 32:
-     * 13.5 and 10.6; 16 x 16: 10.9 and 8.8; bench/results/2026-12-02-h200-profile). */
+     * 13.2 and 10.3; 16 x 16: 10.7 and 9.1; bench/results/2026-12-02-h200-profile). */
     int r = stereo_gauss_taps(p->smooth_sigma, taps);
     static const int tiles[][2] = { { 32, 16 }, { 32, 32 }, { 16, 16 }, { 32, 8 }, { 16, 8 } };
     int tw = 16, th = 8;

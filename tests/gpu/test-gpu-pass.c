@@ -296,9 +296,64 @@ test_pass_outlives_context(void)
   gpu_pass_free(b);
 }
 
+/* Profiling: every dispatch between start and stop gives one entry, in order, with its
+ * pass's label and workgroup counts; beyond the limit nothing is recorded; a second
+ * start begins a new list; dispatches outside a profile are not recorded. */
+static void
+test_pass_profile(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  enum { W = 37, H = 19, L = 2 };
+  GError *error = NULL;
+  g_autoptr(GpuPass) a = axpy_pass(ctx, "first");
+  g_autoptr(GpuPass) b = axpy_pass(ctx, "second");
+  g_autoptr(GpuImage) src = new_image(ctx, "src", W, H, L, GPU_FORMAT_R32F);
+  g_autoptr(GpuImage) dst = new_image(ctx, "dst", W, H, L, GPU_FORMAT_R32F);
+  for (GpuPass *p = a; p; p = p == a ? b : NULL) {
+    gpu_pass_set_ivec2(p, U_SIZE, W, H);
+    gpu_pass_set_float(p, U_SCALE, 1.0f);
+    gpu_pass_set_vec2(p, U_ADD, 0.0f, 0.0f);
+  }
+  run_axpy(a, src, dst, W, H, L);   /* before any profile: not recorded */
+  g_assert_true(gpu_context_profile_start(ctx, 3, &error));
+  g_assert_no_error(error);
+  run_axpy(a, src, dst, W, H, L);
+  run_axpy(b, dst, src, W, H, L);
+  run_axpy(a, src, dst, W, 8, 1);
+  run_axpy(b, dst, src, W, H, L);   /* the fourth: beyond the limit of 3 */
+  GpuProfileEntry e[8];
+  int n = gpu_context_profile_stop(ctx, e, 8);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmpstr(e[0].label, ==, "first");
+  g_assert_cmpstr(e[1].label, ==, "second");
+  g_assert_cmpstr(e[2].label, ==, "first");
+  g_assert_cmpuint(e[0].groups[0], ==, (W + 7) / 8);
+  g_assert_cmpuint(e[0].groups[1], ==, (H + 7) / 8);
+  g_assert_cmpuint(e[0].groups[2], ==, L);
+  g_assert_cmpuint(e[2].groups[1], ==, 1);
+  g_assert_cmpuint(e[2].groups[2], ==, 1);
+  for (int i = 0; i < n; i++)
+    g_assert_true(e[i].ms >= 0.0 && e[i].ms < 10000.0);
+  /* a new profile starts empty and may be larger */
+  g_assert_true(gpu_context_profile_start(ctx, 5, &error));
+  run_axpy(b, dst, src, W, H, L);
+  g_assert_cmpint(gpu_context_profile_stop(ctx, e, 8), ==, 1);
+  g_assert_cmpstr(e[0].label, ==, "second");
+  /* fewer entries than recorded fit the caller's array */
+  g_assert_true(gpu_context_profile_start(ctx, 5, &error));
+  run_axpy(a, src, dst, W, H, L);
+  run_axpy(b, dst, src, W, H, L);
+  g_assert_cmpint(gpu_context_profile_stop(ctx, e, 1), ==, 1);
+  g_assert_true(gpu_context_check(ctx, "profile", &error));
+  g_assert_no_error(error);
+}
+
 void
 test_gpu_add_pass_tests(void)
 {
+  g_test_add_func("/gpu/pass/profile", test_pass_profile);
   g_test_add_func("/gpu/pass/outlives-context", test_pass_outlives_context);
   g_test_add_func("/gpu/pass/async", test_pass_async);
   g_test_add_func("/gpu/pass/shared-program", test_pass_shared_program);
