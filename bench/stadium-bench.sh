@@ -9,8 +9,12 @@
 # factor, default 0.25), STADIUM_FRAMES (default 20), STADIUM_DIR (keep everything there:
 # the clip is rendered only when its players.csv is missing or was drawn differently),
 # STADIUM_JSON (write the scorer's counts there, for bench/stadium-set.sh),
-# STADIUM_TIMEOUT (seconds for stereod, default 3600). Prints the scorer's table and its
-# summary line; exit status 0, or the step's that failed.
+# STADIUM_TIMEOUT (seconds for stereod, default 3600), STADIUM_VARIANTS (settings of the
+# builder compared on the same replay: "NAME:key=value,key=value NAME2:..." runs one more
+# stereod-heightmap per NAME with those keys set in its [heightmap] group, each scored
+# apart; with STADIUM_JSON, their counts go to STADIUM_JSON.NAME). Prints the scorer's
+# table and its summary line (then each variant's, its summary prefixed with "NAME: ");
+# exit status 0, or the step's that failed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/offline-service.sh"
@@ -24,8 +28,10 @@ keep=${STADIUM_DIR:-}
 if [ -n "$keep" ]; then work=$keep; mkdir -p "$work"; else work=$(mktemp -d /tmp/stadium.XXXXXX); fi
 prefix="sb$$-"
 hm_pid=
+hm_variant_pids=()
 cleanup() {
   [ -n "$hm_pid" ] && kill -TERM "$hm_pid" 2>/dev/null && wait "$hm_pid" 2>/dev/null
+  for vp in "${hm_variant_pids[@]}"; do kill -TERM "$vp" 2>/dev/null; done
   rm -f /dev/shm/stereod."$prefix"*
   [ -n "$keep" ] || rm -rf "$work"
 }
@@ -45,6 +51,39 @@ else
 fi
 n_pairs=$(grep -c '^\[pair ' "$clip/stereod.conf")
 
+# the variants' configurations: the clip's, with their keys set and a ring of their own
+variant_names=()
+for spec in ${STADIUM_VARIANTS:-}; do
+  vname=${spec%%:*}
+  [[ $vname =~ ^[A-Za-z0-9_-]+$ ]] || { echo "stadium-bench: bad variant name in '$spec'" >&2; exit 2; }
+  variant_names+=("$vname")
+  /usr/bin/python3 - "$clip/heightmap.conf" "$work/heightmap-$vname.conf" "$vname" \
+    "${spec#*:}" <<'PY'
+import re, sys
+src, dst, name, keys = sys.argv[1:5]
+sets = dict(kv.split("=", 1) for kv in keys.split(",") if kv)
+out, group = [], None
+for line in open(src).read().splitlines():
+    m = re.match(r"^\[(.*)\]$", line)
+    if m:
+        if group == "heightmap":
+            out += [f"{k}={v}" for k, v in sets.items()]
+            sets = {}
+        group = m.group(1)
+    elif group == "heightmap" and "=" in line and not line.startswith("#"):
+        k = line.split("=", 1)[0].strip()
+        if k == "ring":
+            line = line + "-" + name
+        elif k in sets:
+            line = f"{k}={sets.pop(k)}"
+    out.append(line)
+if group == "heightmap":
+    out += [f"{k}={v}" for k, v in sets.items()]
+open(dst, "w").write("\n".join(out) + "\n")
+PY
+done
+export OFFLINE_HM_VARIANTS="${variant_names[*]}"
+
 status=0
 offline_service stadium-bench "$build" "$clip/stereod.conf" "$clip/heightmap.conf" "$work" \
   "$timeout_s" || status=$?
@@ -52,3 +91,9 @@ offline_service stadium-bench "$build" "$clip/stereod.conf" "$clip/heightmap.con
 echo "# stadium $seed: $n_pairs pairs, scale $scale, $frames frames; stereod: ${published:-?}"
 /usr/bin/python3 "$root/bench/stadium-score.py" --clip "$clip" --lines "$work/lines.jsonl" \
   --prefix "$prefix" --seed "$seed" ${STADIUM_JSON:+--json "$STADIUM_JSON"}
+for vname in "${variant_names[@]}"; do
+  echo "# variant $vname"
+  /usr/bin/python3 "$root/bench/stadium-score.py" --clip "$clip" \
+    --lines "$work/lines-$vname.jsonl" --prefix "$prefix" --seed "$seed" \
+    ${STADIUM_JSON:+--json "$STADIUM_JSON.$vname"} | sed "s/^# summary: /# summary: $vname: /"
+done

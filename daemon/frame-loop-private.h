@@ -118,6 +118,7 @@ struct FrameLoop {
   CaptureNotifier *notifier;
   CaptureTimebase *timebase;   /* the replay start shared by the pairs */
   int64_t started_us;          /* when the pipelines started (offline summary) */
+  int64_t last_stats_us;       /* the last stats lines (the GPU thread's) */
   gint exit_status;            /* atomic: what the daemon exits with once the loop is done */
   GpuBuffer *arena;          /* the capture pools of every pair (persistent upload map) */
   FramePublisher *publisher;

@@ -233,6 +233,7 @@ loop_run(FrameLoop *fl, GError **error)
   int64_t now = g_get_monotonic_time();
   int64_t next_wd = wd_us > 0 ? now + wd_us / 2 : G_MAXINT64;
   int64_t last_stats = now;
+  fl->last_stats_us = now;
   while (!g_atomic_int_get(&fl->stop)) {
     if (!apply_reload(fl, error) || publish_failed(fl, error))
       return false;
@@ -262,6 +263,7 @@ loop_run(FrameLoop *fl, GError **error)
       g_autofree char *msg = g_strdup_printf("STATUS=%s", st);
       stereod_notify(msg);
       last_stats = now;
+      fl->last_stats_us = now;
     }
 
     if (work)
@@ -423,6 +425,11 @@ loop_thread(gpointer data)
     g_clear_error(&error);
   }
   if (ended) {
+    /* the stats lines of what the last interval published, then the summary: an offline
+     * run shorter than stats_interval still says how its pairs ran */
+    int64_t end_us = g_get_monotonic_time();
+    if (end_us > fl->last_stats_us)
+      frame_stats_log(fl, (double)(end_us - fl->last_stats_us) * 1e-6);
     frame_stats_offline_summary(fl);
     g_atomic_int_set(&fl->stop, 3);
     if (fl->on_done)
