@@ -199,6 +199,14 @@ fill_rounds_per_pass(const StereoParams *p, int shared_limit)
   return k;
 }
 
+/* post.comp's shared memory with its rows staged: the three rows' validity (and with
+ * `k` the output row's k), 4 bytes a pixel each, beside the scans' arrays. */
+static int
+post_shared_bytes(int width, int threads, bool k)
+{
+  return (k ? 16 : 12) * width + 2 * threads * 12 + 64;
+}
+
 static char *
 pass_defines(const StereoParams *p, unsigned groups, const char *variant, int shared_limit)
 {
@@ -253,9 +261,9 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
     int threads = 32;
     while (threads < 1024 && threads * 2 < p->width)
       threads *= 2;
-    while (threads > 256 && 12 * p->width + 2 * threads * 12 + 64 > shared_limit)
+    while (threads > 256 && post_shared_bytes(p->width, threads, false) > shared_limit)
       threads /= 2;   /* the staged rows fit: fewer invocations */
-    /* STEREOD_POST_THREADS=N (benchmarks): N invocations a row (a power of two, 32..512) */
+    /* STEREOD_POST_THREADS=N (benchmarks): N invocations a row (a power of two, 32..1024) */
     const char *pt = g_getenv("STEREOD_POST_THREADS");
     if (pt && atoi(pt) >= 32 && atoi(pt) <= 1024 && (atoi(pt) & (atoi(pt) - 1)) == 0)
       threads = atoi(pt);
@@ -263,10 +271,10 @@ pass_defines(const StereoParams *p, unsigned groups, const char *variant, int sh
                            "#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0, threads,
                            (p->width + threads - 1) / threads);
     /* post.comp's staged rows (3 floats a pixel) beside its scan arrays */
-    if (12 * p->width + 2 * threads * 12 + 64 <= shared_limit &&
-        !g_strcmp0(g_getenv("STEREOD_POST_STAGED") ? g_getenv("STEREOD_POST_STAGED") : "1", "1"))
+    if (post_shared_bytes(p->width, threads, false) <= shared_limit &&
+        g_strcmp0(g_getenv("STEREOD_POST_STAGED"), "0"))
       g_string_append_printf(s, "#define STAGED 1\n#define STAGE_W %d\n%s", p->width,
-                             16 * p->width + 2 * threads * 12 + 64 <= shared_limit &&
+                             post_shared_bytes(p->width, threads, true) <= shared_limit &&
                                  g_strcmp0(g_getenv("STEREOD_POST_STAGE_K"), "0")
                                ? "#define STAGE_K 1\n" : "");
     if (p->median)
