@@ -12,7 +12,10 @@
 # STADIUM_TIMEOUT (seconds for stereod, default 3600), STADIUM_VARIANTS (settings of the
 # builder compared on the same replay: "NAME:key=value,key=value NAME2:..." runs one more
 # stereod-heightmap per NAME with those keys set in its [heightmap] group, each scored
-# apart; with STADIUM_JSON, their counts go to STADIUM_JSON.NAME). Prints the scorer's
+# apart; with STADIUM_JSON, their counts go to STADIUM_JSON.NAME), STADIUM_ENGINE
+# ("key=value,key=value": set in every [pair] group of the stereod.conf played, a copy of
+# the clip's, to compare engine settings on the same clip; default none: stereod's
+# defaults, what is reported). Prints the scorer's
 # table and its summary line (then each variant's, its summary prefixed with "NAME: ");
 # exit status 0, or the step's that failed.
 set -euo pipefail
@@ -51,6 +54,38 @@ else
 fi
 n_pairs=$(grep -c '^\[pair ' "$clip/stereod.conf")
 
+# the engine's settings: the clip's stereod.conf (stereod's defaults) or, with
+# STADIUM_ENGINE, a copy with those keys set in every [pair] group
+st_conf=$clip/stereod.conf
+if [ -n "${STADIUM_ENGINE:-}" ]; then
+  st_conf=$work/stereod-engine.conf
+  /usr/bin/python3 - "$clip/stereod.conf" "$st_conf" "$STADIUM_ENGINE" <<'PY'
+import re, sys
+src, dst, keys = sys.argv[1:4]
+sets = dict(kv.split("=", 1) for kv in keys.split(",") if kv)
+for k in sets:
+    if not re.match(r"^[a-z_]+$", k):
+        sys.exit("stadium-bench: bad STADIUM_ENGINE key '%s'" % k)
+out, group, left = [], None, {}
+def flush():
+    out.extend(f"{k}={v}" for k, v in left.items())
+for line in open(src).read().splitlines():
+    m = re.match(r"^\[(.*)\]$", line)
+    if m:
+        if group and group.startswith("pair "):
+            flush()
+        group, left = m.group(1), dict(sets)
+    elif group and group.startswith("pair ") and "=" in line and not line.startswith("#"):
+        k = line.split("=", 1)[0].strip()
+        if k in left:
+            line = f"{k}={left.pop(k)}"
+    out.append(line)
+if group and group.startswith("pair "):
+    flush()
+open(dst, "w").write("\n".join(out) + "\n")
+PY
+fi
+
 # the variants' configurations: the clip's, with their keys set and a ring of their own
 variant_names=()
 for spec in ${STADIUM_VARIANTS:-}; do
@@ -85,10 +120,10 @@ done
 export OFFLINE_HM_VARIANTS="${variant_names[*]}"
 
 status=0
-offline_service stadium-bench "$build" "$clip/stereod.conf" "$clip/heightmap.conf" "$work" \
+offline_service stadium-bench "$build" "$st_conf" "$clip/heightmap.conf" "$work" \
   "$timeout_s" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
-echo "# stadium $seed: $n_pairs pairs, scale $scale, $frames frames; stereod: ${published:-?}"
+echo "# stadium $seed: $n_pairs pairs, scale $scale, $frames frames, engine ${STADIUM_ENGINE:-defaults}; stereod: ${published:-?}"
 /usr/bin/python3 "$root/bench/stadium-score.py" --clip "$clip" --lines "$work/lines.jsonl" \
   --prefix "$prefix" --seed "$seed" ${STADIUM_JSON:+--json "$STADIUM_JSON"}
 for vname in "${variant_names[@]}"; do

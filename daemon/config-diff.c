@@ -81,6 +81,8 @@ stereod_config_diff(const StereodConfig *old_config, const StereodConfig *new_co
     need_restart(diff, reasons, "[daemon] in_flight");
   if (old_config->offline != new_config->offline)
     need_restart(diff, reasons, "[daemon] mode");
+  if (old_config->offline_speed != new_config->offline_speed)
+    need_restart(diff, reasons, "[daemon] offline_speed");
   if (g_strcmp0(old_config->metrics, new_config->metrics) != 0)
     need_restart(diff, reasons, "[daemon] metrics");
   diff->log_level = old_config->log_level != new_config->log_level;

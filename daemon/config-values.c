@@ -113,6 +113,8 @@ config_load_daemon(const ConfigGroup *c, StereodConfig *cfg, GError **error)
   if (!keyfile_get_choice(c->kf, c->group, "mode", KF_OPTIONAL, modes, &mode, error))
     return false;
   cfg->offline = mode == 1;
+  if (!get_double(c, "offline_speed", KF_OPTIONAL, 0.0, 1000.0, &cfg->offline_speed, error))
+    return false;
   return get_int(c, "stats_interval", KF_OPTIONAL, 1, 3600, &cfg->stats_interval_s, error) &&
          get_int(c, "ring_slots", KF_OPTIONAL, 2, (int)STEREOD_RING_MAX_SLOTS,
                  &cfg->ring_slots, error) &&

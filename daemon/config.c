@@ -12,7 +12,7 @@
 G_DEFINE_QUARK(stereod-config-error-quark, stereod_config_error)
 
 static const char *const daemon_keys[] = {
-  "device", "log_level", "stats_interval", "ring_slots", "in_flight", "mode", "metrics", NULL
+  "device", "log_level", "stats_interval", "ring_slots", "in_flight", "mode", "offline_speed", "metrics", NULL
 };
 static const char *const pair_keys[] = {
   "left", "right", "width", "height", "fps", "pair_tolerance_ms", "calibration",
@@ -199,6 +199,7 @@ load_merged(const KeyFile *merged, const char *path, GError **error)
   cfg->stats_interval_s = 10;
   cfg->ring_slots = 4;
   cfg->in_flight = 2;
+  cfg->offline_speed = 0.0;
   cfg->pairs = g_new0(StereodPairConfig, STEREOD_CONFIG_MAX_PAIRS);
 
   g_auto(GStrv) groups = keyfile_get_groups(merged, NULL);

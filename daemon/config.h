@@ -129,6 +129,8 @@ typedef struct {
   int ring_slots;             /* slots per shm ring, 2..64, 4 */
   int in_flight;              /* batches on the GPU at once, the whole daemon, 1..8, 2 */
   bool offline;               /* mode=offline: recordings, every frame, exit at the end */
+  double offline_speed;       /* offline: at most this many times the recordings' own rate
+                                 (their timestamps), 0..1000; 0 = as fast as the GPU goes */
   char *metrics;              /* "ADDRESS:PORT" of /metrics (metrics_address_parse), NULL =
                                  none (the default) */
 

@@ -519,6 +519,33 @@ frame_groups_submit(FrameLoop *fl, GError **error)
   return any;
 }
 
+/* The longest wait of one call for a paced replay's next round: the loop comes back in
+ * between (a stop request, the watchdog, a reload). */
+#define REPLAY_SLICE_US 20000
+
+/* [daemon] offline_speed > 0: whether the round whose oldest frame was captured at
+ * `first` is due (the replay's clock starts at its first round); if it is not, waits
+ * towards it for at most REPLAY_SLICE_US and says whether it is due now. */
+static bool
+replay_due(FrameLoop *fl, uint64_t first)
+{
+  int64_t now = g_get_monotonic_time();
+  if (fl->replay_start_us == 0) {
+    fl->replay_first_ns = first;
+    fl->replay_start_us = now;
+    return true;
+  }
+  if (first <= fl->replay_first_ns)
+    return true;
+  double due = (double)fl->replay_start_us +
+               (double)(first - fl->replay_first_ns) * 1e-3 / fl->config->offline_speed;
+  double left = due - (double)now;
+  if (left <= 0.0)
+    return true;
+  g_usleep((gulong)MIN(left, (double)REPLAY_SLICE_US));
+  return left <= REPLAY_SLICE_US;
+}
+
 bool
 frame_groups_offline_round(FrameLoop *fl, GError **error)
 {
@@ -543,6 +570,8 @@ frame_groups_offline_round(FrameLoop *fl, GError **error)
   }
   if (!any || !ready)
     return false;
+  if (fl->config->offline_speed > 0.0 && !replay_due(fl, first))
+    return true;   /* not due yet: waited a slice, the loop comes back */
   for (int k = 0; k < fl->n_groups; k++) {
     LoopGroup *g = &fl->groups[(fl->rr + k) % fl->n_groups];
     while (fl->queued >= fl->in_flight)

@@ -131,6 +131,10 @@ struct FrameLoop {
   int in_flight;             /* batches on the GPU at most, the whole daemon (K) */
   int queued;                /* batches on the GPU now */
   int rr;                    /* the group that submits first next time */
+  /* offline_speed > 0: the replay's clock, set by its first round (capture time of the
+   * first frames, monotonic time then) */
+  uint64_t replay_first_ns;
+  int64_t replay_start_us;   /* 0 until the first round */
   GMutex stats_lock;
   int publish_error;         /* the first failed ring_writer_publish (negative errno) */
   /* totals for frame_loop_get_stats, under stats_lock */

@@ -1,7 +1,7 @@
 /* sources.c: the rings of the pairs and the choice of the frames fused together.
  *
  * One waiter thread per pair owns its HeightmapReader (reader.c: libstereod-client and
- * the checks of every frame): it opens the ring (retrying every RETRY_MS while the
+ * the checks of every frame): it opens the ring (retrying every OPEN_RETRY_MS while the
  * writer is not there), waits for a frame (futex, no polling; woken at least every
  * WAIT_SLICE_MS to see a stop request), copies each new frame into its own StereodFrame
  * and swaps it with the pair's `latest` under the lock, then signals the condition the
@@ -26,6 +26,10 @@
 #include <string.h>
 
 #define RETRY_MS 500
+/* A ring that is not there yet is looked for this often: a writer that starts after the
+ * builder (an offline replay) has its first frames taken. A missing name costs one
+ * failed shm_open. */
+#define OPEN_RETRY_MS 50
 #define WAIT_SLICE_MS 200
 /* A pair that recovered and stayed good this long starts its next back-off afresh. */
 #define BACKOFF_RESET_US (60 * G_USEC_PER_SEC)
@@ -276,7 +280,7 @@ waiter_open(Pair *pair, HeightmapReader **rd, bool *waiting)
                 pair->cfg->ring, g_strerror(-err));
     *waiting = true;
     pair_closed(pair, true);
-    stopping_wait(s, RETRY_MS);
+    stopping_wait(s, OPEN_RETRY_MS);
     return false;
   }
 }

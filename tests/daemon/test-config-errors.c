@@ -60,6 +60,8 @@ static const ErrorCase cases[] = {
     "[daemon] stats_interval: 0 is outside 1..3600" },
   { "in-flight-range", "[daemon]\nin_flight=9\n" WEST, STEREOD_CONFIG_ERROR_INVALID,
     "[daemon] in_flight: 9 is outside 1..8" },
+  { "offline-speed-range", "[daemon]\noffline_speed=-1\n" WEST, STEREOD_CONFIG_ERROR_INVALID,
+    "[daemon] offline_speed: -1 is outside 0..1000" },
   { "metrics-address", "[daemon]\nmetrics=example.org:9101\n" WEST, STEREOD_CONFIG_ERROR_INVALID,
     "[daemon] metrics: 'example.org:9101': the address is not an IPv4 or IPv6 address (nor "
     "localhost)" },

@@ -136,6 +136,7 @@ test_defaults(void)
   g_assert_cmpint(cfg->stats_interval_s, ==, 10);
   g_assert_cmpint(cfg->ring_slots, ==, 4);
   g_assert_cmpint(cfg->in_flight, ==, 2);
+  g_assert_cmpfloat(cfg->offline_speed, ==, 0.0);
   g_assert_cmpint(cfg->n_pairs, ==, 1);
   g_assert_cmpint(cfg->pairs[0].tolerance_ns, ==, 5000000);
   /* 128 does not fit a 100 px wide image: the default is clamped to width - 1. */

@@ -1,7 +1,8 @@
 /* test-service-sources.c: stereod as a process on the sources of a stadium, read
  * through libstereod-client:
  *  - offline replay of a 50-frame recording pair (MKV, made here with gst-launch):
- *    50 pairs published, capture times 40 ms apart, exit 0;
+ *    50 pairs published, capture times 40 ms apart, exit 0; the same paced by
+ *    [daemon] offline_speed (no faster than its lower bound);
  *  - the commented example groups of config/stereod.conf, run as written with only their
  *    addresses, paths and size replaced: [pair north-1] against the local RTSP test
  *    server (tests/capture/rtsp-server.py), [pair replay-west] offline on recordings;
@@ -205,20 +206,26 @@ group(const char *name, const char *left, const char *right, const char *extra)
 
 /* ---------------------------------------------------------------- tests */
 
-static void
-test_offline(void)
+/* The 50-frame recording pair offline, `daemon_keys` added to [daemon]: every frame
+ * published, in order, 40 ms of capture time apart; returns the seconds from the
+ * daemon's start to its exit. */
+static double
+run_offline(const char *daemon_keys)
 {
   g_autofree char *mkv = tmp_path("left.mkv"), *mp4 = tmp_path("right.mp4");
   g_autofree char *left = g_strdup_printf("filesrc location=%s ! matroskademux", mkv);
   g_autofree char *right = g_strdup_printf("filesrc location=%s ! qtdemux", mp4);
   g_autofree char *g = group("svc-offline", left, right, "");
-  g_autofree char *conf = g_strdup_printf("[daemon]\nmode=offline\nstats_interval=2\n%s", g);
+  g_autofree char *conf = g_strdup_printf("[daemon]\nmode=offline\nstats_interval=2\n%s%s",
+                                          daemon_keys, g);
   Daemon d;
+  int64_t t0 = g_get_monotonic_time();
   daemon_start(&d, conf, "offline.conf", NULL);
   StereodClient *c = open_ring(&d, "svc-offline");
   uint64_t last, step;
   int read = read_ring(&d, c, 170.0, &last, &step);
   int status = daemon_wait(&d, false, 30.0);
+  double wall_s = (g_get_monotonic_time() - t0) * 1e-6;
   uint64_t published = stereod_client_get_counter(c);
   g_test_message("offline: %" G_GUINT64_FORMAT " frames published, %d read, last frame %"
                  G_GUINT64_FORMAT ", smallest capture step %.1f ms", published, read, last,
@@ -233,6 +240,24 @@ test_offline(void)
   g_assert_nonnull(strstr(d.log->str, "svc-offline 50 pairs published"));
   stereod_client_close(c);
   daemon_free(&d);
+  return wall_s;
+}
+
+static void
+test_offline(void)
+{
+  run_offline("");
+}
+
+/* offline_speed=0.4: the 49 frame steps of 40 ms take at least 49 x 40 / 0.4 ms = 4.9 s
+ * (as fast as it goes, the same replay takes about 2 s on the 2-core machine; a lower
+ * bound only, which no slow machine can break) */
+static void
+test_offline_paced(void)
+{
+  double wall_s = run_offline("offline_speed=0.4\n");
+  g_test_message("offline_speed=0.4: %.2f s from start to exit", wall_s);
+  g_assert_cmpfloat(wall_s, >=, 49 * 0.040 / 0.4);
 }
 
 /* The lines of config/stereod.conf's commented group `header` ("#[pair north-1]" up to
@@ -414,6 +439,7 @@ main(int argc, char **argv)
   make_recordings();
   g_test_add_func("/service/sources/check-config", test_check_config);
   g_test_add_func("/service/sources/offline", test_offline);
+  g_test_add_func("/service/sources/offline-paced", test_offline_paced);
   g_test_add_func("/service/sources/example-recording", test_example_recording);
   g_test_add_func("/service/sources/example-rtsp", test_example_rtsp);
   g_test_add_func("/service/sources/unreachable", test_unreachable);

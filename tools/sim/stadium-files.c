@@ -84,9 +84,12 @@ stadium_write_configs(const SimConfig *cfg, const char *dir, const char *prefix,
   GString *st = g_string_new(NULL);
   g_string_append_printf(st,
     "# stereod configuration of a stereod-sim stadium: a recording re-processed offline\n"
-    "# (every frame, as fast as the GPU goes; stereod exits 0 at the end of the clip).\n"
-    "# The engine's settings are the demo's (config/demo/stereod.conf.in).\n\n"
-    "[daemon]\nmode=offline\nstats_interval=10\n");
+    "# (every frame; stereod exits 0 at the end of the clip), no faster than the clip's\n"
+    "# own rate (offline_speed=1), so that stereod-heightmap, which takes each ring's\n"
+    "# newest frame, sees every frame even on a fast GPU.\n"
+    "# The engine's settings are stereod's defaults (config/stereod.conf): what is reported\n"
+    "# is what every stadium gets.\n\n"
+    "[daemon]\nmode=offline\noffline_speed=1\nstats_interval=10\n");
   GString *hm = g_string_new(NULL);
   g_string_append_printf(hm,
     "# stereod-heightmap configuration of a stereod-sim stadium run offline: the pitch grid\n"
@@ -102,7 +105,7 @@ stadium_write_configs(const SimConfig *cfg, const char *dir, const char *prefix,
       "left=imagesequencesrc location=%s/%s/left/%%06d.jpg framerate=%d/1 ! identity sync=true\n"
       "right=imagesequencesrc location=%s/%s/right/%%06d.jpg framerate=%d/1 ! identity sync=true\n"
       "width=%d\nheight=%d\nfps=%d\ncalibration=%s/%s/calib.conf\n"
-      "outputs=disparity;confidence\nnoise_floor=2\nwindow=2\nsmoothing=1\n",
+      "outputs=disparity;confidence\n",
       prefix, p->name, abs, p->name, rate, abs, p->name, rate, p->width, p->height, rate, abs,
       p->name);
     g_string_append_printf(hm, "\n[pair %s%s]\n", prefix, p->name);

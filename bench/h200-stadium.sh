@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# h200-stadium.sh: the stadium benchmark (issue 14, docs/heightmap.md) at the drawn
+# sensors' full size, on the H200, in one device call.
+#
+#   bench/h200-stadium.sh pack      (here, from the project root, after ninja -C build)
+#   then the device tool:  kind nvidia-h200, carry [".gpu"], timeout_s 600, command
+#     "H200_SEEDS=1-20 H200_PAIRS=2 bash .gpu/bin/h200-stadium.sh run"
+#
+# pack: ../shared/device/prepare.sh --gst with stereod, stereod-sim and stereod-heightmap,
+# this script and the benchmark's scripts (stadium-bench.sh, offline-service.sh,
+# stadium-score.py, scorelib.py).
+#
+# run (on the GPU machine): renders every seed of H200_SEEDS (FIRST-LAST, default 1-20)
+# with H200_PAIRS pairs (default 2; "drawn": as many as the seed draws), scale H200_SCALE
+# (default 1: the drawn sensors, 1280x720 to 3840x2160) and H200_FRAMES frames (default
+# 8, the first not scored), one seed at a time on all cores; then plays each through
+# bench/stadium-bench.sh (stereod --offline with GStreamer sources, stereod-heightmap,
+# the scorer), H200_JOBS seeds at once (default 4), once per engine setting of
+# H200_ENGINES ("NAME:key=value,key=value ...", default "defaults:": stereod's defaults;
+# each NAME is one STADIUM_ENGINE); STADIUM_VARIANTS (builder settings) passes through.
+# Prints each seed's summary line and, per engine setting (and variant), the pooled
+# table; everything also goes to $OUT (ENGINE.txt, seeds.txt, summary.txt).
+set -uo pipefail
+mode=${1:-}
+if [ "$mode" = pack ]; then
+  set -e
+  root=$(git rev-parse --show-toplevel)
+  b=$root/build
+  dest=${H200_PACK_ROOT:-$root}
+  cd "$dest"
+  "$root/../shared/device/prepare.sh" --gst \
+    $b/daemon/stereod $b/tools/stereod-sim $b/heightmap/stereod-heightmap \
+    "$root/bench/h200-stadium.sh" "$root/bench/stadium-bench.sh" \
+    "$root/bench/offline-service.sh" "$root/bench/stadium-score.py" "$root/bench/scorelib.py"
+  du -sh .gpu | awk '{print "h200-stadium.sh: .gpu is " $1 " (the device tool carries 64 MiB)"}'
+  exit 0
+fi
+if [ "$mode" != run ]; then
+  echo "usage: $0 pack|run" >&2
+  exit 2
+fi
+
+here=$(cd "$(dirname "$0")/.." && pwd)   # .gpu
+out=${OUT:-/tmp/h200-stadium-out}
+mkdir -p "$out"
+seeds=${H200_SEEDS:-1-20}
+first=${seeds%-*} last=${seeds#*-}
+pairs=${H200_PAIRS:-2}
+[ "$pairs" = drawn ] && pairs=
+scale=${H200_SCALE:-1} frames=${H200_FRAMES:-8} jobs=${H200_JOBS:-4}
+engines=${H200_ENGINES:-defaults:}
+base=/tmp/h200-stadium
+rm -rf "$base"
+mkdir -p "$base/root/bench" "$base/build/tools" "$base/build/daemon" "$base/build/heightmap"
+
+# the programs as bench/stadium-bench.sh finds them in a build folder: the GL loader is
+# unpacked once (.gpu/run), then each wrapper runs its program with .gpu/run's environment
+# (H200_BUILD=DIR: a build folder's programs instead, a rehearsal on the development
+# machine, e.g. H200_SEEDS=1-2 H200_SCALE=0.1 H200_FRAMES=3)
+for p in tools/stereod-sim daemon/stereod heightmap/stereod-heightmap; do
+  if [ -n "${H200_BUILD:-}" ]; then
+    ln -sfn "$(cd "$H200_BUILD" && pwd)/$p" "$base/build/$p"
+    continue
+  fi
+  [ -f "$base/unpacked" ] || bash "$here/run" stereod --version > /dev/null ||
+    { echo "h200-stadium: .gpu/run failed" >&2; exit 1; }
+  touch "$base/unpacked"
+  cat > "$base/build/$p" <<EOF
+#!/usr/bin/env bash
+export LD_LIBRARY_PATH="$here/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+[ -f /usr/share/glvnd/egl_vendor.d/10_nvidia.json ] || export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+export GST_PLUGIN_SYSTEM_PATH="$here/gst" GST_PLUGIN_SCANNER="$here/bin/gst-plugin-scanner" GST_REGISTRY=/tmp/stereod-gst-registry.bin
+exec "$here/bin/${p#*/}" "\$@"
+EOF
+  chmod +x "$base/build/$p"
+done
+for f in stadium-bench.sh offline-service.sh stadium-score.py scorelib.py; do
+  cp "$(dirname "$0")/$f" "$base/root/bench/"
+done
+# the scripts call /usr/bin/python3 (Debian's); here python3 is elsewhere
+[ -x /usr/bin/python3 ] || ln -sf "$(command -v python3)" /usr/bin/python3
+nproc | sed 's/^/# cores: /'
+"$base/build/daemon/stereod" --version 2>&1 | head -n 1
+
+t0=$(date +%s)
+echo "== rendering seeds $first-$last (${pairs:-drawn} pairs, scale $scale, $frames frames)" |
+  tee "$out/seeds.txt"
+for seed in $(seq "$first" "$last"); do
+  args=(--stadium-seed "$seed" --scale "$scale" --frames "$frames" --ring-prefix "sb0-")
+  [ -n "$pairs" ] && args+=(--pairs "$pairs")
+  ts=$(date +%s%N)
+  "$base/build/tools/stereod-sim" "${args[@]}" --out "$base/clips/$seed" --quiet ||
+    echo "# seed $seed: stereod-sim failed"
+  printf '# seed %d rendered in %d ms: %s\n' "$seed" $(( ($(date +%s%N) - ts) / 1000000 )) \
+    "$(grep -h '^# sensor' "$base/clips/$seed/stadium.conf" | sed 's/^# sensor //' | cut -d, -f1 | paste -sd' ')" |
+    tee -a "$out/seeds.txt"
+done
+echo "# rendering took $(( $(date +%s) - t0 )) s" | tee -a "$out/seeds.txt"
+
+: > "$out/summary.txt"
+for spec in $engines; do
+  ename=${spec%%:*} ekeys=${spec#*:}
+  t1=$(date +%s)
+  echo "== engine $ename (${ekeys:-the defaults of stereod})" | tee "$out/$ename.txt"
+  for seed in $(seq "$first" "$last"); do
+    dir=$base/run-$ename/$seed
+    mkdir -p "$dir"
+    ln -sfn "$base/clips/$seed" "$dir/clip"
+    echo "$seed"
+  done | xargs -P "$jobs" -I{} env STADIUM_BUILD="$base/build" STADIUM_SCALE="$scale" \
+      STADIUM_FRAMES="$frames" STADIUM_DIR="$base/run-$ename/{}" \
+      STADIUM_JSON="$base/run-$ename/{}.json" STADIUM_ENGINE="$ekeys" STADIUM_TIMEOUT=500 \
+      bash -c "bash '$base/root/bench/stadium-bench.sh' {} $pairs > '$base/run-$ename/{}.txt' 2>&1 ||
+               echo '# seed {}: failed (status '\$?')' >> '$base/run-$ename/{}.txt'"
+  jsons=()
+  for seed in $(seq "$first" "$last"); do
+    grep -h '^# summary: players\|^# seed .*failed\|^# stadium' "$base/run-$ename/$seed.txt" |
+      tee -a "$out/$ename.txt"
+    [ -f "$base/run-$ename/$seed.json" ] && jsons+=("$base/run-$ename/$seed.json")
+    grep -q 'failed' "$base/run-$ename/$seed.txt" && tail -n 8 "$base/run-$ename/$seed.txt" |
+      sed 's/^/#   /' | tee -a "$out/$ename.txt"
+  done
+  if [ "${#jsons[@]}" -gt 0 ]; then
+    python3 "$base/root/bench/stadium-score.py" --aggregate "${jsons[@]}" \
+      --label "$ename: seeds $first-$last (${pairs:-drawn} pairs, ${#jsons[@]} scored, scale $scale, $frames frames)" |
+      tee -a "$out/$ename.txt" | grep '^# summary' >> "$out/summary.txt"
+    for vspec in ${STADIUM_VARIANTS:-}; do
+      vname=${vspec%%:*}
+      vj=()
+      for j in "${jsons[@]}"; do [ -f "$j.$vname" ] && vj+=("$j.$vname"); done
+      [ "${#vj[@]}" -gt 0 ] || continue
+      echo "# variant $vname: ${vspec#*:}" | tee -a "$out/$ename.txt"
+      python3 "$base/root/bench/stadium-score.py" --aggregate "${vj[@]}" \
+        --label "$ename + $vname: seeds $first-$last (${pairs:-drawn} pairs, ${#vj[@]} scored)" |
+        tee -a "$out/$ename.txt" | grep '^# summary' >> "$out/summary.txt"
+    done
+  fi
+  echo "# engine $ename: $(( $(date +%s) - t1 )) s" | tee -a "$out/$ename.txt"
+done
+cat "$out/summary.txt"
