@@ -123,7 +123,7 @@ status=0
 offline_service stadium-bench "$build" "$st_conf" "$clip/heightmap.conf" "$work" \
   "$timeout_s" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
-echo "# stadium $seed: $n_pairs pairs, scale $scale, $frames frames, engine ${STADIUM_ENGINE:-defaults}; stereod: ${published:-?}"
+echo "# stadium $seed: $n_pairs pairs, scale $scale, $frames frames, engine ${STADIUM_ENGINE:-as config/stereod.conf}; stereod: ${published:-?}"
 /usr/bin/python3 "$root/bench/stadium-score.py" --clip "$clip" --lines "$work/lines.jsonl" \
   --prefix "$prefix" --seed "$seed" ${STADIUM_JSON:+--json "$STADIUM_JSON"}
 for vname in "${variant_names[@]}"; do

@@ -2,7 +2,7 @@
  *
  *   stereod-disparity LEFT RIGHT -o OUT.pfm [--png16 OUT.png] [--color OUT.jpg]
  *                     [--max-disparity N] [--scales N] [--no-lr-check] [--refine]
- *                     [--window N] [--smoothing S]
+ *                     [--window N] [--smoothing S] [--noise-floor G]
  *                     [--device auto|hardware|software|surfaceless|N] [--verbose|--quiet]
  *                     [--max-pixels N]
  *
@@ -30,7 +30,7 @@ static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt, *opt_cali
 static double opt_max_disparity = 0.0;
 static int opt_scales = 0, opt_repeat = 1, opt_window = 0;
 static gint64 opt_max_pixels = (gint64)IMAGEIO_DEFAULT_MAX_PIXELS;
-static double opt_smoothing = 0.0;
+static double opt_smoothing = 0.0, opt_noise_floor = 0.0;
 static gboolean opt_no_lr_check, opt_refine, opt_verbose, opt_quiet, opt_version;
 static char **opt_files;
 
@@ -52,6 +52,9 @@ static const GOptionEntry entries[] = {
     "Search window half-width, 1..7 px (default 0 = 4, a 9 x 9 window)", "N" },
   { "smoothing", 0, 0, G_OPTION_ARG_DOUBLE, &opt_smoothing,
     "Smoothing of the phase estimates, sigma 0.5..5 px (default 0 = 2)", "S" },
+  { "noise-floor", 0, 0, G_OPTION_ARG_DOUBLE, &opt_noise_floor,
+    "Noise floor of the cameras, 0..64 grey levels: weaker filter responses are not "
+    "measured (default 0 = none; stereod.conf's noise_floor)", "G" },
   { "refine", 0, 0, G_OPTION_ARG_NONE, &opt_refine,
     "Search again at full resolution around the coarse estimate (more accurate, slower)", NULL },
   { "calib", 'c', 0, G_OPTION_ARG_FILENAME, &opt_calib,
@@ -124,6 +127,8 @@ check_usage(void)
     return fail(EXIT_USAGE, "--window must be within 1..7 px (0 = default)");
   if (!(opt_smoothing == 0.0 || (opt_smoothing >= 0.5 && opt_smoothing <= 5.0)))
     return fail(EXIT_USAGE, "--smoothing must be within 0.5..5 px (0 = default)");
+  if (!(opt_noise_floor >= 0.0 && opt_noise_floor <= 64.0))
+    return fail(EXIT_USAGE, "--noise-floor must be within 0..64 grey levels");
   if (opt_repeat < 1 || opt_repeat > 10000)
     return fail(EXIT_USAGE, "--repeat must be within 1..10000");
   if (opt_device && !device_valid(opt_device))
@@ -155,6 +160,7 @@ params_apply_options(StereoParams *p, int width)
     p->search_radius = opt_window;
   if (opt_smoothing > 0.0)
     p->smooth_sigma = opt_smoothing;
+  p->min_magnitude = opt_noise_floor / 255.0;   /* grey levels -> intensity units, as stereod */
 }
 
 static double

@@ -47,6 +47,24 @@ cat "$tmp/out.txt"
 [ "$status" -eq 0 ] || fail "stadium-bench.sh exit status $status"
 clip=$tmp/run/clip
 grep -q '^mode=offline$' "$clip/stereod.conf" || fail "stereod.conf is not offline"
+grep -q '^offline_speed=1$' "$clip/stereod.conf" || fail "stereod.conf: not offline_speed=1"
+# the engine's settings are config/stereod.conf's (every pair there and here), the demo's too
+/usr/bin/python3 - "$src/config/stereod.conf" "$clip/stereod.conf" \
+  "$src/config/demo/stereod.conf.in" <<'PY' || fail "the engine's settings differ from config/stereod.conf's"
+import configparser, sys
+keys = ("window", "smoothing", "noise_floor", "refine")
+def pairs(path):
+    cp = configparser.ConfigParser(interpolation=None, strict=False)
+    cp.read_string(open(path).read().replace("%", "%%"))
+    return {g: {k: cp[g].get(k) for k in keys} for g in cp.sections() if g.startswith("pair ")}
+ref = pairs(sys.argv[1])
+want = list(ref.values())[0]
+assert all(v == want for v in ref.values()), ref
+assert want["noise_floor"] == "2" and want["window"] == "2" and want["smoothing"] == "1", want
+for path in sys.argv[2:]:
+    for g, v in pairs(path).items():
+        assert v == want, (path, g, v, want)
+PY
 [ "$(grep -c '^\[pair ' "$clip/stereod.conf")" -eq 2 ] || fail "stereod.conf: not 2 pairs"
 [ "$(grep -c '^\[pair ' "$clip/heightmap.conf")" -eq 2 ] || fail "heightmap.conf: not 2 pairs"
 grep -Eq "stereod: offline: every stream ended .*-p1 5 pairs, .*-p2 5 pairs published" "$tmp/out.txt" ||

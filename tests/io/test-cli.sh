@@ -110,6 +110,14 @@ disparity_tests() {
   expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-disparity -4
   expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --max-disparity abc
   expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --device gpu0
+  expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --noise-floor 65
+  expect 64 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/o.pfm" --noise-floor -1
+  # --noise-floor is applied: a floor above the texture's responses changes the map
+  expect 0 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/nf0.pfm" -q
+  expect 0 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/nf0b.pfm" -q --noise-floor 0
+  expect 0 $p "$disp" "$tmp/l.png" "$tmp/r.png" -o "$tmp/nf64.pfm" -q --noise-floor 64
+  cmp -s "$tmp/nf0.pfm" "$tmp/nf0b.pfm" || fail "--noise-floor 0 is not the default"
+  cmp -s "$tmp/nf0.pfm" "$tmp/nf64.pfm" && fail "--noise-floor 64 changed nothing"
   # Run time: exit 1.
   expect 1 $p "$disp" "$tmp/none.png" "$tmp/r.png" -o "$tmp/o.pfm"
   grep -q "none.png" "$tmp/err" || fail "the error does not name the missing file"
