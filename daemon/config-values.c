@@ -222,9 +222,15 @@ get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   StereoParams *sp = &p->params;
   stereo_params_init(sp, p->width, p->height);
   double max_d = MIN(DEFAULT_MAX_DISPARITY, p->width - 1);
-  if (!get_double(c, "max_disparity", KF_OPTIONAL, 1.0, 1000.0, &max_d, error))
+  g_autofree char *max_text = NULL;
+  if (!keyfile_get_string(c->kf, c->group, "max_disparity", KF_OPTIONAL, &max_text, error))
     return false;
-  if (has(c, "max_disparity") && max_d >= p->width) {
+  p->max_disparity_auto = max_text && strcmp(g_strstrip(max_text), "auto") == 0;
+  /* auto: the calibration's (pitch_max_disparity, once it is read); the default until then */
+  if (!p->max_disparity_auto &&
+      !get_double(c, "max_disparity", KF_OPTIONAL, 1.0, 1000.0, &max_d, error))
+    return false;
+  if (has(c, "max_disparity") && !p->max_disparity_auto && max_d >= p->width) {
     char a[G_ASCII_DTOSTR_BUF_SIZE];
     return invalid(c, "max_disparity", error, "%s is not below the width (%d px)",
                    num(a, max_d), p->width);
@@ -278,6 +284,34 @@ get_calibration(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   return true;
 }
 
+/* max_disparity=auto: the largest disparity of the pitch and what stands on it, up to
+ * AUTO_TOP_M, in the pair's view (calib_pitch_max_disparity), 2 px more for the
+ * calibration's error, within 1 .. min(1000, width - 1). */
+#define AUTO_TOP_M 2.5
+#define AUTO_MARGIN_PX 2.0
+
+static bool
+get_auto_max_disparity(const ConfigGroup *c, StereodPairConfig *p, GError **error)
+{
+  if (!p->max_disparity_auto)
+    return true;
+  if (!p->has_calibration)
+    return invalid(c, "max_disparity", error, "auto needs a calibration (the calibration "
+                   "key: its pose says where the pitch is)");
+  double d = calib_pitch_max_disparity(&p->calib, AUTO_TOP_M);
+  double hi = MIN(1000.0, p->width - 1.0);
+  if (!(d > 0.0))
+    return invalid(c, "max_disparity", error, "auto: the calibration's left view does not "
+                   "see the pitch (its pose looks above it)");
+  p->params.max_disparity = CLAMP(ceil(d + AUTO_MARGIN_PX), 1.0, hi);
+  p->max_disparity_clamped = d + AUTO_MARGIN_PX > hi;
+  g_autoptr(GError) local = NULL;
+  if (!stereo_params_validate(&p->params, &local))
+    return invalid(c, "max_disparity", error, "auto (%.0f px): %s", p->params.max_disparity,
+                   local->message);
+  return true;
+}
+
 /* clock, stall_ms, start_timeout_ms: the capture's clock and timers. */
 static bool
 get_capture(const ConfigGroup *c, StereodPairConfig *p, GError **error)
@@ -315,5 +349,5 @@ config_load_pair(const ConfigGroup *c, StereodPairConfig *p, GError **error)
     return invalid(c, "outputs", error, "depth needs a calibration (the calibration key)");
   if ((p->outputs & STEREOD_OUTPUT_DEPTH_M) && !has(c, "calibration"))
     return invalid(c, "outputs", error, "depth_m needs a calibration (the calibration key)");
-  return get_calibration(c, p, error);
+  return get_calibration(c, p, error) && get_auto_max_disparity(c, p, error);
 }

@@ -99,6 +99,9 @@ typedef struct {
   gint64 tolerance_ns;        /* PTS pairing tolerance, ns */
   char *calibration_path;     /* absolute path, NULL when none */
   bool has_calibration;
+  bool max_disparity_auto;    /* max_disparity=auto: params.max_disparity from the calibration */
+  bool max_disparity_clamped; /* ... and the pitch's nearest points need more than 1000 or
+                                 width - 1 px (the pair's log says so at start) */
   StereoCalib calib;          /* loaded and checked to be width x height when has_calibration */
   StereoParams params;        /* stereo_params_init(width, height) + the keys below,
                                  validated with stereo_params_validate() */

@@ -383,6 +383,14 @@ loop_setup(FrameLoop *fl, GError **error)
   if (fl->metrics)
     daemon_metrics_set_collector(fl->metrics, frame_stats_metrics_collect, fl);
   for (int i = 0; i < fl->n_pairs; i++) {
+    const StereodPairConfig *pc = fl->pairs[i].cfg;
+    if (pc->max_disparity_auto && pc->max_disparity_clamped)
+      g_warning("pair %s: max_disparity auto: %.0f px, the most there is: the pitch's "
+                "nearest points in its view need more and are not measured", pc->name,
+                pc->params.max_disparity);
+    else if (pc->max_disparity_auto)
+      g_message("pair %s: max_disparity auto: %.0f px (the pitch up to 2.5 m in its view)",
+                pc->name, pc->params.max_disparity);
     capture_pair_start(fl->pairs[i].capture);
     g_message("pair %s: %dx%d, publishing to %s%s", fl->pairs[i].cfg->name,
               fl->pairs[i].cfg->width, fl->pairs[i].cfg->height,

@@ -462,6 +462,29 @@ calib_camera_to_pitch(const StereoCalib *c, const double cam[3], double pitch[3]
   memcpy(pitch, p, sizeof(p));
 }
 
+double
+calib_pitch_max_disparity(const StereoCalib *c, double top_m)
+{
+  /* The plane z = top_m in the camera frame: n . p = k with n = the pitch's z axis in
+   * camera coordinates (the third row of the pose rotation) and k = top_m - centre z.
+   * The ray of pixel (x, y) is t (x', y', 1), t the depth Z; it meets the plane at
+   * t = k / (n . ray) (in front when that is > 0), where d = f B / t + doffs. */
+  const double *R = c->pose_rotation;
+  double k = top_m - c->pose_centre[2];
+  if (!(k < 0.0))
+    return INFINITY;
+  double f = c->P1[0], fy = c->P1[5], cx = c->P1[2], cy = c->P1[6];
+  double fb = f * calib_baseline(c), doffs = calib_doffs(c);
+  double best = 0.0;
+  for (int corner = 0; corner < 4; corner++) {
+    double x = corner & 1 ? c->width - 1 : 0, y = corner & 2 ? c->height - 1 : 0;
+    double nr = R[6] * (x - cx) / f + R[7] * (y - cy) / fy + R[8];
+    if (nr < 0.0)   /* k < 0: the ray goes down to the plane */
+      best = MAX(best, fb * nr / k + doffs);
+  }
+  return best;
+}
+
 bool
 calib_pixel_to_pitch(const StereoCalib *c, double x, double y, double d, double pitch[3])
 {

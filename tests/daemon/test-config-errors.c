@@ -77,6 +77,11 @@ static const ErrorCase cases[] = {
     "[pair west] max_disparity: 640 is not below the width (640 px)" },
   { "max-disparity-range", WEST "max_disparity=0\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] max_disparity: 0 is outside 1..1000" },
+  { "max-disparity-auto-uncalibrated", WEST "max_disparity=auto\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] max_disparity: auto needs a calibration (the calibration key: its pose says "
+    "where the pitch is)" },
+  { "max-disparity-word", WEST "max_disparity=automatic\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] max_disparity: 'automatic' is not a number" },
   { "tolerance-period", HEAD SIZE "fps=100\npair_tolerance_ms=5\n",
     STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] pair_tolerance_ms: 5 is not below half the frame period (5 ms at 100 fps)" },

@@ -146,6 +146,29 @@ test_defaults(void)
 
 /* Drop-ins come after the main file in byte order of their names; the last value wins
  * and is validated only then; hidden files and other suffixes are ignored. */
+/* max_disparity=auto: the calibration of test_write_calib (700 px, 1.6 m, 20 m up,
+ * looking level) sees the layer up to 2.5 m at its bottom corners' rays, y' = 179.5 / 700
+ * down: 700 x 1.6 x y' / 17.5 = 16.4 px, with the 2 px margin 19. */
+static void
+test_auto_max_disparity(void)
+{
+  char *dir = test_dir_new();
+  g_autofree char *calib = test_write_calib(dir, "west.calib", 640, 360);
+  g_autofree char *west = test_pair_text("west", 640, 360, "25");
+  g_autofree char *text = g_strdup_printf("%scalibration=west.calib\nmax_disparity= auto\n",
+                                          west);
+  g_autofree char *path = test_write(dir, "auto.conf", text);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(StereodConfig) cfg = stereod_config_load(path, &error);
+  g_assert_no_error(error);
+  const StereodPairConfig *p = &cfg->pairs[0];
+  g_assert_true(p->max_disparity_auto);
+  g_assert_false(p->max_disparity_clamped);
+  g_assert_cmpfloat(p->params.max_disparity, ==, ceil(700.0 * 1.6 * (179.5 / 700.0) / 17.5 + 2.0));
+  g_assert_cmpfloat(p->params.max_disparity, ==, 19.0);
+  test_dir_remove(dir);
+}
+
 static void
 test_dropins(void)
 {
@@ -466,6 +489,7 @@ main(int argc, char **argv)
   g_test_add_func("/config/two-pairs", test_two_pairs);
   g_test_add_func("/config/defaults", test_defaults);
   g_test_add_func("/config/dropins", test_dropins);
+  g_test_add_func("/config/auto-max-disparity", test_auto_max_disparity);
   g_test_add_func("/config/locale", test_locale);
   g_test_add_func("/config/bom", test_bom);
   g_test_add_func("/config/example", test_example);

@@ -414,6 +414,38 @@ test_geometry(void)
   g_assert_true(isinf(calib_depth_mm(&c, 10.0)));
 }
 
+/* calib_pitch_max_disparity against closed forms: a camera H m up looking straight down
+ * sees the plane z = top fronto-parallel at depth H - top (d = f B / (H - top) at every
+ * pixel); one looking level along +y sees it below the horizon, its bottom row's ray
+ * (y' = (h - 1 - cy) / f down) meeting it at depth (H - top) / y' (d = f B y' / (H - top));
+ * one at or below top is +inf, one looking up 0. */
+static void
+test_pitch_max_disparity(void)
+{
+  StereoCalib c;
+  const double f = 700, B = 1.6, H = 20, top = 2.5;
+  /* straight down: camera x = pitch x, camera y = pitch -y, camera z = pitch -z */
+  const double down[9] = { 1, 0, 0, 0, -1, 0, 0, 0, -1 };
+  const double centre[3] = { 3, -40, H };
+  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, down, centre);
+  g_assert_cmpfloat_with_epsilon(calib_pitch_max_disparity(&c, top), f * B / (H - top), 1e-9);
+  g_assert_cmpfloat_with_epsilon(calib_pitch_max_disparity(&c, 0.0), f * B / H, 1e-9);
+  /* level along +y: camera x = pitch x, camera y = pitch -z, camera z = pitch +y */
+  const double level[9] = { 1, 0, 0, 0, 0, 1, 0, -1, 0 };
+  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, level, centre);
+  double yb = (359 - 179.5) / f;
+  g_assert_cmpfloat_with_epsilon(calib_pitch_max_disparity(&c, top), f * B * yb / (H - top),
+                                 1e-9);
+  /* looking straight up (camera z = pitch +z): no ray meets the pitch in front */
+  const double up[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, up, centre);
+  g_assert_cmpfloat(calib_pitch_max_disparity(&c, top), ==, 0.0);
+  /* the camera centre within the layer: points come arbitrarily near */
+  const double low[3] = { 0, -40, 2.0 };
+  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, level, low);
+  g_assert_true(isinf(calib_pitch_max_disparity(&c, top)));
+}
+
 static void
 test_rectify_map(void)
 {
@@ -494,6 +526,7 @@ main(int argc, char **argv)
   }
   g_test_add_func("/calib/geometry", test_geometry);
   g_test_add_func("/calib/rectify-map", test_rectify_map);
+  g_test_add_func("/calib/pitch-max-disparity", test_pitch_max_disparity);
   int rc = g_test_run();
   g_autoptr(GDir) dir = g_dir_open(tmp_dir, 0, NULL);
   for (const char *n; dir && (n = g_dir_read_name(dir));) {
