@@ -10,14 +10,16 @@
 # this script and the benchmark's scripts (stadium-bench.sh, offline-service.sh,
 # stadium-score.py, scorelib.py).
 #
-# run (on the GPU machine): renders every seed of H200_SEEDS (FIRST-LAST, default 1-20)
-# with H200_PAIRS pairs (default 2; "drawn": as many as the seed draws), scale H200_SCALE
-# (default 1: the drawn sensors, 1280x720 to 3840x2160) and H200_FRAMES frames (default
-# 8, the first not scored), one seed at a time on all cores; then plays each through
+# run (on the GPU machine): renders the seeds of H200_SEEDS (FIRST-LAST, default 1-20)
+# in turn with H200_PAIRS pairs (default 2; "drawn": as many as the seed draws), scale
+# H200_SCALE (default 1: the drawn sensors, 1280x720 to 3840x2160) and H200_FRAMES frames
+# (default 8, the first not scored) on all cores; each rendered seed is played through
 # bench/stadium-bench.sh (stereod --offline with GStreamer sources, stereod-heightmap,
-# the scorer), H200_JOBS seeds at once (default 4), once per engine setting of
-# H200_ENGINES ("NAME:key=value,key=value ...", default "defaults:": stereod's defaults;
-# each NAME is one STADIUM_ENGINE); STADIUM_VARIANTS (builder settings) passes through.
+# the scorer) while the next renders, at most H200_JOBS seeds at once (default 4), once
+# per engine setting of H200_ENGINES ("NAME:key=value,key=value ...", default
+# "defaults:": config/stereod.conf's; each NAME is one STADIUM_ENGINE); STADIUM_VARIANTS
+# (builder settings) passes through. No seed starts after H200_BUDGET_S seconds (default
+# 450): a call inside the device tool's 600 s pools the seeds it finished.
 # Prints each seed's summary line and, per engine setting (and variant), the pooled
 # table; everything also goes to $OUT (ENGINE.txt, seeds.txt, summary.txt).
 set -uo pipefail
@@ -83,37 +85,57 @@ nproc | sed 's/^/# cores: /'
 "$base/build/daemon/stereod" --version 2>&1 | head -n 1
 
 t0=$(date +%s)
-echo "== rendering seeds $first-$last (${pairs:-drawn} pairs, scale $scale, $frames frames)" |
-  tee "$out/seeds.txt"
+deadline=$((t0 + ${H200_BUDGET_S:-450}))
+# one seed's replays, every engine setting in turn (they share the clip, whose ring names
+# stadium-bench.sh rewrites)
+replay_seed() {
+  local seed=$1 spec ename ekeys dir
+  for spec in $engines; do
+    ename=${spec%%:*} ekeys=${spec#*:}
+    dir=$base/run-$ename/$seed
+    mkdir -p "$dir"
+    ln -sfn "$base/clips/$seed" "$dir/clip"
+    STADIUM_BUILD="$base/build" STADIUM_SCALE="$scale" STADIUM_FRAMES="$frames" \
+      STADIUM_DIR="$dir" STADIUM_JSON="$base/run-$ename/$seed.json" STADIUM_ENGINE="$ekeys" \
+      STADIUM_TIMEOUT=500 bash "$base/root/bench/stadium-bench.sh" "$seed" $pairs \
+      > "$base/run-$ename/$seed.txt" 2>&1 ||
+      echo "# seed $seed: failed (status $?)" >> "$base/run-$ename/$seed.txt"
+  done
+}
+echo "== seeds $first-$last (${pairs:-drawn} pairs, scale $scale, $frames frames): each" \
+  "rendered, then played while the next renders ($jobs at once); no seed starts after" \
+  "${H200_BUDGET_S:-450} s" | tee "$out/seeds.txt"
+done_seeds=()
 for seed in $(seq "$first" "$last"); do
+  if [ "$(date +%s)" -ge "$deadline" ]; then
+    echo "# seeds $seed-$last: not run (H200_BUDGET_S)" | tee -a "$out/seeds.txt"
+    break
+  fi
   args=(--stadium-seed "$seed" --scale "$scale" --frames "$frames" --ring-prefix "sb0-")
   [ -n "$pairs" ] && args+=(--pairs "$pairs")
   ts=$(date +%s%N)
-  "$base/build/tools/stereod-sim" "${args[@]}" --out "$base/clips/$seed" --quiet ||
-    echo "# seed $seed: stereod-sim failed"
+  if ! "$base/build/tools/stereod-sim" "${args[@]}" --out "$base/clips/$seed" --quiet; then
+    echo "# seed $seed: stereod-sim failed" | tee -a "$out/seeds.txt"
+    continue
+  fi
   printf '# seed %d rendered in %d ms: %s\n' "$seed" $(( ($(date +%s%N) - ts) / 1000000 )) \
     "$(grep -h '^# sensor' "$base/clips/$seed/stadium.conf" | sed 's/^# sensor //' | cut -d, -f1 | paste -sd' ')" |
     tee -a "$out/seeds.txt"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.5; done
+  replay_seed "$seed" &
+  done_seeds+=("$seed")
 done
-echo "# rendering took $(( $(date +%s) - t0 )) s" | tee -a "$out/seeds.txt"
+wait
+echo "# seeds done in $(( $(date +%s) - t0 )) s" | tee -a "$out/seeds.txt"
+[ "${#done_seeds[@]}" -gt 0 ] || { echo "h200-stadium: no seed was run" >&2; exit 1; }
+lastrun=${done_seeds[-1]}
 
 : > "$out/summary.txt"
 for spec in $engines; do
   ename=${spec%%:*} ekeys=${spec#*:}
-  t1=$(date +%s)
-  echo "== engine $ename (${ekeys:-the defaults of stereod})" | tee "$out/$ename.txt"
-  for seed in $(seq "$first" "$last"); do
-    dir=$base/run-$ename/$seed
-    mkdir -p "$dir"
-    ln -sfn "$base/clips/$seed" "$dir/clip"
-    echo "$seed"
-  done | xargs -P "$jobs" -I{} env STADIUM_BUILD="$base/build" STADIUM_SCALE="$scale" \
-      STADIUM_FRAMES="$frames" STADIUM_DIR="$base/run-$ename/{}" \
-      STADIUM_JSON="$base/run-$ename/{}.json" STADIUM_ENGINE="$ekeys" STADIUM_TIMEOUT=500 \
-      bash -c "bash '$base/root/bench/stadium-bench.sh' {} $pairs > '$base/run-$ename/{}.txt' 2>&1 ||
-               echo '# seed {}: failed (status '\$?')' >> '$base/run-$ename/{}.txt'"
+  echo "== engine $ename (${ekeys:-as config/stereod.conf})" | tee "$out/$ename.txt"
   jsons=()
-  for seed in $(seq "$first" "$last"); do
+  for seed in "${done_seeds[@]}"; do
     grep -h '^# summary: players\|^# seed .*failed\|^# stadium' "$base/run-$ename/$seed.txt" |
       tee -a "$out/$ename.txt"
     [ -f "$base/run-$ename/$seed.json" ] && jsons+=("$base/run-$ename/$seed.json")
@@ -122,7 +144,7 @@ for spec in $engines; do
   done
   if [ "${#jsons[@]}" -gt 0 ]; then
     python3 "$base/root/bench/stadium-score.py" --aggregate "${jsons[@]}" \
-      --label "$ename: seeds $first-$last (${pairs:-drawn} pairs, ${#jsons[@]} scored, scale $scale, $frames frames)" |
+      --label "$ename: seeds $first-$lastrun (${pairs:-drawn} pairs, ${#jsons[@]} scored, scale $scale, $frames frames)" |
       tee -a "$out/$ename.txt" | grep '^# summary' >> "$out/summary.txt"
     for vspec in ${STADIUM_VARIANTS:-}; do
       vname=${vspec%%:*}
@@ -131,10 +153,9 @@ for spec in $engines; do
       [ "${#vj[@]}" -gt 0 ] || continue
       echo "# variant $vname: ${vspec#*:}" | tee -a "$out/$ename.txt"
       python3 "$base/root/bench/stadium-score.py" --aggregate "${vj[@]}" \
-        --label "$ename + $vname: seeds $first-$last (${pairs:-drawn} pairs, ${#vj[@]} scored)" |
+        --label "$ename + $vname: seeds $first-$lastrun (${pairs:-drawn} pairs, ${#vj[@]} scored)" |
         tee -a "$out/$ename.txt" | grep '^# summary' >> "$out/summary.txt"
     done
   fi
-  echo "# engine $ename: $(( $(date +%s) - t1 )) s" | tee -a "$out/$ename.txt"
 done
 cat "$out/summary.txt"
