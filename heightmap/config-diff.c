@@ -119,6 +119,9 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_int(&d, "min_points", &r->min_points, n->min_points);
   if (r->pool != n->pool)
     fixed(&d, "[heightmap] pool changed: needs a restart, keeping %d", r->pool);
+  if (r->carve != n->carve)
+    fixed(&d, "[heightmap] carve changed: needs a restart, keeping %s",
+          r->carve ? "true" : "false");
   live_double(&d, "top_fraction", &r->top_fraction, n->top_fraction);
   live_double(&d, "blob_min_area", &r->blob_min_area, n->blob_min_area);
   live_double(&d, "blob_max_area", &r->blob_max_area, n->blob_max_area);

@@ -17,7 +17,7 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
-  "min_confidence", "min_points", "pool", "top_fraction", "blob_min_area", "blob_max_area",
+  "min_confidence", "min_points", "pool", "carve", "top_fraction", "blob_min_area", "blob_max_area",
   "top_band", "visible_offset", "disparity_noise", "gate", "acceleration", "max_missed", "confirm",
   "socket", "ring", "format", "metrics", NULL
 };
@@ -127,6 +127,7 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_int(c, "min_confidence", 0, 255, &cfg->min_confidence, error) ||
       !get_int(c, "min_points", 1, 1000, &cfg->min_points, error) ||
       !get_int(c, "pool", 0, 4, &cfg->pool, error) ||
+      !keyfile_get_bool(c->kf, c->group, "carve", KEYFILE_OPTIONAL, &cfg->carve, error) ||
       !get_double(c, "top_fraction", 0, 1, &cfg->top_fraction, error) ||
       !get_double(c, "blob_min_area", 0, 1000, &cfg->blob_min_area, error) ||
       !get_double(c, "blob_max_area", 0.001, 10000, &cfg->blob_max_area, error) ||
@@ -291,7 +292,8 @@ heightmap_config_fusion_params(const HeightmapConfig *c)
 {
   return (HeightmapFusionParams) {
     .grid = c->grid, .min_confidence = c->min_confidence, .min_points = c->min_points,
-    .top_fraction = c->top_fraction, .pool = c->pool,
+    .top_fraction = c->top_fraction, .pool = c->pool, .carve = c->carve,
+    .disparity_noise = c->disparity_noise,
   };
 }
 

@@ -104,6 +104,7 @@ typedef struct {
   int min_confidence;       /* 0..255, pixels below are not used (128 = measured only) */
   int min_points;           /* >= 1, points a cell's robust top needs */
   int pool;                 /* cells: histograms summed over (2 pool + 1)^2 cells */
+  bool carve;               /* free-space carving of the height map by the pairs' rays */
   double top_fraction;      /* 0..1, share of a cell's points at or above its top */
   double blob_min_area;     /* m^2 */
   double blob_max_area;     /* m^2 */
@@ -194,6 +195,11 @@ typedef struct {
   double top_fraction;               /* 0..1 */
   int pool;                          /* 0..4: a cell's histogram is summed over the
                                         (2 pool + 1)^2 cells around it */
+  bool carve;                        /* free-space carving (heightmap_scatter.comp): a
+                                        cell's points higher than a ray that passed
+                                        through it on its way to a farther point are
+                                        dropped */
+  double disparity_noise;            /* px, the carving's gap before a ray's point */
 } HeightmapFusionParams;
 
 HeightmapFusion *heightmap_fusion_new(GpuContext *gpu, const HeightmapFusionParams *params,

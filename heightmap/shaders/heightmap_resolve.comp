@@ -6,7 +6,8 @@
 // the count from the top reaches `need` holds it; inside b the points are taken as spread
 // evenly, so the top is the height of the need-th highest of them. NaN when n < MIN_POINTS.
 // With MIN_POINTS >= 2 one stray point never sets the height: it needs company in its
-// bin or above.
+// bin or above. CARVE: a cell's bins whose bottom lies CARVE_TOL or more above its
+// ceiling (heightmap_scatter.comp: the lowest ray that crossed it) are dropped first.
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -28,6 +29,8 @@ uniform float u_top_fraction;
 #ifndef BIN_HEIGHT
 #define BIN_HEIGHT 0.2
 #endif
+#define CEIL_KEY 65535u
+#define CARVE_TOL 0.2
 
 void main()
 {
@@ -39,12 +42,21 @@ void main()
     c[b] = 0u;
   ivec2 lo = max(p - POOL, ivec2(0)), hi = min(p + POOL, u_cells - 1);
   for (int y = lo.y; y <= hi.y; y++)
-    for (int x = lo.x; x <= hi.x; x++)
+    for (int x = lo.x; x <= hi.x; x++) {
+      int keep = BINS;   // bins kept: 0 .. keep - 1
+#ifdef CARVE
+      uint key = imageLoad(u_bins, ivec3(x, y, BINS / 2 + 1)).r;
+      if (key != 0u) {
+        float ceiling = float(CEIL_KEY - key) * 0.001 + CARVE_TOL;
+        keep = clamp(int(ceil(ceiling / BIN_HEIGHT)), 0, BINS);   // bin b's bottom b * BIN_HEIGHT < ceiling
+      }
+#endif
       for (int l = 0; l < BINS / 2; l++) {
         uint w = imageLoad(u_bins, ivec3(x, y, l)).r;
-        c[2 * l] += w & 0xffffu;
-        c[2 * l + 1] += w >> 16;
+        c[2 * l] += 2 * l < keep ? w & 0xffffu : 0u;
+        c[2 * l + 1] += 2 * l + 1 < keep ? w >> 16 : 0u;
       }
+    }
   uint n = 0u;
   for (int b = 0; b < BINS; b++)
     n += c[b];

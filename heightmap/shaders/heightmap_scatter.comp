@@ -10,6 +10,17 @@
 // A counter stops at 65535 (checked before adding: a race can overshoot by the number of
 // concurrent adders, far below the 65536 left between a half and the next).
 // Layer BINS / 2 holds the pair mask.
+//
+// CARVE (free-space carving): the ray from the camera to a point passed through the cells
+// in front of it, so nothing in those cells stood as high as the ray did there. Layer
+// BINS / 2 + 1 keeps, per cell, the lowest height at which a ray crossed it (encoded
+// CEIL_KEY - mm, imageAtomicMax; 0 = no ray), sampled every half cell along the ray from
+// where it comes down to the histogram's top (BINS * BIN_HEIGHT) to a gap before the
+// point: CARVE_GAP_MIN m plus CARVE_SIGMAS range errors of the point (Z^2 / (f B) x the
+// disparity noise), so that a point measured too far does not carve the body it is on.
+// The resolve drops a cell's bins above its ceiling + CARVE_TOL. A pair's smear along its
+// view lies on its own rays (they do not carve it); another pair's rays to the ground
+// behind do.
 
 #include "heightmap_common.glsl"
 
@@ -26,6 +37,11 @@ uniform float u_min_confidence;  // 0..255
 uniform vec4 u_grid;             // x0, y0, 1 / cell, unused
 uniform ivec2 u_cells;           // grid size
 uniform int u_pair_bit;       // 1 << pair, as a bit pattern
+#ifdef CARVE
+uniform float u_disparity_noise;   // px
+uniform int u_carve_stride;        // rays of every stride-th pixel in x and y (the host
+                                   // keeps about 960 x 540 of them a frame)
+#endif
 
 #ifndef BINS
 #define BINS 16
@@ -34,6 +50,38 @@ uniform int u_pair_bit;       // 1 << pair, as a bit pattern
 #define BIN_HEIGHT 0.2
 #endif
 #define Z_MIN -1.0
+#define CEIL_KEY 65535u
+#define CARVE_GAP_MIN 0.5
+#define CARVE_SIGMAS 3.0
+#define CARVE_MAX_STEPS 4096
+
+#ifdef CARVE
+// The cells the ray from the camera centre c to the point q crosses below the histogram's
+// top, up to `gap` m (horizontal) before q.
+void carve(vec3 c, vec3 q, float gap)
+{
+  const float top = float(BINS) * BIN_HEIGHT;
+  vec2 dxy = q.xy - c.xy;
+  float len = length(dxy);
+  if (!(c.z > top) || !(q.z < top) || !(len > gap))
+    return;
+  float t0 = (top - c.z) / (q.z - c.z);   // 0 < t0 < 1: the ray comes down to the top
+  float t1 = 1.0 - gap / len;
+  if (!(t1 > t0))
+    return;
+  float dt = 0.5 / (u_grid.z * len);      // half a cell in t
+  int n = min(int(ceil((t1 - t0) / dt)), CARVE_MAX_STEPS);
+  for (int i = 0; i <= n; i++) {
+    float t = min(t0 + float(i) * dt, t1);
+    vec3 r = c + t * (q - c);
+    vec2 cf = (r.xy - u_grid.xy) * u_grid.z;
+    if (!(cf.x >= 0.0 && cf.y >= 0.0 && cf.x < float(u_cells.x) && cf.y < float(u_cells.y)))
+      continue;
+    uint mm = uint(clamp(r.z, 0.0, top) * 1000.0);
+    imageAtomicMax(u_bins, ivec3(min(ivec2(cf), u_cells - 1), BINS / 2 + 1), CEIL_KEY - mm);
+  }
+}
+#endif
 
 void main()
 {
@@ -53,6 +101,16 @@ void main()
     return;
   if (!(q.z >= Z_MIN))
     return;
+#ifdef CARVE
+  if (p.x % u_carve_stride == 0 && p.y % u_carve_stride == 0) {
+    // the point's depth Z and its range error: Z = f / w, w = d / B + Q33, f B = Q23 / Q32
+    float w = u_q[14] * (float(v) * u_scale) + u_q[15];
+    float fb = u_q[11] / u_q[14];
+    float z = u_q[11] / w;
+    float sigma = fb > 0.0 ? z * z / fb * u_disparity_noise : 0.0;
+    carve(vec3(u_pose[9], u_pose[10], u_pose[11]), q, CARVE_GAP_MIN + CARVE_SIGMAS * sigma);
+  }
+#endif
   vec2 cf = (q.xy - u_grid.xy) * u_grid.z;
   if (!(cf.x >= 0.0 && cf.y >= 0.0 && cf.x < float(u_cells.x) && cf.y < float(u_cells.y)))
     return;

@@ -9,6 +9,11 @@
  *    pixel on the ground but for a stray point in one cell (it must not set the height)
  *    and two raised points in another (they do); heights, masks and empty cells checked
  *    against the numbers worked out below;
+ *  - free-space carving (carve): two cameras, ray-cast against the ground and a real box
+ *    1.8 m high; one of them also sees a fake object 1.2 m high along its own rays (a
+ *    range error's smear). Without carving the fake object stands; with it the other
+ *    camera's rays to the ground behind it remove it, while the box and the ground stay;
+ *    outputs poisoned first;
  *  - the pose's quaternion round trip (how stereod puts the pose in the ring header).
  */
 #include <gio/gio.h>
@@ -278,6 +283,153 @@ test_fusion_hand(void)
   g_assert_true(isnan(h[0]));
 }
 
+/* A camera at `centre` looking at `target`, OpenCV axes (x right, y down, z forward):
+ * the pose's columns are the camera axes in pitch coordinates. */
+static void
+look_at(StereoCalib *c, int w, int h, double f, double baseline, const double centre[3],
+        const double target[3])
+{
+  double z[3] = { target[0] - centre[0], target[1] - centre[1], target[2] - centre[2] };
+  double n = sqrt(z[0] * z[0] + z[1] * z[1] + z[2] * z[2]);
+  for (int i = 0; i < 3; i++)
+    z[i] /= n;
+  double x[3] = { z[1], -z[0], 0 };   /* z x up, up = (0, 0, 1) */
+  n = sqrt(x[0] * x[0] + x[1] * x[1]);
+  x[0] /= n;
+  x[1] /= n;
+  double y[3] = { z[1] * x[2] - z[2] * x[1], z[2] * x[0] - z[0] * x[2],
+                  z[0] * x[1] - z[1] * x[0] };   /* z x x: down */
+  double R[9];
+  for (int i = 0; i < 3; i++) {
+    R[3 * i] = x[i];
+    R[3 * i + 1] = y[i];
+    R[3 * i + 2] = z[i];
+  }
+  calib_init_ideal(c, w, h, f, (w - 1) / 2.0, (h - 1) / 2.0, baseline, NULL, R, centre);
+}
+
+/* The depth (camera z, = the ray parameter for a ray of z 1) where the ray o + t r first
+ * meets the box [b0, b1] (slab test), or +inf. */
+static double
+box_hit(const double o[3], const double r[3], const double b0[3], const double b1[3])
+{
+  double t0 = 0, t1 = INFINITY;
+  for (int i = 0; i < 3; i++) {
+    if (fabs(r[i]) < 1e-12) {
+      if (o[i] < b0[i] || o[i] > b1[i])
+        return INFINITY;
+      continue;
+    }
+    double a = (b0[i] - o[i]) / r[i], b = (b1[i] - o[i]) / r[i];
+    t0 = MAX(t0, MIN(a, b));
+    t1 = MIN(t1, MAX(a, b));
+  }
+  return t0 <= t1 ? t0 : INFINITY;
+}
+
+/* Renders the disparity of the ground, the box and (fake) A's smear: pixels whose ground
+ * point lies in the smear's source patch see a point 3 m nearer along the same ray. */
+static void
+render_scene(const StereoCalib *c, bool smear, int16_t *d)
+{
+  static const double box0[3] = { -0.25, 1.5, 0 }, box1[3] = { 0.25, 2.0, 1.8 };
+  const double *R = c->pose_rotation, *C = c->pose_centre;
+  double f = c->P1[0], cx = c->P1[2], cy = c->P1[6], fb = f * calib_baseline(c);
+  for (int y = 0; y < c->height; y++)
+    for (int x = 0; x < c->width; x++) {
+      double cam[3] = { (x - cx) / f, (y - cy) / f, 1 }, r[3];
+      for (int i = 0; i < 3; i++)
+        r[i] = R[3 * i] * cam[0] + R[3 * i + 1] * cam[1] + R[3 * i + 2] * cam[2];
+      double t = r[2] < 0 ? -C[2] / r[2] : INFINITY;   /* the ground */
+      double gx = C[0] + t * r[0], gy = C[1] + t * r[1];
+      if (smear && isfinite(t) && fabs(gx) <= 0.5 && gy >= -1.0 && gy <= -0.2)
+        t *= 1.0 - 3.0 / hypot(gx - C[0], gy - C[1]);   /* 3 m nearer, horizontally */
+      t = MIN(t, box_hit(C, r, box0, box1));
+      d[y * c->width + x] = isfinite(t) ? (int16_t) lround(fb / t * 32) : INT16_MIN;
+    }
+}
+
+/* The scene at W x H px, focal 1200 x W / 320 (the same view at any size): at 1920 x 1440
+ * only every 2nd pixel's ray carves (fusion.c's stride). */
+static void
+carve_scene(GpuContext *ctx, int W, int H)
+{
+  StereoCalib ca, cb;
+  const double target[3] = { 0, 0, 0 }, a_at[3] = { 0, -30, 12 }, b_at[3] = { 30, 0, 12 };
+  look_at(&ca, W, H, 1200.0 * W / 320, 1.5, a_at, target);
+  look_at(&cb, W, H, 1200.0 * W / 320, 1.5, b_at, target);
+  HeightmapPairGeometry ga, gb;
+  heightmap_geometry_from_calib(&ga, &ca);
+  heightmap_geometry_from_calib(&gb, &cb);
+  g_autofree int16_t *da = g_new(int16_t, W * H);
+  g_autofree int16_t *db = g_new(int16_t, W * H);
+  render_scene(&ca, true, da);
+  render_scene(&cb, false, db);
+  HeightmapInput ia = { .width = W, .height = H, .disparity = da, .disparity_stride = W * 2,
+                        .disparity_size = W * H * 2, .disparity_scale = 1.0 / 32 };
+  HeightmapInput ib = ia;
+  ib.disparity = db;
+
+  enum { N = 80 };   /* cells of 0.1 m over [-4, 4]^2 */
+  float h[2][N * N];
+  for (int carve = 0; carve < 2; carve++) {
+    HeightmapFusionParams fp = { .label = "carve", .min_points = 2, .top_fraction = 0.1,
+                                 .carve = carve, .disparity_noise = 0.07 };
+    g_assert_true(heightmap_grid_init(&fp.grid, -4, 4, -4, 4, 0.1));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
+    g_assert_no_error(error);
+    for (int i = 0; i < N * N; i++)
+      h[carve][i] = -7.0f;
+    g_assert_true(heightmap_fusion_begin(f, &error));
+    g_assert_true(heightmap_fusion_add(f, 0, &ga, &ia, &error));
+    g_assert_true(heightmap_fusion_add(f, 1, &gb, &ib, &error));
+    g_assert_true(heightmap_fusion_finish(f, h[carve], NULL, &error));
+    g_assert_no_error(error);
+    for (int i = 0; i < N * N; i++)
+      g_assert_true(isnan(h[carve][i]) || (h[carve][i] >= 0.0f && h[carve][i] <= 3.2f));
+  }
+  /* the highest cell of a region (x0..x1, y0..y1 in m), NaN cells left out */
+  double top[2][3];
+  static const double region[3][4] = {
+    { -0.5, 0.5, -4.0, -3.0 },   /* the fake object: A's smear, about 1.2 m high */
+    { -0.2, 0.2, 1.5, 2.0 },     /* the box's cells it covers whole */
+    { 1.0, 3.0, -3.0, 1.0 },     /* ground seen by both */
+  };
+  for (int carve = 0; carve < 2; carve++)
+    for (int k = 0; k < 3; k++) {
+      top[carve][k] = -1;
+      for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+          double x = -4 + 0.1 * (i + 0.5), y = -4 + 0.1 * (j + 0.5);
+          if (x >= region[k][0] && x <= region[k][1] && y >= region[k][2] && y <= region[k][3] &&
+              !isnan(h[carve][j * N + i]))
+            top[carve][k] = MAX(top[carve][k], h[carve][j * N + i]);
+        }
+    }
+  g_test_message("%dx%d: highest cell without / with carving: fake object %.2f / %.2f m, "
+                 "box %.2f / %.2f m, ground %.2f / %.2f m", W, H, top[0][0], top[1][0],
+                 top[0][1], top[1][1], top[0][2], top[1][2]);
+  g_assert_cmpfloat(top[0][0], >, 1.0);    /* the smear stands without carving */
+  g_assert_cmpfloat(top[1][0], <, 0.5);    /* B's rays to the ground behind it remove it */
+  g_assert_cmpfloat(top[0][1], >, 1.6);    /* the box, both ways */
+  g_assert_cmpfloat(top[1][1], >, 1.6);
+  g_assert_cmpfloat(top[0][2], >=, 0.0);   /* the ground, both ways */
+  g_assert_cmpfloat(top[0][2], <, 0.2);
+  g_assert_cmpfloat(top[1][2], >=, 0.0);
+  g_assert_cmpfloat(top[1][2], <, 0.2);
+}
+
+static void
+test_fusion_carve(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  carve_scene(ctx, 320, 240);
+  carve_scene(ctx, 1920, 1440);
+}
+
 /* Inputs that claim more than they hold, as a hostile ring's frame would: each one is
  * refused with an error before anything is uploaded (the buffers are heap blocks of
  * exactly their size, so that a read past one is an ASan error in that build), the
@@ -391,6 +543,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/triangulate-gpu", test_triangulate_gpu);
   g_test_add_func("/heightmap/fusion-hand", test_fusion_hand);
   g_test_add_func("/heightmap/fusion-bounds", test_fusion_bounds);
+  g_test_add_func("/heightmap/fusion-carve", test_fusion_carve);
   int r = g_test_run();
   g_rand_free(rng);
   return r;

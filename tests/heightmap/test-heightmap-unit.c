@@ -278,7 +278,7 @@ test_config_update(void)
   g_assert_cmpuint(fixed->len, ==, 0);
 
   g_autoptr(HeightmapConfig) n = load(
-    "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\ncell=0.2\npool=1\nformat=mm\n"
+    "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\ncell=0.2\npool=1\ncarve=true\nformat=mm\n"
     "min_height=0.7\nconfirm=3\nwait_ms=40\nmin_points=4\ntop_fraction=0.25\n"
     "disparity_noise=0.1\nacceleration=0\n[pair a]\nring=a2\n[pair c]\n", &error);
   g_assert_no_error(error);
@@ -291,6 +291,7 @@ test_config_update(void)
   const char *expect[] = {
     "[heightmap] cell changed: needs a restart, keeping 0.1",
     "[heightmap] pool changed: needs a restart, keeping 0",
+    "[heightmap] carve changed: needs a restart, keeping false",
     "[heightmap] socket changed: needs a restart, keeping /tmp/p.sock",
     "[heightmap] format changed: needs a restart, keeping float",
     "[pair a] ring changed: needs a restart, keeping a",
