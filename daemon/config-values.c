@@ -284,11 +284,14 @@ get_calibration(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   return true;
 }
 
-/* max_disparity=auto: the largest disparity of the pitch and what stands on it, up to
- * AUTO_TOP_M, in the pair's view (calib_pitch_max_disparity), 2 px more for the
- * calibration's error, within 1 .. min(1000, width - 1). */
+/* max_disparity=auto: the largest disparity of the pitch and 3 m around it (the pitch
+ * frame's 105 x 68 m, kernels/calib.h) up to AUTO_TOP_M, in the pair's view
+ * (calib_pitch_max_disparity), 2 px more for the calibration's error, within
+ * 1 .. min(1000, width - 1). */
 #define AUTO_TOP_M 2.5
 #define AUTO_MARGIN_PX 2.0
+#define AUTO_HALF_X 55.5
+#define AUTO_HALF_Y 37.0
 
 static bool
 get_auto_max_disparity(const ConfigGroup *c, StereodPairConfig *p, GError **error)
@@ -298,11 +301,12 @@ get_auto_max_disparity(const ConfigGroup *c, StereodPairConfig *p, GError **erro
   if (!p->has_calibration)
     return invalid(c, "max_disparity", error, "auto needs a calibration (the calibration "
                    "key: its pose says where the pitch is)");
-  double d = calib_pitch_max_disparity(&p->calib, AUTO_TOP_M);
+  double d = calib_pitch_max_disparity(&p->calib, -AUTO_HALF_X, AUTO_HALF_X, -AUTO_HALF_Y,
+                                       AUTO_HALF_Y, AUTO_TOP_M);
   double hi = MIN(1000.0, p->width - 1.0);
   if (!(d > 0.0))
     return invalid(c, "max_disparity", error, "auto: the calibration's left view does not "
-                   "see the pitch (its pose looks above it)");
+                   "see the pitch (its pose looks away from it)");
   p->params.max_disparity = CLAMP(ceil(d + AUTO_MARGIN_PX), 1.0, hi);
   p->max_disparity_clamped = d + AUTO_MARGIN_PX > hi;
   g_autoptr(GError) local = NULL;

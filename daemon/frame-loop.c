@@ -389,7 +389,8 @@ loop_setup(FrameLoop *fl, GError **error)
                 "nearest points in its view need more and are not measured", pc->name,
                 pc->params.max_disparity);
     else if (pc->max_disparity_auto)
-      g_message("pair %s: max_disparity auto: %.0f px (the pitch up to 2.5 m in its view)",
+      g_message("pair %s: max_disparity auto: %.0f px (the pitch and 3 m around it, up to "
+                "2.5 m, in its view)",
                 pc->name, pc->params.max_disparity);
     capture_pair_start(fl->pairs[i].capture);
     g_message("pair %s: %dx%d, publishing to %s%s", fl->pairs[i].cfg->name,

@@ -462,25 +462,75 @@ calib_camera_to_pitch(const StereoCalib *c, const double cam[3], double pitch[3]
   memcpy(pitch, p, sizeof(p));
 }
 
-double
-calib_pitch_max_disparity(const StereoCalib *c, double top_m)
+/* Clips the convex polygon `v` (n points, at most 16) by the half-space n . (p - o) >= 0;
+ * returns the new count. */
+static int
+clip_polygon(double v[][3], int n, const double nrm[3], const double o[3])
 {
-  /* The plane z = top_m in the camera frame: n . p = k with n = the pitch's z axis in
-   * camera coordinates (the third row of the pose rotation) and k = top_m - centre z.
-   * The ray of pixel (x, y) is t (x', y', 1), t the depth Z; it meets the plane at
-   * t = k / (n . ray) (in front when that is > 0), where d = f B / t + doffs. */
-  const double *R = c->pose_rotation;
-  double k = top_m - c->pose_centre[2];
-  if (!(k < 0.0))
-    return INFINITY;
+  double out[16][3];
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    const double *a = v[i], *b = v[(i + 1) % n];
+    double da = 0, db = 0;
+    for (int k = 0; k < 3; k++) {
+      da += nrm[k] * (a[k] - o[k]);
+      db += nrm[k] * (b[k] - o[k]);
+    }
+    if (da >= 0 && m < 16)
+      memcpy(out[m++], a, sizeof out[0]);
+    if ((da >= 0) != (db >= 0) && m < 16) {
+      double t = da / (da - db);
+      for (int k = 0; k < 3; k++)
+        out[m][k] = a[k] + t * (b[k] - a[k]);
+      m++;
+    }
+  }
+  memcpy(v, out, sizeof(double[3]) * (size_t)m);
+  return m;
+}
+
+double
+calib_pitch_max_disparity(const StereoCalib *c, double x0, double x1, double y0, double y1,
+                          double top_m)
+{
+  const double *R = c->pose_rotation, *C = c->pose_centre;
   double f = c->P1[0], fy = c->P1[5], cx = c->P1[2], cy = c->P1[6];
   double fb = f * calib_baseline(c), doffs = calib_doffs(c);
+  /* the rays of the image's corners (in order around it) and the optical axis, in pitch
+   * coordinates; the view's side planes hold two neighbouring corner rays */
+  const double px[4] = { 0, c->width - 1.0, c->width - 1.0, 0 };
+  const double py[4] = { 0, 0, c->height - 1.0, c->height - 1.0 };
+  double ray[4][3], axis[3] = { R[2], R[5], R[8] };
+  for (int i = 0; i < 4; i++) {
+    double cam[3] = { (px[i] - cx) / f, (py[i] - cy) / fy, 1 };
+    for (int k = 0; k < 3; k++)
+      ray[i][k] = R[3 * k] * cam[0] + R[3 * k + 1] * cam[1] + R[3 * k + 2] * cam[2];
+  }
   double best = 0.0;
-  for (int corner = 0; corner < 4; corner++) {
-    double x = corner & 1 ? c->width - 1 : 0, y = corner & 2 ? c->height - 1 : 0;
-    double nr = R[6] * (x - cx) / f + R[7] * (y - cy) / fy + R[8];
-    if (nr < 0.0)   /* k < 0: the ray goes down to the plane */
-      best = MAX(best, fb * nr / k + doffs);
+  const double heights[2] = { 0.0, top_m };
+  for (int hz = 0; hz < 2; hz++) {
+    double v[16][3] = { { x0, y0, heights[hz] }, { x1, y0, heights[hz] },
+                        { x1, y1, heights[hz] }, { x0, y1, heights[hz] } };
+    int n = 4;
+    for (int i = 0; i < 4 && n > 0; i++) {
+      const double *a = ray[i], *b = ray[(i + 1) % 4];
+      double nrm[3] = { a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                        a[0] * b[1] - a[1] * b[0] };
+      if (nrm[0] * axis[0] + nrm[1] * axis[1] + nrm[2] * axis[2] < 0)
+        for (int k = 0; k < 3; k++)
+          nrm[k] = -nrm[k];   /* towards the inside of the view */
+      n = clip_polygon(v, n, nrm, C);
+    }
+    /* in front of the camera by 0.1 m at least: axis . (p - C) >= 0.1 */
+    const double front[3] = { C[0] + 0.1 * axis[0], C[1] + 0.1 * axis[1], C[2] + 0.1 * axis[2] };
+    if (n > 0)
+      n = clip_polygon(v, n, axis, front);
+    for (int i = 0; i < n; i++) {
+      double z = axis[0] * (v[i][0] - C[0]) + axis[1] * (v[i][1] - C[1]) +
+                 axis[2] * (v[i][2] - C[2]);
+      if (z > 0)
+        best = MAX(best, fb / z + doffs);
+    }
   }
   return best;
 }

@@ -114,12 +114,15 @@ double calib_focal(const StereoCalib *calib);      /* f = P1[0][0], px */
 double calib_baseline(const StereoCalib *calib);   /* B = -P2[0][3] / P2[0][0], m */
 double calib_doffs(const StereoCalib *calib);      /* P1[0][2] - P2[0][2], px */
 
-/* The largest disparity (px) of a point of the pitch frame's layer 0 <= z <= top_m (the
- * pitch and what stands on it) that the left rectified view sees: the disparity of the
- * plane z = top_m is affine in the pixel, so the largest is at a corner of the image.
- * 0 when no pixel sees that layer in front of the camera (looking up); +inf when the
- * camera centre is at or below top_m (points of the layer come arbitrarily near). */
-double calib_pitch_max_disparity(const StereoCalib *calib, double top_m);
+/* The largest disparity (px) of a point of the box [x0, x1] x [y0, y1] x [0, top_m] of
+ * the pitch frame (the pitch, the ground around it and what stands on it) that the left
+ * rectified view sees at a depth of at least 0.1 m. On a plane z = h the depth is affine
+ * in (x, y), so its smallest over the part of the rectangle inside the view (the
+ * rectangle clipped by the view's four side planes) is at a vertex of that polygon; the
+ * planes z = 0 and z = top_m are taken, and the larger disparity. 0 when the view sees
+ * none of it. */
+double calib_pitch_max_disparity(const StereoCalib *calib, double x0, double x1, double y0,
+                                 double y1, double top_m);
 
 /* Depth Z of a disparity d (px) in millimetres: 1000 f B / (d - doffs); +inf when
  * d - doffs <= 0 (a point at infinity), NaN when d is NaN. */

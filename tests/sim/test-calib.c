@@ -414,36 +414,46 @@ test_geometry(void)
   g_assert_true(isinf(calib_depth_mm(&c, 10.0)));
 }
 
-/* calib_pitch_max_disparity against closed forms: a camera H m up looking straight down
- * sees the plane z = top fronto-parallel at depth H - top (d = f B / (H - top) at every
- * pixel); one looking level along +y sees it below the horizon, its bottom row's ray
- * (y' = (h - 1 - cy) / f down) meeting it at depth (H - top) / y' (d = f B y' / (H - top));
- * one at or below top is +inf, one looking up 0. */
+/* calib_pitch_max_disparity against closed forms, over the pitch and 3 m around it
+ * (x in [-55.5, 55.5], y in [-37, 37]) up to top = 2.5 m; f 700 px, B 1.6 m, 640 x 360:
+ *  - 20 m up looking straight down over the pitch: the planes are fronto-parallel, the
+ *    nearer z = top at depth 20 - top everywhere: d = f B / (20 - top);
+ *  - 20 m up at y = -40 looking level along +y: the bottom corners' rays (y' = 179.5 / f
+ *    down) meet z = top at depth (20 - top) / y' = 68.2 m, inside the area: d = f B y' /
+ *    (20 - top) (z = 0 is met at 78 m, beyond y = 37: not seen);
+ *  - the same at y = -120: those rays come down before the area (y = -51.8); the nearest
+ *    points seen are on its edge y = -37, depth 83 m, at both heights: d = f B / 83;
+ *  - the same at y = -40 but 2 m up, inside the layer: z = top is seen at the area's edge
+ *    (depth 3 m, 0.5 m above the camera: within the view's 0.256 up), d = f B / 3;
+ *  - looking straight up: nothing (0); looking level at y = +60 away from the pitch
+ *    (along +y): nothing. */
 static void
 test_pitch_max_disparity(void)
 {
   StereoCalib c;
-  const double f = 700, B = 1.6, H = 20, top = 2.5;
-  /* straight down: camera x = pitch x, camera y = pitch -y, camera z = pitch -z */
-  const double down[9] = { 1, 0, 0, 0, -1, 0, 0, 0, -1 };
-  const double centre[3] = { 3, -40, H };
-  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, down, centre);
-  g_assert_cmpfloat_with_epsilon(calib_pitch_max_disparity(&c, top), f * B / (H - top), 1e-9);
-  g_assert_cmpfloat_with_epsilon(calib_pitch_max_disparity(&c, 0.0), f * B / H, 1e-9);
-  /* level along +y: camera x = pitch x, camera y = pitch -z, camera z = pitch +y */
-  const double level[9] = { 1, 0, 0, 0, 0, 1, 0, -1, 0 };
-  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, level, centre);
-  double yb = (359 - 179.5) / f;
-  g_assert_cmpfloat_with_epsilon(calib_pitch_max_disparity(&c, top), f * B * yb / (H - top),
-                                 1e-9);
-  /* looking straight up (camera z = pitch +z): no ray meets the pitch in front */
-  const double up[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
-  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, up, centre);
-  g_assert_cmpfloat(calib_pitch_max_disparity(&c, top), ==, 0.0);
-  /* the camera centre within the layer: points come arbitrarily near */
-  const double low[3] = { 0, -40, 2.0 };
+  const double f = 700, B = 1.6, top = 2.5, X = 55.5, Y = 37;
+  const double down[9] = { 1, 0, 0, 0, -1, 0, 0, 0, -1 };   /* camera y = -pitch y, z = -z */
+  const double level[9] = { 1, 0, 0, 0, 0, 1, 0, -1, 0 };   /* camera y = -pitch z, z = +y */
+  const double up[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };       /* camera z = pitch +z */
+  const double over[3] = { 3, 10, 20 }, behind[3] = { 0, -40, 20 }, far[3] = { 0, -120, 20 };
+  const double low[3] = { 0, -40, 2 }, away[3] = { 0, 60, 20 };
+  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, down, over);
+  g_assert_cmpfloat_with_epsilon(calib_pitch_max_disparity(&c, -X, X, -Y, Y, top),
+                                 f * B / (20 - top), 1e-9);
+  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, level, behind);
+  double yb = 179.5 / f;
+  g_assert_cmpfloat_with_epsilon(calib_pitch_max_disparity(&c, -X, X, -Y, Y, top),
+                                 f * B * yb / (20 - top), 1e-9);
+  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, level, far);
+  g_assert_cmpfloat_with_epsilon(calib_pitch_max_disparity(&c, -X, X, -Y, Y, top),
+                                 f * B / 83, 1e-9);
   calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, level, low);
-  g_assert_true(isinf(calib_pitch_max_disparity(&c, top)));
+  g_assert_cmpfloat_with_epsilon(calib_pitch_max_disparity(&c, -X, X, -Y, Y, top),
+                                 f * B / 3, 1e-9);
+  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, up, over);
+  g_assert_cmpfloat(calib_pitch_max_disparity(&c, -X, X, -Y, Y, top), ==, 0.0);
+  calib_init_ideal(&c, 640, 360, f, 319.5, 179.5, B, NULL, level, away);
+  g_assert_cmpfloat(calib_pitch_max_disparity(&c, -X, X, -Y, Y, top), ==, 0.0);
 }
 
 static void
