@@ -6,6 +6,15 @@
  * [min_area, max_area] are dropped: the ball (0.04 m^2) and noise below, goal frames and
  * merged crowds above.
  *
+ * Merged players (split_depth > 0): two players close together make one 8-connected
+ * blob with two tops. The blob's cells are taken from the highest down and joined to
+ * the components of their neighbours already taken (union-find, a watershed of the
+ * heights); when a cell joins two components whose tops both stand at least split_depth
+ * above it and lie HEIGHTMAP_SPLIT_SEPARATION apart, they stay apart (the cell goes to
+ * the higher one); otherwise the lower top's component merges into the higher's. Each
+ * component left is a blob (the area limits apply to it). A body's head and shoulders
+ * are one top: a dip of less than split_depth does not split it.
+ *
  * The ground point: a camera sees the side of a player that faces it, and points of the
  * body's edges fall short of the top, so the footprint of the cells spreads along the
  * view direction and is not centred on the player. The head and shoulders are seen by
@@ -24,6 +33,7 @@
 #include <math.h>
 
 #define MAX_BLOBS 4096
+#define MAX_SPLIT 16   /* components of one blob; more stay with their neighbours */
 
 struct HeightmapBlobFinder {
   HeightmapGrid grid;
@@ -31,6 +41,12 @@ struct HeightmapBlobFinder {
   int32_t *label;        /* per cell: -1 unvisited/not a player cell, -2 in a dropped
                             blob, else blob index */
   int32_t *stack;        /* cells of the blob being filled */
+  /* the split (split_depth > 0), per cell of the blob being split, by its rank in the
+   * blob's height order: */
+  int32_t *rank;         /* per grid cell: its rank in the blob being split */
+  int32_t *parent;       /* per rank: union-find parent */
+  int32_t *top;          /* per rank (a root's): the grid cell of its component's top */
+  int32_t *order;        /* the blob's cells regrouped by component */
   HeightmapBlob *blobs;
   double camera[HEIGHTMAP_MAX_PAIRS][3];
   double focal_baseline[HEIGHTMAP_MAX_PAIRS];   /* f B, px m; 0 when unknown */
@@ -163,6 +179,10 @@ heightmap_blob_finder_new(const HeightmapGrid *grid, const HeightmapBlobParams *
   size_t n = (size_t) grid->width * (size_t) grid->height;
   f->label = g_new(int32_t, n);
   f->stack = g_new(int32_t, n);
+  f->rank = g_new(int32_t, n);
+  f->parent = g_new(int32_t, n);
+  f->top = g_new(int32_t, n);
+  f->order = g_new(int32_t, n);
   f->blobs = g_new(HeightmapBlob, MAX_BLOBS);
   return f;
 }
@@ -174,6 +194,10 @@ heightmap_blob_finder_free(HeightmapBlobFinder *f)
     return;
   g_free(f->label);
   g_free(f->stack);
+  g_free(f->rank);
+  g_free(f->parent);
+  g_free(f->top);
+  g_free(f->order);
   g_free(f->blobs);
   g_free(f);
 }
@@ -222,15 +246,16 @@ flood(HeightmapBlobFinder *f, const float *h, int seed, int32_t id)
 }
 
 static void
-measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, int n, HeightmapBlob *b)
+measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, const int32_t *cells,
+        int n, HeightmapBlob *b)
 {
   const HeightmapGrid *g = &f->grid;
   float top = -INFINITY;
   uint32_t pairs = 0;
   for (int i = 0; i < n; i++) {
-    top = MAX(top, h[f->stack[i]]);
+    top = MAX(top, h[cells[i]]);
     if (masks)
-      pairs |= masks[f->stack[i]];
+      pairs |= masks[cells[i]];
   }
   double band = f->params.top_band > 0 ? top - f->params.top_band : -INFINITY;
   double sw = 0, sx = 0, sy = 0;
@@ -238,7 +263,7 @@ measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, int n, He
     /* pass 0 weighs the cells by the precision of the pairs that saw them; pass 1, when
      * none of them is known, by height alone */
     for (int i = 0; i < n; i++) {
-      int c = f->stack[i];
+      int c = cells[i];
       if (h[c] < band)
         continue;
       double cx = c % g->width + 0.5, cy = c / g->width + 0.5;
@@ -264,6 +289,87 @@ measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, int n, He
   b->velocity_cov[0] = b->velocity_cov[1] = b->velocity_cov[2] = 0;
 }
 
+/* Height order for qsort_r: higher first, then the lower cell index. */
+static int
+by_height(const void *a, const void *b, void *data)
+{
+  const float *h = data;
+  int32_t i = *(const int32_t *) a, j = *(const int32_t *) b;
+  if (h[i] != h[j])
+    return h[i] > h[j] ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+static int32_t
+find(int32_t *parent, int32_t r)
+{
+  while (parent[r] != r) {
+    parent[r] = parent[parent[r]];
+    r = parent[r];
+  }
+  return r;
+}
+
+/* Splits the blob `id` of n cells in f->stack (split_depth > 0): returns the number of
+ * components; f->order holds the cells regrouped by component, starts[k] .. starts[k + 1]
+ * the k-th (at most `max` components, the rest stay with their highest neighbour's). */
+static int
+split(HeightmapBlobFinder *f, const float *h, int n, int32_t id, int *starts, int max)
+{
+  const int w = f->grid.width, ht = f->grid.height;
+  const double cell = f->grid.cell, depth = f->params.split_depth;
+  const double sep2 = HEIGHTMAP_SPLIT_SEPARATION * HEIGHTMAP_SPLIT_SEPARATION;
+  int32_t *s = f->stack;
+  qsort_r(s, (size_t) n, sizeof *s, by_height, (void *) h);
+  for (int i = 0; i < n; i++)
+    f->rank[s[i]] = i;
+  for (int i = 0; i < n; i++) {
+    int c = s[i], cx = c % w, cy = c / w;
+    f->parent[i] = i;
+    f->top[i] = c;
+    for (int dy = -1; dy <= 1; dy++) {
+      int y = cy + dy;
+      if (y < 0 || y >= ht)
+        continue;
+      for (int dx = -1; dx <= 1; dx++) {
+        int x = cx + dx, k = y * w + x;
+        if (x < 0 || x >= w || (dx == 0 && dy == 0) || f->label[k] != id || f->rank[k] >= i)
+          continue;
+        int32_t a = find(f->parent, i), b = find(f->parent, f->rank[k]);
+        if (a == b)
+          continue;
+        /* a's top ranks lower (is higher) than b's when a < b: roots are their tops' ranks */
+        int32_t older = MIN(a, b), younger = MAX(a, b);
+        int ta = f->top[older], tb = f->top[younger];
+        double ddx = (ta % w - tb % w) * cell, ddy = (ta / w - tb / w) * cell;
+        bool apart = h[tb] - h[c] >= depth && ddx * ddx + ddy * ddy >= sep2;
+        if (!apart)
+          f->parent[younger] = older;
+      }
+    }
+  }
+  /* components in the order of their tops, each listed in the order of its cells */
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (find(f->parent, i) == i) {
+      if (k < max)
+        f->top[i] = k++;   /* now: the root's component number */
+      else
+        f->top[i] = max - 1;
+    }
+  for (int j = 0; j <= k; j++)
+    starts[j] = 0;
+  for (int i = 0; i < n; i++)
+    starts[f->top[find(f->parent, i)] + 1]++;
+  for (int j = 0; j < k; j++)
+    starts[j + 1] += starts[j];
+  int fill[MAX_SPLIT];
+  memcpy(fill, starts, sizeof(int) * (size_t) k);
+  for (int i = 0; i < n; i++)
+    f->order[fill[f->top[find(f->parent, i)]]++] = s[i];
+  return k;
+}
+
 const int32_t *
 heightmap_blob_finder_get_labels(const HeightmapBlobFinder *f)
 {
@@ -283,19 +389,30 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
   for (int i = 0; i < n_cells; i++) {
     if (f->label[i] != -1 || !is_player(f, h, i))
       continue;
-    int n = flood(f, h, i, count < MAX_BLOBS ? count : MAX_BLOBS);
-    double area = n * f->grid.cell * f->grid.cell;
-    bool keep = area >= f->params.min_area && area <= f->params.max_area;
-    if (keep && count == MAX_BLOBS) {
-      dropped++;
-      keep = false;
+    int32_t id = count < MAX_BLOBS ? count : MAX_BLOBS;
+    int n = flood(f, h, i, id);
+    const int32_t *cells = f->stack;
+    int starts[MAX_SPLIT + 1] = { 0, n };
+    int parts = 1;
+    if (f->params.split_depth > 0 && n > 1) {
+      parts = split(f, h, n, id, starts, MAX_SPLIT);
+      cells = f->order;
     }
-    if (!keep) {   /* visited, but no blob's (heightmap_blob_finder_get_labels) */
-      for (int k = 0; k < n; k++)
-        f->label[f->stack[k]] = -2;
-      continue;
+    for (int k = 0; k < parts; k++) {
+      const int32_t *pc = cells + starts[k];
+      int m = starts[k + 1] - starts[k];
+      double area = m * f->grid.cell * f->grid.cell;
+      bool keep = area >= f->params.min_area && area <= f->params.max_area;
+      if (keep && count == MAX_BLOBS) {
+        dropped++;
+        keep = false;
+      }
+      /* visited, but no blob's (heightmap_blob_finder_get_labels), or the new blob's */
+      for (int j = 0; j < m; j++)
+        f->label[pc[j]] = keep ? count : -2;
+      if (keep)
+        measure(f, h, masks, pc, m, &f->blobs[count++]);
     }
-    measure(f, h, masks, n, &f->blobs[count++]);
   }
   if (dropped)
     g_warning("heightmap: more than %d blobs, %d dropped", MAX_BLOBS, dropped);

@@ -17,9 +17,9 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
-  "min_confidence", "min_points", "pool", "carve", "top_fraction", "blob_min_area", "blob_max_area",
-  "top_band", "visible_offset", "disparity_noise", "gate", "acceleration", "max_missed", "confirm",
-  "socket", "ring", "format", "metrics", NULL
+  "min_confidence", "min_points", "pool", "carve", "top_fraction", "blob_min_area",
+  "blob_max_area", "split_depth", "top_band", "visible_offset", "disparity_noise", "gate",
+  "acceleration", "max_missed", "confirm", "socket", "ring", "format", "metrics", NULL
 };
 static const char *const pair_keys[] = { "ring", "calibration", NULL };
 static const char *const format_names[HEIGHTMAP_FORMAT_COUNT + 1] = { "float", "mm", NULL };
@@ -132,6 +132,7 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "blob_min_area", 0, 1000, &cfg->blob_min_area, error) ||
       !get_double(c, "blob_max_area", 0.001, 10000, &cfg->blob_max_area, error) ||
       !get_double(c, "top_band", 0, 10, &cfg->top_band, error) ||
+      !get_double(c, "split_depth", 0, 3, &cfg->split_depth, error) ||
       !get_double(c, "visible_offset", 0, 2, &cfg->visible_offset, error) ||
       !get_double(c, "disparity_noise", 0, 10, &cfg->disparity_noise, error) ||
       !get_double(c, "gate", 0.01, 100, &cfg->gate, error) ||
@@ -303,7 +304,8 @@ heightmap_config_blob_params(const HeightmapConfig *c)
   return (HeightmapBlobParams) { .min_height = c->min_height, .min_area = c->blob_min_area,
                                  .max_area = c->blob_max_area, .top_band = c->top_band,
                                  .visible_offset = c->visible_offset,
-                                 .disparity_noise = c->disparity_noise };
+                                 .disparity_noise = c->disparity_noise,
+                                 .split_depth = c->split_depth };
 }
 
 HeightmapVelocityParams

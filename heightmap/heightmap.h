@@ -109,6 +109,7 @@ typedef struct {
   double blob_min_area;     /* m^2 */
   double blob_max_area;     /* m^2 */
   double top_band;          /* m, cells within this of a blob's top give its centre */
+  double split_depth;       /* m, 0 = off: blobs with two tops this high are split */
   double visible_offset;    /* m, centres moved away from the cameras (blobs.c) */
   double disparity_noise;   /* px, sigma of a blob's disparity (blobs.c, covariances) */
   double gate;              /* m, tracking gate */
@@ -257,7 +258,12 @@ typedef struct {
   double top_band;          /* m: cells within this of the blob's top give its centre */
   double visible_offset;    /* m: the centre is moved this far away from the cameras */
   double disparity_noise;   /* px: sigma of a blob's disparity, for its covariance */
+  double split_depth;       /* m, > 0: a blob with two tops, each at least this above the
+                               lowest cells that join them and HEIGHTMAP_SPLIT_SEPARATION
+                               apart, is two blobs (merged players); 0: no split */
 } HeightmapBlobParams;
+
+#define HEIGHTMAP_SPLIT_SEPARATION 0.4   /* m between two tops of one blob to split it */
 
 typedef struct HeightmapBlobFinder HeightmapBlobFinder;
 

@@ -93,6 +93,72 @@ test_blobs(void)
   g_assert_cmpint(b[0].cells, ==, 9);
 }
 
+/* Merged players (split_depth): two bodies side by side, tops 1.8 and 1.7 m 0.6 m apart
+ * over a 1.3 m saddle, make one blob without the split and two with split_depth 0.25 (or
+ * 0.4: both tops stand 0.4 and 0.5 m above the saddle), each centred on its own top, the
+ * saddle going to the higher top; split_depth 0.6 keeps one. A body whose shoulder is a
+ * second top only 0.1 m above its dip stays one blob; two tops 0.3 m apart (one head)
+ * are not split either (HEIGHTMAP_SPLIT_SEPARATION). Labels follow the blobs. */
+static void
+test_blobs_split(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -5, 5, -5, 5, 0.1));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = 0.05f;
+  /* the pair: x -1.0 .. 0.0 (10 columns) by 0.4 m: left body at 1.5 with a 0.2 m top at
+   * 1.8 (x -0.9 .. -0.7), saddle column at 1.3 (x -0.5 .. -0.4), right body at 1.5 with its
+   * top at 1.7 (x -0.3 .. -0.1) */
+  fill_rect(&g, h, -1.0, 0.0, 0.0, 0.4, 1.5f);
+  fill_rect(&g, h, -0.9, 0.1, -0.7, 0.3, 1.8f);
+  fill_rect(&g, h, -0.5, 0.0, -0.4, 0.4, 1.3f);
+  fill_rect(&g, h, -0.3, 0.1, -0.1, 0.3, 1.7f);
+  /* one body (2.0 .. 2.6 by 0.4): head 1.8 at x 2.1 .. 2.3, shoulder top 1.6 at 2.4 .. 2.5
+   * over a dip of 1.5: 0.1 m */
+  fill_rect(&g, h, 2.0, 0.0, 2.6, 0.4, 1.5f);
+  fill_rect(&g, h, 2.1, 0.1, 2.3, 0.3, 1.8f);
+  fill_rect(&g, h, 2.4, 0.1, 2.5, 0.3, 1.6f);
+  /* one head with two tops 0.3 m apart (x -3.0 and -2.7), 0.5 m above the 1.3 m between */
+  fill_rect(&g, h, -3.1, 2.0, -2.5, 2.3, 1.3f);
+  fill_rect(&g, h, -3.1, 2.1, -3.0, 2.2, 1.8f);
+  fill_rect(&g, h, -2.8, 2.1, -2.7, 2.2, 1.8f);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.15 };
+  const HeightmapBlob *b;
+  for (int run = 0; run < 4; run++) {
+    p.split_depth = (double[]) { 0.0, 0.25, 0.4, 0.6 }[run];
+    g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+    int n = heightmap_blob_finder_run(f, h, NULL, &b);
+    bool split = run == 1 || run == 2;
+    g_assert_cmpint(n, ==, split ? 4 : 3);
+    /* rows first: the pair and the body start on row y 0.0, the head on 2.0; within a
+     * split blob the higher top first */
+    g_assert_cmpint(b[0].cells, ==, split ? 24 : 40);   /* the saddle column joins the left */
+    g_assert_cmpfloat_with_epsilon(b[0].height, 1.8, 1e-6);
+    /* merged: the centre of both tops (4 cells at 1.8 m, 4 at 1.7 m), between the two */
+    g_assert_cmpfloat_with_epsilon(b[0].x, split ? -0.8 : (7.2 * -0.8 + 6.8 * -0.2) / 14,
+                                   1e-6);
+    g_assert_cmpfloat_with_epsilon(b[0].y, 0.2, 1e-6);
+    int k = 1;
+    if (split) {
+      g_assert_cmpint(b[1].cells, ==, 16);
+      g_assert_cmpfloat_with_epsilon(b[1].height, 1.7, 1e-6);
+      g_assert_cmpfloat_with_epsilon(b[1].x, -0.2, 1e-6);
+      k = 2;
+    }
+    g_assert_cmpint(b[k].cells, ==, 24);                 /* the body: one blob */
+    g_assert_cmpfloat_with_epsilon(b[k].height, 1.8, 1e-6);
+    g_assert_cmpint(b[k + 1].cells, ==, 18);             /* the head: one blob */
+    const int32_t *label = heightmap_blob_finder_get_labels(f);
+    for (int j = 0; j < n; j++) {
+      int cnt = 0;
+      for (int i = 0; i < g.width * g.height; i++)
+        cnt += label[i] == j;
+      g_assert_cmpint(cnt, ==, b[j].cells);
+    }
+  }
+}
 
 /* A pair seen from `centre` with focal length * baseline `fb` (Q as calib.c makes it). */
 static HeightmapPairGeometry
@@ -565,6 +631,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/velocity", test_velocity);
   g_test_add_func("/heightmap/tracks/velocity", test_tracks_velocity);
   g_test_add_func("/heightmap/blobs", test_blobs);
+  g_test_add_func("/heightmap/blobs/split", test_blobs_split);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
   g_test_add_func("/heightmap/tracks/crossing", test_tracks);
   g_test_add_func("/heightmap/tracks/coast", test_tracks_coast);
