@@ -11,8 +11,9 @@
  * the components of their neighbours already taken (union-find, a watershed of the
  * heights); when a cell joins two components whose tops both stand at least split_depth
  * above it and lie HEIGHTMAP_SPLIT_SEPARATION apart, they stay apart (the cell goes to
- * the higher one); otherwise the lower top's component merges into the higher's. Each
- * component left is a blob (the area limits apply to it). A body's head and shoulders
+ * the higher one) if each of them is already a blob by itself (min_area); otherwise the
+ * lower top's component merges into the higher's. Each component left is a blob (the
+ * area limits apply to it). A body's head and shoulders
  * are one top: a dip of less than split_depth does not split it.
  *
  * The ground point: a camera sees the side of a player that faces it, and points of the
@@ -46,6 +47,7 @@ struct HeightmapBlobFinder {
   int32_t *rank;         /* per grid cell: its rank in the blob being split */
   int32_t *parent;       /* per rank: union-find parent */
   int32_t *top;          /* per rank (a root's): the grid cell of its component's top */
+  int32_t *size;         /* per rank (a root's): its component's cells */
   int32_t *order;        /* the blob's cells regrouped by component */
   HeightmapBlob *blobs;
   double camera[HEIGHTMAP_MAX_PAIRS][3];
@@ -182,6 +184,7 @@ heightmap_blob_finder_new(const HeightmapGrid *grid, const HeightmapBlobParams *
   f->rank = g_new(int32_t, n);
   f->parent = g_new(int32_t, n);
   f->top = g_new(int32_t, n);
+  f->size = g_new(int32_t, n);
   f->order = g_new(int32_t, n);
   f->blobs = g_new(HeightmapBlob, MAX_BLOBS);
   return f;
@@ -197,6 +200,7 @@ heightmap_blob_finder_free(HeightmapBlobFinder *f)
   g_free(f->rank);
   g_free(f->parent);
   g_free(f->top);
+  g_free(f->size);
   g_free(f->order);
   g_free(f->blobs);
   g_free(f);
@@ -319,6 +323,8 @@ split(HeightmapBlobFinder *f, const float *h, int n, int32_t id, int *starts, in
   const int w = f->grid.width, ht = f->grid.height;
   const double cell = f->grid.cell, depth = f->params.split_depth;
   const double sep2 = HEIGHTMAP_SPLIT_SEPARATION * HEIGHTMAP_SPLIT_SEPARATION;
+  /* each top must be a blob by itself above the cells that join them */
+  const int min_cells = MAX(1, (int) ceil(f->params.min_area / (cell * cell) - 1e-9));
   int32_t *s = f->stack;
   qsort_r(s, (size_t) n, sizeof *s, by_height, (void *) h);
   for (int i = 0; i < n; i++)
@@ -327,6 +333,7 @@ split(HeightmapBlobFinder *f, const float *h, int n, int32_t id, int *starts, in
     int c = s[i], cx = c % w, cy = c / w;
     f->parent[i] = i;
     f->top[i] = c;
+    f->size[i] = 1;
     for (int dy = -1; dy <= 1; dy++) {
       int y = cy + dy;
       if (y < 0 || y >= ht)
@@ -342,9 +349,12 @@ split(HeightmapBlobFinder *f, const float *h, int n, int32_t id, int *starts, in
         int32_t older = MIN(a, b), younger = MAX(a, b);
         int ta = f->top[older], tb = f->top[younger];
         double ddx = (ta % w - tb % w) * cell, ddy = (ta / w - tb / w) * cell;
-        bool apart = h[tb] - h[c] >= depth && ddx * ddx + ddy * ddy >= sep2;
-        if (!apart)
+        bool apart = h[tb] - h[c] >= depth && ddx * ddx + ddy * ddy >= sep2 &&
+                     f->size[older] >= min_cells && f->size[younger] >= min_cells;
+        if (!apart) {
           f->parent[younger] = older;
+          f->size[older] += f->size[younger];
+        }
       }
     }
   }

@@ -98,7 +98,9 @@ test_blobs(void)
  * 0.4: both tops stand 0.4 and 0.5 m above the saddle), each centred on its own top, the
  * saddle going to the higher top; split_depth 0.6 keeps one. A body whose shoulder is a
  * second top only 0.1 m above its dip stays one blob; two tops 0.3 m apart (one head)
- * are not split either (HEIGHTMAP_SPLIT_SEPARATION). Labels follow the blobs. */
+ * are not split either (HEIGHTMAP_SPLIT_SEPARATION), nor a body with a spike of 2 cells
+ * (under min_area by itself) 0.5 m from its top over a 1.3 m strip. Labels follow the
+ * blobs. */
 static void
 test_blobs_split(void)
 {
@@ -123,6 +125,12 @@ test_blobs_split(void)
   fill_rect(&g, h, -3.1, 2.0, -2.5, 2.3, 1.3f);
   fill_rect(&g, h, -3.1, 2.1, -3.0, 2.2, 1.8f);
   fill_rect(&g, h, -2.8, 2.1, -2.7, 2.2, 1.8f);
+  /* the body with a spike: 1.5 at x 3.0 .. 3.4, top 1.8 at 3.1 .. 3.3; strip 1.3 at
+   * 3.4 .. 3.5, spike 1.9 at 3.5 .. 3.6 (2 cells, y 2.1 .. 2.3) */
+  fill_rect(&g, h, 3.0, 2.0, 3.4, 2.4, 1.5f);
+  fill_rect(&g, h, 3.1, 2.1, 3.3, 2.3, 1.8f);
+  fill_rect(&g, h, 3.4, 2.1, 3.5, 2.3, 1.3f);
+  fill_rect(&g, h, 3.5, 2.1, 3.6, 2.3, 1.9f);
   HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
                             .top_band = 0.15 };
   const HeightmapBlob *b;
@@ -131,7 +139,7 @@ test_blobs_split(void)
     g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
     int n = heightmap_blob_finder_run(f, h, NULL, &b);
     bool split = run == 1 || run == 2;
-    g_assert_cmpint(n, ==, split ? 4 : 3);
+    g_assert_cmpint(n, ==, split ? 5 : 4);
     /* rows first: the pair and the body start on row y 0.0, the head on 2.0; within a
      * split blob the higher top first */
     g_assert_cmpint(b[0].cells, ==, split ? 24 : 40);   /* the saddle column joins the left */
@@ -150,6 +158,8 @@ test_blobs_split(void)
     g_assert_cmpint(b[k].cells, ==, 24);                 /* the body: one blob */
     g_assert_cmpfloat_with_epsilon(b[k].height, 1.8, 1e-6);
     g_assert_cmpint(b[k + 1].cells, ==, 18);             /* the head: one blob */
+    g_assert_cmpint(b[k + 2].cells, ==, 16 + 2 + 2);     /* the body with its spike */
+    g_assert_cmpfloat_with_epsilon(b[k + 2].height, 1.9, 1e-6);
     const int32_t *label = heightmap_blob_finder_get_labels(f);
     for (int j = 0; j < n; j++) {
       int cnt = 0;
