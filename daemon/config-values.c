@@ -244,7 +244,7 @@ get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
       !get_double(c, "smoothing", KF_OPTIONAL, 0.5, 5.0, &sp->smooth_sigma, error) ||
       !get_double(c, "noise_floor", KF_OPTIONAL, 0.0, 64.0, &noise_floor, error))
     return false;
-  sp->min_magnitude = noise_floor / 255.0;   /* grey levels -> intensity units */
+  stereo_params_set_noise_floor(sp, noise_floor);
 
   g_autoptr(GError) local = NULL;
   if (!stereo_params_validate(sp, &local)) {
@@ -290,8 +290,9 @@ get_calibration(const ConfigGroup *c, StereodPairConfig *p, GError **error)
  * 1 .. min(1000, width - 1). */
 #define AUTO_TOP_M 2.5
 #define AUTO_MARGIN_PX 2.0
-#define AUTO_HALF_X 55.5
-#define AUTO_HALF_Y 37.0
+#define AUTO_AROUND_M 3.0
+#define AUTO_HALF_X (52.5 + AUTO_AROUND_M)
+#define AUTO_HALF_Y (34.0 + AUTO_AROUND_M)
 
 static bool
 get_auto_max_disparity(const ConfigGroup *c, StereodPairConfig *p, GError **error)
@@ -314,6 +315,20 @@ get_auto_max_disparity(const ConfigGroup *c, StereodPairConfig *p, GError **erro
     return invalid(c, "max_disparity", error, "auto (%.0f px): %s", p->params.max_disparity,
                    local->message);
   return true;
+}
+
+char *
+stereod_pair_max_disparity_note(const StereodPairConfig *p)
+{
+  if (!p->max_disparity_auto)
+    return NULL;
+  if (p->max_disparity_clamped)
+    return g_strdup_printf("max_disparity auto: %.0f px, the most there is: the pitch's "
+                           "nearest points in its view need more and are not measured",
+                           p->params.max_disparity);
+  return g_strdup_printf("max_disparity auto: %.0f px (the pitch and %g m around it, up to "
+                         "%g m, in its view)", p->params.max_disparity, AUTO_AROUND_M,
+                         AUTO_TOP_M);
 }
 
 /* clock, stall_ms, start_timeout_ms: the capture's clock and timers. */

@@ -12,7 +12,8 @@
 G_DEFINE_QUARK(stereod-config-error-quark, stereod_config_error)
 
 static const char *const daemon_keys[] = {
-  "device", "log_level", "stats_interval", "ring_slots", "in_flight", "mode", "offline_speed", "metrics", NULL
+  "device", "log_level", "stats_interval", "ring_slots", "in_flight", "mode", "offline_speed",
+  "metrics", NULL
 };
 static const char *const pair_keys[] = {
   "left", "right", "width", "height", "fps", "pair_tolerance_ms", "calibration",

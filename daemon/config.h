@@ -160,6 +160,10 @@ StereodConfig *stereod_config_load_data(const char *data, gsize length, const ch
 /* Accepts NULL. */
 void stereod_config_free(StereodConfig *config);
 
+/* max_disparity=auto's value for the log and --check-config ("max_disparity auto: N px
+ * (...)", with a note when clamped); NULL when the pair's range is not auto. g_free it. */
+char *stereod_pair_max_disparity_note(const StereodPairConfig *pair);
+
 /* The pair called `name`, or NULL. */
 const StereodPairConfig *stereod_config_find_pair(const StereodConfig *config,
                                                   const char *name);

@@ -384,14 +384,11 @@ loop_setup(FrameLoop *fl, GError **error)
     daemon_metrics_set_collector(fl->metrics, frame_stats_metrics_collect, fl);
   for (int i = 0; i < fl->n_pairs; i++) {
     const StereodPairConfig *pc = fl->pairs[i].cfg;
-    if (pc->max_disparity_auto && pc->max_disparity_clamped)
-      g_warning("pair %s: max_disparity auto: %.0f px, the most there is: the pitch's "
-                "nearest points in its view need more and are not measured", pc->name,
-                pc->params.max_disparity);
-    else if (pc->max_disparity_auto)
-      g_message("pair %s: max_disparity auto: %.0f px (the pitch and 3 m around it, up to "
-                "2.5 m, in its view)",
-                pc->name, pc->params.max_disparity);
+    g_autofree char *range = stereod_pair_max_disparity_note(pc);
+    if (range && pc->max_disparity_clamped)
+      g_warning("pair %s: %s", pc->name, range);
+    else if (range)
+      g_message("pair %s: %s", pc->name, range);
     capture_pair_start(fl->pairs[i].capture);
     g_message("pair %s: %dx%d, publishing to %s%s", fl->pairs[i].cfg->name,
               fl->pairs[i].cfg->width, fl->pairs[i].cfg->height,

@@ -180,12 +180,9 @@ main(int argc, char **argv)
            d.config->path ? d.config->path : "", d.config->n_pairs,
            d.config->n_pairs == 1 ? "" : "s");
     for (int i = 0; i < d.config->n_pairs; i++) {
-      const StereodPairConfig *pc = &d.config->pairs[i];
-      if (pc->max_disparity_auto)
-        printf("  [pair %s] max_disparity auto: %.0f px%s\n", pc->name,
-               pc->params.max_disparity,
-               pc->max_disparity_clamped ? " (the most there is: the pitch's nearest points "
-                                           "need more)" : "");
+      g_autofree char *range = stereod_pair_max_disparity_note(&d.config->pairs[i]);
+      if (range)
+        printf("  [pair %s] %s\n", d.config->pairs[i].name, range);
     }
     stereod_config_free(d.config);
     return 0;

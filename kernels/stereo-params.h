@@ -75,6 +75,14 @@ typedef struct {
 /* Fills every field with the defaults above for a width x height pair. */
 void stereo_params_init(StereoParams *p, int width, int height);
 
+/* The cameras' noise floor in grey levels of amplitude (stereod.conf's noise_floor,
+ * stereod-disparity --noise-floor): sets min_magnitude, in intensity units. */
+static inline void
+stereo_params_set_noise_floor(StereoParams *p, double grey_levels)
+{
+  p->min_magnitude = grey_levels / 255.0;
+}
+
 /* Checks ranges and consistency; on failure returns FALSE with a message naming the
  * field (G_IO_ERROR_INVALID_ARGUMENT in the G_IO_ERROR domain is not used: the domain
  * is STEREO_PARAMS_ERROR). */

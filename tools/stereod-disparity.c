@@ -160,7 +160,7 @@ params_apply_options(StereoParams *p, int width)
     p->search_radius = opt_window;
   if (opt_smoothing > 0.0)
     p->smooth_sigma = opt_smoothing;
-  p->min_magnitude = opt_noise_floor / 255.0;   /* grey levels -> intensity units, as stereod */
+  stereo_params_set_noise_floor(p, opt_noise_floor);
 }
 
 static double
