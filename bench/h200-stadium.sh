@@ -8,7 +8,7 @@
 #
 # pack: ../shared/device/prepare.sh --gst with stereod, stereod-sim and stereod-heightmap,
 # this script and the benchmark's scripts (stadium-bench.sh, offline-service.sh,
-# stadium-score.py, scorelib.py).
+# stadium-score.py, scorelib.py, conf-set.py).
 #
 # run (on the GPU machine): renders the seeds of H200_SEEDS (FIRST-LAST, default 1-20)
 # in turn with H200_PAIRS pairs (default 2; "drawn": as many as the seed draws), scale
@@ -33,7 +33,8 @@ if [ "$mode" = pack ]; then
   "$root/../shared/device/prepare.sh" --gst \
     $b/daemon/stereod $b/tools/stereod-sim $b/heightmap/stereod-heightmap \
     "$root/bench/h200-stadium.sh" "$root/bench/stadium-bench.sh" \
-    "$root/bench/offline-service.sh" "$root/bench/stadium-score.py" "$root/bench/scorelib.py"
+    "$root/bench/offline-service.sh" "$root/bench/stadium-score.py" "$root/bench/scorelib.py" \
+    "$root/bench/conf-set.py"
   du -sh .gpu | awk '{print "h200-stadium.sh: .gpu is " $1 " (the device tool carries 64 MiB)"}'
   exit 0
 fi
@@ -76,7 +77,7 @@ exec "$here/bin/${p#*/}" "\$@"
 EOF
   chmod +x "$base/build/$p"
 done
-for f in stadium-bench.sh offline-service.sh stadium-score.py scorelib.py; do
+for f in stadium-bench.sh offline-service.sh stadium-score.py scorelib.py conf-set.py; do
   cp "$(dirname "$0")/$f" "$base/root/bench/"
 done
 # the scripts call /usr/bin/python3 (Debian's); here python3 is elsewhere

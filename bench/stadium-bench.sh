@@ -59,31 +59,8 @@ n_pairs=$(grep -c '^\[pair ' "$clip/stereod.conf")
 st_conf=$clip/stereod.conf
 if [ -n "${STADIUM_ENGINE:-}" ]; then
   st_conf=$work/stereod-engine.conf
-  /usr/bin/python3 - "$clip/stereod.conf" "$st_conf" "$STADIUM_ENGINE" <<'PY'
-import re, sys
-src, dst, keys = sys.argv[1:4]
-sets = dict(kv.split("=", 1) for kv in keys.split(",") if kv)
-for k in sets:
-    if not re.match(r"^[a-z_]+$", k):
-        sys.exit("stadium-bench: bad STADIUM_ENGINE key '%s'" % k)
-out, group, left = [], None, {}
-def flush():
-    out.extend(f"{k}={v}" for k, v in left.items())
-for line in open(src).read().splitlines():
-    m = re.match(r"^\[(.*)\]$", line)
-    if m:
-        if group and group.startswith("pair "):
-            flush()
-        group, left = m.group(1), dict(sets)
-    elif group and group.startswith("pair ") and "=" in line and not line.startswith("#"):
-        k = line.split("=", 1)[0].strip()
-        if k in left:
-            line = f"{k}={left.pop(k)}"
-    out.append(line)
-if group and group.startswith("pair "):
-    flush()
-open(dst, "w").write("\n".join(out) + "\n")
-PY
+  /usr/bin/python3 "$root/bench/conf-set.py" "$clip/stereod.conf" "$st_conf" 'pair .*' \
+    "$STADIUM_ENGINE" || exit 2
 fi
 
 # the variants' configurations: the clip's, with their keys set and a ring of their own
@@ -92,30 +69,8 @@ for spec in ${STADIUM_VARIANTS:-}; do
   vname=${spec%%:*}
   [[ $vname =~ ^[A-Za-z0-9_-]+$ ]] || { echo "stadium-bench: bad variant name in '$spec'" >&2; exit 2; }
   variant_names+=("$vname")
-  /usr/bin/python3 - "$clip/heightmap.conf" "$work/heightmap-$vname.conf" "$vname" \
-    "${spec#*:}" <<'PY'
-import re, sys
-src, dst, name, keys = sys.argv[1:5]
-sets = dict(kv.split("=", 1) for kv in keys.split(",") if kv)
-out, group = [], None
-for line in open(src).read().splitlines():
-    m = re.match(r"^\[(.*)\]$", line)
-    if m:
-        if group == "heightmap":
-            out += [f"{k}={v}" for k, v in sets.items()]
-            sets = {}
-        group = m.group(1)
-    elif group == "heightmap" and "=" in line and not line.startswith("#"):
-        k = line.split("=", 1)[0].strip()
-        if k == "ring":
-            line = line + "-" + name
-        elif k in sets:
-            line = f"{k}={sets.pop(k)}"
-    out.append(line)
-if group == "heightmap":
-    out += [f"{k}={v}" for k, v in sets.items()]
-open(dst, "w").write("\n".join(out) + "\n")
-PY
+  /usr/bin/python3 "$root/bench/conf-set.py" "$clip/heightmap.conf" \
+    "$work/heightmap-$vname.conf" heightmap "${spec#*:}" --suffix "ring=-$vname" || exit 2
 done
 export OFFLINE_HM_VARIANTS="${variant_names[*]}"
 
