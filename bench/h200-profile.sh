@@ -13,11 +13,11 @@ set -uo pipefail
 mode=${1:-}
 if [ "$mode" = pack ]; then
   set -e
-  root=$(git rev-parse --show-toplevel)
-  b=${H200_BUILD_DIR:-$root/build}
-  "$root/../shared/device/prepare.sh" $b/bench/stereod-bench $b/tests/stereo/test-stages-phase \
-    $b/tests/stereo/test-stages-post $b/tests/stereo/test-stages-search $b/tests/stereo/test-engine "$root/bench/h200-profile.sh"
-  du -sh .gpu | awk '{print "h200-profile.sh: .gpu is " $1}'
+  . "$(dirname "$0")/h200-pack.sh"
+  h200_pack $b/bench/stereod-bench $b/tests/stereo/test-stages-phase \
+    $b/tests/stereo/test-stages-post $b/tests/stereo/test-stages-search \
+    $b/tests/stereo/test-engine "$root/bench/h200-profile.sh"
+  h200_pack_size h200-profile.sh
   exit 0
 fi
 [ "$mode" = run ] || { echo "usage: $0 pack|run" >&2; exit 2; }

@@ -31,13 +31,8 @@ set -uo pipefail
 mode=${1:-}
 if [ "$mode" = pack ]; then
   set -e
-  root=$(git rev-parse --show-toplevel)
-  b=$root/build
-  # the device tool carries the checkout it was started in: from another worktree, pack
-  # into that checkout (H200_PACK_ROOT=/path/to/it)
-  dest=${H200_PACK_ROOT:-$root}
-  cd "$dest"
-  GST_PLUGINS="pnm imagefreeze ${GST_PLUGINS:-}" "$root/../shared/device/prepare.sh" --gst \
+  . "$(dirname "$0")/h200-pack.sh"
+  GST_PLUGINS="pnm imagefreeze ${GST_PLUGINS:-}" h200_pack --gst \
     $b/daemon/stereod $b/bench/stereod-bench $b/tools/stereod-flow $b/tests/gpu/test-gpu \
     $b/tests/stereo/test-stages $b/tests/stereo/test-stages-search \
     $b/tests/stereo/test-stages-phase $b/tests/stereo/test-stages-post \
@@ -46,7 +41,7 @@ if [ "$mode" = pack ]; then
   rm -rf .gpu/mb .gpu/mbflow && cp -rL "$root/../shared/data/middlebury" .gpu/mb
   mkdir -p .gpu/mbflow
   cp -L "$root/../shared/data/middlebury-flow/rubberwhale/"frame1[01].png .gpu/mbflow/
-  du -sh .gpu | awk '{print "h200-service.sh: .gpu is " $1 " (the device tool carries 64 MiB)"}'
+  h200_pack_size h200-service.sh
   exit 0
 fi
 if [ "$mode" != run ]; then

@@ -26,16 +26,13 @@ set -uo pipefail
 mode=${1:-}
 if [ "$mode" = pack ]; then
   set -e
-  root=$(git rev-parse --show-toplevel)
-  b=$root/build
-  dest=${H200_PACK_ROOT:-$root}
-  cd "$dest"
-  "$root/../shared/device/prepare.sh" --gst \
+  . "$(dirname "$0")/h200-pack.sh"
+  h200_pack --gst \
     $b/daemon/stereod $b/tools/stereod-sim $b/heightmap/stereod-heightmap \
     "$root/bench/h200-stadium.sh" "$root/bench/stadium-bench.sh" \
     "$root/bench/offline-service.sh" "$root/bench/stadium-score.py" "$root/bench/scorelib.py" \
     "$root/bench/conf-set.py"
-  du -sh .gpu | awk '{print "h200-stadium.sh: .gpu is " $1 " (the device tool carries 64 MiB)"}'
+  h200_pack_size h200-stadium.sh
   exit 0
 fi
 if [ "$mode" != run ]; then

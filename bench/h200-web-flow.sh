@@ -19,13 +19,10 @@ set -uo pipefail
 mode=${1:-}
 if [ "$mode" = pack ]; then
   set -e
-  root=$(git rev-parse --show-toplevel)
-  b=$root/build
-  dest=${H200_PACK_ROOT:-$root}
-  cd "$dest"
-  GST_PLUGINS="pnm imagefreeze ${GST_PLUGINS:-}" "$root/../shared/device/prepare.sh" --gst \
+  . "$(dirname "$0")/h200-pack.sh"
+  GST_PLUGINS="pnm imagefreeze ${GST_PLUGINS:-}" h200_pack --gst \
     $b/daemon/stereod $b/web/stereod-web $b/bench/stereod-bench "$root/bench/h200-web-flow.sh"
-  du -sh .gpu
+  h200_pack_size h200-web-flow.sh
   exit 0
 fi
 [ "$mode" = run ] || { echo "usage: $0 pack|run" >&2; exit 2; }
