@@ -1,7 +1,9 @@
 /* stereo-passes.c: one function per GPU stage of the filter (docs/algorithm.md), each a
  * GpuPass whose constants (taps, thresholds, window sizes) are compile-time defines, so
- * that engines with the same parameters share the compiled programs. */
+ * that engines with the same parameters share the compiled programs (the defines:
+ * stereo-pass-defines.c). */
 #include "kernels/stereo-passes.h"
+#include "kernels/stereo-pass-defines.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -11,19 +13,6 @@
 
 GResource *stereod_shaders_get_resource(void);
 
-/* Which groups of constants a pass's program needs (its identity is its text). */
-enum {
-  D_FILTER = 1 << 0,   /* RADIUS, H_RE, H_IM, V_TAPS */
-  D_SEARCH = 1 << 1,   /* SEARCH_R, WEIGHT_GAMMA, REFINE_WINDOW, REFINE_PAD */
-  D_PHASE = 1 << 2,    /* RADIUS, OMEGA0, STAB2, KAPPA, GAMMA_EXP */
-  D_SMOOTH = 1 << 3,   /* SMOOTH_R, SMOOTH_TAPS, C_MIN */
-  D_FILL = 1 << 4,     /* FILL_R, FILL_TAPS */
-  D_POST = 1 << 5,     /* LR_CHECK, LR_MAX, SIGMA_D_MAX, C_MIN, EDGE_MARGIN */
-  D_LEVELS = 1 << 6,   /* MAX_LEVELS */
-  D_QUAD = 1 << 7,     /* QUAD_LEVELS, QUAD_FORMAT */
-  D_DIRS = 1 << 8,     /* DIRS: directions per pair (2 with the L-R check) */
-  D_FILL_REST = 1 << 9,   /* with D_FILL: the remainder's rounds instead of the full count */
-};
 
 typedef enum {
   PASS_INGEST,
@@ -114,224 +103,6 @@ stereo_passes_free(StereoPasses *ps)
   g_free(ps);
 }
 
-/* A float constant as GLSL source: the value rounded to float first, printed so that it
- * parses back to exactly that float. */
-static void
-append_float(GString *s, double v)
-{
-  g_string_append_printf(s, "%.9e", (double)(float)v);
-}
-
-static void
-append_array(GString *s, const char *name, const double *v, int n)
-{
-  g_string_append_printf(s, "#define %s float[%d](", name, n);
-  for (int i = 0; i < n; i++) {
-    if (i)
-      g_string_append(s, ", ");
-    append_float(s, v[i]);
-  }
-  g_string_append(s, ")\n");
-}
-
-static void
-append_define_float(GString *s, const char *name, double v)
-{
-  g_string_append_printf(s, "#define %s ", name);
-  append_float(s, v);
-  g_string_append_c(s, '\n');
-}
-
-/* The slow path of fill.comp runs a round before the last on a square region of side l
- * in strips of sw columns, 256 / sw rows a step (one row sum per invocation): the width
- * of 32, 16, 8 that takes the fewest steps for l (the wider on a tie: fewer reads). */
-static int
-fill_strip_width(int r, int l)
-{
-  int best = 32, best_steps = INT_MAX;
-  for (int sw = 32; sw >= 8; sw /= 2) {
-    int ch = 256 / sw, steps = (l + sw - 1) / sw * ((l + 2 * r + ch - 1) / ch);
-    if (steps < best_steps) {
-      best = sw;
-      best_steps = steps;
-    }
-  }
-  return best;
-}
-
-/* The shared memory of fill.comp for radius r and k rounds in one pass: the states of
- * rounds 1 .. k-1 on their regions (or the staged tile; round 1's input rows of a step
- * after round 1's state), the row sums of the tile or a strip's ring, the tile's last
- * state. sw[i]: the strip width of round i + 1. */
-typedef struct {
-  int s_total, rs_size, bytes;
-  int sw[2];
-} FillLayout;
-
-static FillLayout
-fill_layout(int r, int k)
-{
-  int tw = 16 + 2 * r;
-  FillLayout fl = { .s_total = tw * tw, .rs_size = tw * 16, .sw = { 32, 32 } };
-  if (k > 1) {
-    int l1 = 16 + 2 * r * (k - 1), l2 = k > 2 ? 16 + 2 * r * (k - 2) : 0;
-    for (int i = 0; i < k - 1; i++) {
-      fl.sw[i] = fill_strip_width(r, i == 0 ? l1 : l2);
-      fl.rs_size = MAX(fl.rs_size, (256 / fl.sw[i] + 2 * r) * fl.sw[i]);
-    }
-    int in = 256 / fl.sw[0] * (fl.sw[0] + 2 * r);
-    fl.s_total = MAX(fl.s_total, l1 * l1 + MAX(l2 * l2, in));
-  }
-  fl.bytes = fl.s_total * 4 + fl.rs_size * 8 + 256 * 4 + 16;
-  return fl;
-}
-
-/* Fill rounds per dispatch: all of them (at most 3) where their regions fit the shared
- * memory, else fewer. */
-static int
-fill_rounds_per_pass(const StereoParams *p, int shared_limit)
-{
-  double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
-  int r = stereo_gauss_taps(p->fill_sigma, taps);
-  int k = CLAMP(p->fill_iterations, 1, 3);
-  while (k > 1 && fill_layout(r, k).bytes > shared_limit)
-    k--;
-  return k;
-}
-
-/* post.comp's shared memory with its rows staged: the three rows' validity (and with
- * `k` the output row's k), 4 bytes a pixel each, beside the scans' arrays. */
-static int
-post_shared_bytes(int width, int threads, bool k)
-{
-  return (k ? 16 : 12) * width + 2 * threads * 12 + 64;
-}
-
-static char *
-pass_defines(const StereoParams *p, unsigned groups, const char *variant, int shared_limit)
-{
-  GString *s = g_string_new(NULL);
-  if (groups & (D_FILTER | D_PHASE))
-    g_string_append_printf(s, "#define RADIUS %d\n", p->radius);
-  if (groups & D_FILTER) {
-    double h_re[2 * STEREO_MAX_RADIUS + 1], h_im[2 * STEREO_MAX_RADIUS + 1];
-    double v[2 * STEREO_MAX_RADIUS + 1];
-    stereo_params_filter_taps(p, h_re, h_im, v);
-    append_array(s, "H_RE", h_re, 2 * p->radius + 1);
-    append_array(s, "H_IM", h_im, 2 * p->radius + 1);
-    append_array(s, "V_TAPS", v, 2 * p->radius + 1);
-  }
-  if (groups & D_SEARCH) {
-    g_string_append_printf(s, "#define SEARCH_R %d\n#define REFINE_WINDOW %d\n"
-                           "#define REFINE_PAD %d\n", p->search_radius,
-                           STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
-    append_define_float(s, "WEIGHT_GAMMA", STEREO_SEARCH_WEIGHT_GAMMA);
-  }
-  if (groups & D_PHASE) {
-    double stab = p->tau / p->sigma;
-    append_define_float(s, "OMEGA0", p->omega0);
-    append_define_float(s, "STAB2", stab * stab);
-    append_define_float(s, "KAPPA", p->kappa);
-    append_define_float(s, "GAMMA_EXP", p->gamma);
-  }
-  if (groups & (D_SMOOTH | D_POST))
-    append_define_float(s, "C_MIN", p->c_min);
-  double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
-  if (groups & D_SMOOTH) {
-    int r = stereo_gauss_taps(p->smooth_sigma, taps);
-    g_string_append_printf(s, "#define SMOOTH_R %d\n", r);
-    append_array(s, "SMOOTH_TAPS", taps, 2 * r + 1);
-  }
-  if (groups & D_FILL) {
-    int r = stereo_gauss_taps(p->fill_sigma, taps);
-    g_string_append_printf(s, "#define FILL_R %d\n", r);
-    append_array(s, "FILL_TAPS", taps, 2 * r + 1);
-    int per = fill_rounds_per_pass(p, shared_limit);
-    int k = groups & D_FILL_REST ? p->fill_iterations % per : per;
-    FillLayout fl = fill_layout(r, MAX(k, 1));
-    g_string_append_printf(s, "#define FILL_ROUNDS %d\n#define FILL_S_TOTAL %d\n"
-                           "#define FILL_RS_SIZE %d\n#define FILL_SW1 %d\n#define FILL_SW2 %d\n",
-                           MAX(k, 1), fl.s_total, fl.rs_size, fl.sw[0], fl.sw[1]);
-  }
-  if (groups & D_POST) {
-    /* post.comp: a workgroup per row, about 2 pixels per invocation (fewer invocations
-     * and barriers for narrow images), 32..1024 invocations, as many as let the staged
-     * rows fit the shared memory (on the H200 at 1920 x 1080, 16 pairs: 2.23 ms with
-     * 1024, 2.64 with 512, 4.12 with 256, 6.47 with 128) */
-    int threads = 32;
-    while (threads < 1024 && threads * 2 < p->width)
-      threads *= 2;
-    while (threads > 256 && post_shared_bytes(p->width, threads, false) > shared_limit)
-      threads /= 2;   /* the staged rows fit: fewer invocations */
-    /* STEREOD_POST_THREADS=N (benchmarks): N invocations a row (a power of two, 32..1024) */
-    const char *pt = g_getenv("STEREOD_POST_THREADS");
-    if (pt && atoi(pt) >= 32 && atoi(pt) <= 1024 && (atoi(pt) & (atoi(pt) - 1)) == 0)
-      threads = atoi(pt);
-    g_string_append_printf(s, "#define LR_CHECK %d\n#define ROW_THREADS %d\n"
-                           "#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0, threads,
-                           (p->width + threads - 1) / threads);
-    /* post.comp's staged rows (3 floats a pixel) beside its scan arrays */
-    if (post_shared_bytes(p->width, threads, false) <= shared_limit &&
-        g_strcmp0(g_getenv("STEREOD_POST_STAGED"), "0"))
-      g_string_append_printf(s, "#define STAGED 1\n#define STAGE_W %d\n%s", p->width,
-                             post_shared_bytes(p->width, threads, true) <= shared_limit &&
-                                 g_strcmp0(g_getenv("STEREOD_POST_STAGE_K"), "0")
-                               ? "#define STAGE_K 1\n" : "");
-    if (p->median)
-      g_string_append(s, "#define MEDIAN 1\n");
-    if (p->densify)
-      g_string_append(s, "#define DENSIFY 1\n");
-    append_define_float(s, "LR_MAX", p->lr_max);
-    append_define_float(s, "SIGMA_D_MAX", p->sigma_d_max);
-    append_define_float(s, "EDGE_MARGIN", STEREO_DENSIFY_EDGE_MARGIN);
-  }
-  if (groups & D_LEVELS)
-    g_string_append_printf(s, "#define MAX_LEVELS %d\n", STEREO_MAX_LEVELS);
-  if (groups & D_QUAD)
-    g_string_append_printf(s, "#define QUAD_LEVELS %d\n#define QUAD_FORMAT %s\n",
-                           STEREO_QUAD_LEVELS_PER_PASS,
-                           gpu_format_glsl_layout(STEREO_QUAD_FORMAT));
-  if (groups & D_DIRS)
-    g_string_append_printf(s, "#define DIRS %d\n", p->lr_check ? 2 : 1);
-  if (groups & D_SMOOTH) {
-    /* The phase pass's tile: its terms and halo in shared memory (16 bytes a pixel, rows
-     * padded to an odd count; phase.comp's register blocking wants TILE_W % 8 == 0 and
-     * TILE_H % 4 == 0), within the device's limit (32 KiB on llvmpipe, 48 KiB on
-     * NVIDIA). The larger the tile, the fewer terms a fused round computes twice for the
-     * halos (32 x 32: 1.9 terms per output at the default radius 6; 32 x 16: 2.4; 16 x 16:
-     * 3.1), but the fewer workgroups share an SM: on the H200 32 x 16 is the fastest both
-     * fused and split (10.1 and 8.6 ms for the level-0 rounds of 16 1080p pairs; 32 x 32:
-     * 13.2 and 10.3; 16 x 16: 10.7 and 9.1; bench/results/2026-12-02-h200-profile). */
-    int r = stereo_gauss_taps(p->smooth_sigma, taps);
-    static const int tiles[][2] = { { 32, 16 }, { 32, 32 }, { 16, 16 }, { 32, 8 }, { 16, 8 } };
-    int tw = 16, th = 8;
-    /* STEREOD_PHASE_TILE=WxH (benchmarks): that tile where it fits */
-    const char *env = g_getenv("STEREOD_PHASE_TILE");
-    int ew = 0, eh = 0;
-    if (env && sscanf(env, "%dx%d", &ew, &eh) == 2 && ew > 0 && eh > 0 && ew * eh % 256 == 0 &&
-        ew % 8 == 0 && eh % 4 == 0 && ((ew + 2 * r) | 1) * (eh + 2 * r) * 16 <= shared_limit) {
-      tw = ew;
-      th = eh;
-    } else
-    for (size_t i = 0; i < G_N_ELEMENTS(tiles); i++)
-      if (((tiles[i][0] + 2 * r) | 1) * (tiles[i][1] + 2 * r) * 16 <= shared_limit) {
-        tw = tiles[i][0];
-        th = tiles[i][1];
-        break;
-      }
-    g_string_append_printf(s, "#define TILE_W %d\n#define TILE_H %d\n", tw, th);
-    /* STEREOD_PHASE_SEG=RxC (benchmarks): outputs per invocation of the row and the
-     * column filter (divisors of the tile's width and height) */
-    const char *seg = g_getenv("STEREOD_PHASE_SEG");
-    int sr = 0, sc = 0;
-    if (seg && sscanf(seg, "%dx%d", &sr, &sc) == 2 && sr > 0 && sc > 0 && tw % sr == 0 &&
-        th % sc == 0)
-      g_string_append_printf(s, "#define SEG_R %d\n#define SEG_C %d\n", sr, sc);
-  }
-  if (variant)
-    g_string_append(s, variant);
-  return g_string_free(s, FALSE);
-}
 
 StereoPasses *
 stereo_passes_new(GpuContext *gpu, const StereoParams *params, GError **error)
@@ -406,10 +177,10 @@ stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
         (i == PASS_PHASE && ps->phase_split == PHASE_SPLIT_ALWAYS))
       continue;
     if (i == PASS_FILL_REST &&
-        params->fill_iterations % fill_rounds_per_pass(params,
+        params->fill_iterations % stereo_fill_rounds_per_pass(params,
                                                        gpu_context_get_max_shared_memory(gpu)) == 0)
       continue;
-    g_autofree char *defines = pass_defines(params, pi->groups, pi->variant,
+    g_autofree char *defines = stereo_pass_defines(params, pi->groups, pi->variant,
                                             gpu_context_get_max_shared_memory(gpu));
     g_autofree char *label = g_strdup_printf("stereo/%s%s%s", pi->file,
                                              i == PASS_REFINE || i == PASS_REFINE_TILED
@@ -424,7 +195,7 @@ stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
   }
 
   {
-    g_autofree char *d = pass_defines(params, D_SMOOTH, NULL,
+    g_autofree char *d = stereo_pass_defines(params, D_SMOOTH, NULL,
                                       gpu_context_get_max_shared_memory(gpu));
     const char *tw = strstr(d, "#define TILE_W "), *th = strstr(d, "#define TILE_H ");
     ps->phase_tile[0] = atoi(tw + strlen("#define TILE_W "));
@@ -644,7 +415,8 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
 int
 stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur)
 {
-  int per = fill_rounds_per_pass(&ps->params, gpu_context_get_max_shared_memory(ps->gpu));
+  int per = stereo_fill_rounds_per_pass(&ps->params,
+                                        gpu_context_get_max_shared_memory(ps->gpu));
   for (int done = 0; done < ps->params.fill_iterations; done += per) {
     GpuPass *p = ps->params.fill_iterations - done >= per ? ps->pass[PASS_FILL]
                                                           : ps->pass[PASS_FILL_REST];
