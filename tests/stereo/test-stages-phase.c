@@ -52,14 +52,18 @@ upload_state(GpuImage *img, int layer, const RefImage *field, bool full)
  * window: measured d within 3.4e-6 px, C-bar 3.2e-7, sigma_d^2 7.2e-7 (1 + d^2);
  * required d within 5e-5 px, C-bar 5e-6, sigma_d^2 1e-5 (1 + d^2) (E/A - d^2 cancels),
  * v exact; a solve within rounding of c_min or of the guard may flip (at most 3). */
-static void
-phase_case(bool upsample, double guard)
+/* One random input; FALSE (nothing asserted on it yet) when its near-tie gates leave
+ * more than a tenth of the outputs out of the comparison and `last` is FALSE: a fresh
+ * input is drawn (phase_cases). */
+static bool
+phase_case(bool upsample, double guard, bool last)
 {
   const int w = 90, h = 50, cw = 45, ch = 25, level = 0;
   Fixture f;
   fixture_setup(&f, w, h);
   if (!f.ctx)
-    return;
+    return true;
+  bool checked = true;
   double shift = g_rand_double_range(stages_rng, 2, 12);
   g_autoptr(RefImage) l = NULL, r = NULL;
   textured_pair(w, h, shift, &l, &r);
@@ -164,6 +168,12 @@ phase_case(bool upsample, double guard)
                    "outputs skipped, %d flips, %d compared: max |d| error %.3g px, C %.3g, "
                    "var %.3g", upsample ? "upsampled prior" : "prior of the level", guard, eta,
                    active, ambiguous, skipped, flips, compared, max_d, max_c, max_v);
+    if (skipped > w * h / 10 && !last) {
+      g_test_message("%d ambiguous terms leave %d outputs out: a fresh input", ambiguous,
+                     skipped);
+      checked = false;
+      break;
+    }
     g_assert_cmpint(active, >, w * h / 3);
     g_assert_cmpint(skipped, <=, w * h / 10);
     g_assert_cmpint(flips, <=, 3);
@@ -174,6 +184,18 @@ phase_case(bool upsample, double guard)
   ref_image_free(prior[0]);
   ref_image_free(prior[1]);
   fixture_teardown(&f);
+  return checked;
+}
+
+/* phase_case on up to three fresh inputs: one whose gates lie within rounding at so many
+ * pixels that a tenth of the outputs cannot be compared is drawn again (the bound holds
+ * for the last). */
+static void
+phase_cases(bool upsample, double guard)
+{
+  for (int attempt = 0; attempt < 3; attempt++)
+    if (phase_case(upsample, guard, attempt == 2))
+      return;
 }
 
 /* Both schedules of the round: fused (GPUs) and split in two passes (software
@@ -186,9 +208,9 @@ test_phase_round(void)
   for (int split = 0; split < 2; split++) {
     g_setenv("STEREOD_PHASE_SPLIT", split ? "1" : "0", TRUE);
     g_test_message("phase round %s", split ? "split in two passes" : "fused");
-    phase_case(false, 0.0);
-    phase_case(true, 0.0);
-    phase_case(false, STEREO_REFINE_GUARD);
+    phase_cases(false, 0.0);
+    phase_cases(true, 0.0);
+    phase_cases(false, STEREO_REFINE_GUARD);
   }
   if (saved)
     g_setenv("STEREOD_PHASE_SPLIT", saved, TRUE);
