@@ -15,7 +15,8 @@
 # apart; with STADIUM_JSON, their counts go to STADIUM_JSON.NAME), STADIUM_ENGINE
 # ("key=value,key=value": set in every [pair] group of the stereod.conf played, a copy of
 # the clip's, to compare engine settings on the same clip; default none: stereod's
-# defaults, what is reported). Prints the scorer's
+# defaults, what is reported), STADIUM_SPEED (the replay's offline_speed, default the
+# clip's 1: its own 25 frames/s). Prints the scorer's
 # table and its summary line (then each variant's, its summary prefixed with "NAME: ");
 # exit status 0, or the step's that failed.
 set -euo pipefail
@@ -61,6 +62,13 @@ if [ -n "${STADIUM_ENGINE:-}" ]; then
   st_conf=$work/stereod-engine.conf
   /usr/bin/python3 "$root/bench/conf-set.py" "$clip/stereod.conf" "$st_conf" 'pair .*' \
     "$STADIUM_ENGINE" || exit 2
+fi
+# STADIUM_SPEED: the replay's offline_speed instead of the clip's 1 (slower, for a set
+# whose many builders share one machine and would otherwise skip frames)
+if [ -n "${STADIUM_SPEED:-}" ]; then
+  /usr/bin/python3 "$root/bench/conf-set.py" "$st_conf" "$work/stereod-speed.conf" daemon \
+    "offline_speed=$STADIUM_SPEED" || exit 2
+  st_conf=$work/stereod-speed.conf
 fi
 
 # the variants' configurations: the clip's, with their keys set and a ring of their own

@@ -474,6 +474,9 @@ typedef struct {
   uint64_t capture_ns;      /* of the latest frame */
   uint64_t arrived_ns;      /* CLOCK_MONOTONIC ns when it was read */
   bool fused;               /* the latest frame went into a fused frame (or was skipped) */
+  bool opened;              /* no frame yet, but its ring is open (since arrived_ns): it is
+                             * waited for like a pair whose frame is fused, so that the
+                             * first set is not fused before the other pairs' first frames */
 } HeightmapPairState;
 
 typedef struct {
@@ -483,7 +486,7 @@ typedef struct {
 } HeightmapSelectParams;
 
 /* Which frames to fuse now. Live pairs have a frame that arrived within stale_ns of
- * now_ns; an unfused frame captured at or before last_fused_ns (the newest capture time
+ * now_ns, or (opened) a ring opened within stale_ns and no frame yet; an unfused frame captured at or before last_fused_ns (the newest capture time
  * fused so far, 0 before the first) is late: it is marked in late[] (when not NULL) and
  * never chosen, so that the output's time never goes back. The newest unfused live frame
  * that is not late sets the time T; chosen[i] is set for the live pairs with such a frame

@@ -101,7 +101,9 @@ heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
     if (late)
       late[i] = too_late;
     fused[i] = p[i].fused || too_late;
-    live[i] = p[i].has_frame && now - p[i].arrived_ns <= sp->stale_ns;
+    live[i] = (p[i].has_frame || p[i].opened) && now - p[i].arrived_ns <= sp->stale_ns;
+    if (!p[i].has_frame)
+      fused[i] = true;   /* an opened ring without a frame: waited for, never chosen */
     if (live[i] && !fused[i] && (!any || p[i].capture_ns > newest)) {
       newest = p[i].capture_ns;
       any = true;
@@ -211,6 +213,10 @@ pair_opened(Pair *pair, const HeightmapReader *rd)
   pair->height = heightmap_reader_get_height(rd);
   pair->ring_id = heightmap_reader_get_ring_id(rd);
   pair->probation = pair->bad || pair->warned;
+  /* a first ring (or one that left the pair without a frame): its first frame is waited
+   * for like the next frame of a pair that has one, wait_ms per set until stale_ms */
+  if (!pair->probation && !pair->state.has_frame)
+    pair->state = (HeightmapPairState) { .opened = true, .arrived_ns = now_ns(), .fused = true };
   if (!pair->probation)
     g_message("heightmap: [pair %s] reading ring %s (%dx%d)", pair->cfg->name,
               pair->cfg->ring, pair->width, pair->height);

@@ -378,6 +378,33 @@ test_select(void)
   g_assert_true(late[1]);
   heightmap_select_frames(q, 3, now, 0, &sp, chosen, skipped, late, NULL);
   g_assert_false(late[1]);
+
+  /* The first set: pair 0 has its first frame; pair 1's ring is open but its first frame
+   * has not come (a writer that processes the pairs in turn); pair 2's ring is not open.
+   * The set waits for pair 1 (not for pair 2), and goes without it after wait_ns; a ring
+   * opened longer than stale_ns ago without a frame is not waited for. */
+  HeightmapPairState r[3] = {
+    { true, 5000000000ull, now - 1000, false, false },
+    { false, 0, now - 5000, true, true },
+    { false, 0, 0, false, false },
+  };
+  g_assert_cmpint(heightmap_select_frames(r, 3, now, 0, &sp, chosen, skipped, late, &deadline),
+                  ==, 0);
+  g_assert_cmpuint(deadline, ==, now - 1000 + sp.wait_ns);
+  g_assert_false(late[1] || skipped[1] || chosen[1]);
+  g_assert_cmpint(heightmap_select_frames(r, 3, now + sp.wait_ns, 0, &sp, chosen, skipped, late,
+                                          NULL), ==, 1);
+  g_assert_true(chosen[0] && !chosen[1] && !skipped[1] && !chosen[2]);
+  r[1] = (HeightmapPairState) { true, 5001000000ull, now - 500, false, true };
+  g_assert_cmpint(heightmap_select_frames(r, 3, now, 0, &sp, chosen, skipped, late, NULL), ==, 2);
+  g_assert_true(chosen[0] && chosen[1]);
+  r[1] = (HeightmapPairState) { false, 0, now - 2 * sp.stale_ns, true, true };
+  g_assert_cmpint(heightmap_select_frames(r, 3, now, 0, &sp, chosen, skipped, late, NULL), ==, 1);
+  /* an opened ring without a frame never sets the time nor makes a set on its own */
+  HeightmapPairState e[1] = { { false, 0, now - 1000, true, true } };
+  g_assert_cmpint(heightmap_select_frames(e, 1, now + sp.wait_ns, 0, &sp, chosen, skipped, late,
+                                          &deadline), ==, 0);
+  g_assert_cmpuint(deadline, ==, 0);
 }
 
 /* ---------------------------------------------------------------- output */
