@@ -122,6 +122,9 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   if (r->carve != n->carve)
     fixed(&d, "[heightmap] carve changed: needs a restart, keeping %s",
           r->carve ? "true" : "false");
+  live_double(&d, "goal_line", &r->goal_line, n->goal_line);
+  live_double(&d, "goal_width", &r->goal_width, n->goal_width);
+  live_double(&d, "goal_height", &r->goal_height, n->goal_height);
   live_double(&d, "top_fraction", &r->top_fraction, n->top_fraction);
   live_double(&d, "blob_min_area", &r->blob_min_area, n->blob_min_area);
   live_double(&d, "blob_max_area", &r->blob_max_area, n->blob_max_area);

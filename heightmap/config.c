@@ -17,7 +17,8 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
-  "min_confidence", "min_points", "pool", "carve", "top_fraction", "blob_min_area",
+  "min_confidence", "min_points", "pool", "carve", "goal_line", "goal_width", "goal_height",
+  "top_fraction", "blob_min_area",
   "blob_max_area", "split_depth", "top_band", "visible_offset", "disparity_noise", "gate",
   "acceleration", "max_missed", "confirm", "socket", "ring", "format", "metrics", NULL
 };
@@ -128,6 +129,9 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_int(c, "min_points", 1, 1000, &cfg->min_points, error) ||
       !get_int(c, "pool", 0, 4, &cfg->pool, error) ||
       !keyfile_get_bool(c->kf, c->group, "carve", KEYFILE_OPTIONAL, &cfg->carve, error) ||
+      !get_double(c, "goal_line", 0, 1000, &cfg->goal_line, error) ||
+      !get_double(c, "goal_width", 0.5, 50, &cfg->goal_width, error) ||
+      !get_double(c, "goal_height", 0.5, 10, &cfg->goal_height, error) ||
       !get_double(c, "top_fraction", 0, 1, &cfg->top_fraction, error) ||
       !get_double(c, "blob_min_area", 0, 1000, &cfg->blob_min_area, error) ||
       !get_double(c, "blob_max_area", 0.001, 10000, &cfg->blob_max_area, error) ||
@@ -208,6 +212,9 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->min_confidence = 128;
   cfg->min_points = 2;
   cfg->top_fraction = 0.1;
+  cfg->goal_line = 52.5;
+  cfg->goal_width = 7.32;
+  cfg->goal_height = 2.44;
   cfg->blob_min_area = 0.1;
   cfg->blob_max_area = 3.0;
   cfg->top_band = 1.0;
@@ -294,7 +301,8 @@ heightmap_config_fusion_params(const HeightmapConfig *c)
   return (HeightmapFusionParams) {
     .grid = c->grid, .min_confidence = c->min_confidence, .min_points = c->min_points,
     .top_fraction = c->top_fraction, .pool = c->pool, .carve = c->carve,
-    .disparity_noise = c->disparity_noise,
+    .disparity_noise = c->disparity_noise, .goal_line = c->goal_line,
+    .goal_width = c->goal_width, .goal_height = c->goal_height,
   };
 }
 

@@ -163,6 +163,9 @@ heightmap_fusion_set_params(HeightmapFusion *f, const HeightmapFusionParams *par
   f->params.min_points = params->min_points;
   f->params.top_fraction = params->top_fraction;
   f->params.disparity_noise = params->disparity_noise;
+  f->params.goal_line = params->goal_line;
+  f->params.goal_width = params->goal_width;
+  f->params.goal_height = params->goal_height;
 }
 
 bool
@@ -286,11 +289,14 @@ heightmap_fusion_add(HeightmapFusion *f, int pair, const HeightmapPairGeometry *
   gpu_program_set_ivec2(p, "u_cells", g->width, g->height);
   /* GLSL reads it back as uint: the bit pattern is what counts. */
   gpu_program_set_int(p, "u_pair_bit", (int) (int32_t) (1u << pair));
+  gpu_program_set_float(p, "u_disparity_noise", (float) f->params.disparity_noise);
+  const float goal[4] = { (float) f->params.goal_line, (float) (f->params.goal_width / 2),
+                          (float) f->params.goal_height, (float) HEIGHTMAP_GOAL_RADIUS };
+  gpu_program_set_vec4(p, "u_goal", goal);
   if (f->params.carve) {
     /* rays of about 960 x 540 pixels a frame (a 4K pair: every 4th in x and y): the
      * cells are 0.1 m, far wider than the pixels' footprints at that size */
     int stride = MAX(1, (int) floor(sqrt((double) in->width * in->height / (960.0 * 540.0))));
-    gpu_program_set_float(p, "u_disparity_noise", (float) f->params.disparity_noise);
     gpu_program_set_int(p, "u_carve_stride", stride);
   }
   gpu_bind_image(0, pi->disparity, GPU_ACCESS_READ);

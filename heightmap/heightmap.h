@@ -105,6 +105,10 @@ typedef struct {
   int min_points;           /* >= 1, points a cell's robust top needs */
   int pool;                 /* cells: histograms summed over (2 pool + 1)^2 cells */
   bool carve;               /* free-space carving of the height map by the pairs' rays */
+  double goal_line;         /* m, the goal lines at x = -goal_line and +goal_line; 0 = no
+                               goal frames (heightmap_scatter.comp) */
+  double goal_width;        /* m, between the posts' axes */
+  double goal_height;       /* m, the bar's axis above the ground */
   double top_fraction;      /* 0..1, share of a cell's points at or above its top */
   double blob_min_area;     /* m^2 */
   double blob_max_area;     /* m^2 */
@@ -200,14 +204,21 @@ typedef struct {
                                         cell's points higher than a ray that passed
                                         through it on its way to a farther point are
                                         dropped */
-  double disparity_noise;            /* px, the carving's gap before a ray's point */
+  double disparity_noise;            /* px, the carving's gap before a ray's point and the
+                                        goal frames' range gate */
+  double goal_line;                  /* m, x of the goal lines (+-); 0 = none: pixels whose
+                                        ray meets a goal frame at their range are dropped */
+  double goal_width, goal_height;    /* m, the frame's posts' spacing and bar height */
 } HeightmapFusionParams;
+
+/* The radius of a goal's posts and bar (the Laws of the Game: at most 12 cm wide). */
+#define HEIGHTMAP_GOAL_RADIUS 0.06
 
 HeightmapFusion *heightmap_fusion_new(GpuContext *gpu, const HeightmapFusionParams *params,
                                       GError **error);
 void heightmap_fusion_free(HeightmapFusion *fusion);
 
-/* Takes min_confidence, min_points and top_fraction from `params` for the next
+/* Takes min_confidence, min_points, top_fraction and the goal frames from `params` for the next
  * heightmap_fusion_add / _finish (uniforms: no GL object is made). The grid and pool are
  * fixed at creation (image sizes, a shader constant): `params` must carry the fusion's. */
 void heightmap_fusion_set_params(HeightmapFusion *fusion, const HeightmapFusionParams *params);

@@ -21,6 +21,16 @@
 // The resolve drops a cell's bins above its ceiling + CARVE_TOL. A pair's smear along its
 // view lies on its own rays (they do not carve it); another pair's rays to the ground
 // behind do.
+//
+// Goal frames (u_goal.x > 0): the two goals of a football pitch are objects as tall as a
+// player, standing where players stand, and the range error smears their posts and bar
+// into blobs of a player's size. A point is the goal's when the ray from the camera to
+// it passes within GOAL_REACH (the frame's radius, a margin and 2 px of the point's
+// footprint, for the disparity window's spread) of a post or the bar, at a range within
+// GOAL_GAP_MIN m plus GOAL_SIGMAS range errors of the point's: such a pixel sees the
+// frame, and its point is dropped (it neither counts nor sets the pair's bit). The
+// frames are given in pitch coordinates: goal lines at x = -u_goal.x and +u_goal.x, posts
+// at y = +-u_goal.y, bar at z = u_goal.z, posts and bar of radius u_goal.w.
 
 #include "heightmap_common.glsl"
 
@@ -37,8 +47,9 @@ uniform float u_min_confidence;  // 0..255
 uniform vec4 u_grid;             // x0, y0, 1 / cell, unused
 uniform ivec2 u_cells;           // grid size
 uniform int u_pair_bit;       // 1 << pair, as a bit pattern
+uniform float u_disparity_noise;   // px: the range error of carving and the goal frames
+uniform vec4 u_goal;               // goal line x, post y, bar z, radius; x 0 = no goals
 #ifdef CARVE
-uniform float u_disparity_noise;   // px
 uniform int u_carve_stride;        // rays of every stride-th pixel in x and y (the host
                                    // keeps about 960 x 540 of them a frame)
 #endif
@@ -54,6 +65,48 @@ uniform int u_carve_stride;        // rays of every stride-th pixel in x and y (
 #define CARVE_GAP_MIN 0.5
 #define CARVE_SIGMAS 3.0
 #define CARVE_MAX_STEPS 4096
+#define GOAL_MARGIN 0.1
+#define GOAL_FOOTPRINT_PX 2.0
+#define GOAL_GAP_MIN 0.3
+#define GOAL_SIGMAS 3.0
+
+// The distance between the segment from c to c + s_max u (u a unit vector) and the
+// segment from a to b, and the ray's parameter s at the closest points (clamped to both
+// segments; parallel segments: the closest point nearest a).
+float ray_segment(vec3 c, vec3 u, float s_max, vec3 a, vec3 b, out float s)
+{
+  vec3 v = b - a, w = c - a;
+  float vv = dot(v, v), uv = dot(u, v), uw = dot(u, w), vw = dot(v, w);
+  float den = vv - uv * uv;   // |u| = 1: vv (1 - cos^2)
+  float t = den > 1e-9 * vv ? clamp((vw - uv * uw) / den, 0.0, 1.0) : 0.0;
+  s = clamp(t * uv - uw, 0.0, s_max);
+  t = clamp((s * uv + vw) / vv, 0.0, 1.0);
+  s = clamp(t * uv - uw, 0.0, s_max);
+  return length(c + s * u - (a + t * v));
+}
+
+// Whether the ray from c to the point q, measured at range error sigma, sees a goal frame.
+bool sees_goal(vec3 c, vec3 q, float sigma, float footprint)
+{
+  vec3 d = q - c;
+  float range = length(d);
+  if (!(range > 0.0))
+    return false;
+  vec3 u = d / range;
+  float gap = GOAL_GAP_MIN + GOAL_SIGMAS * sigma;
+  float reach = u_goal.w + GOAL_MARGIN + GOAL_FOOTPRINT_PX * footprint * range;
+  for (int g = 0; g < 2; g++) {
+    float x = g == 0 ? -u_goal.x : u_goal.x;
+    vec3 p0 = vec3(x, -u_goal.y, 0.0), p1 = vec3(x, u_goal.y, 0.0);
+    vec3 t0 = vec3(x, -u_goal.y, u_goal.z), t1 = vec3(x, u_goal.y, u_goal.z);
+    float s;
+    if ((ray_segment(c, u, range + gap, p0, t0, s) <= reach && s >= range - gap) ||
+        (ray_segment(c, u, range + gap, p1, t1, s) <= reach && s >= range - gap) ||
+        (ray_segment(c, u, range + gap, t0, t1, s) <= reach && s >= range - gap))
+      return true;
+  }
+  return false;
+}
 
 #ifdef CARVE
 // The cells the ray from the camera centre c to the point q crosses below the histogram's
@@ -101,16 +154,19 @@ void main()
     return;
   if (!(q.z >= Z_MIN))
     return;
+  // the point's depth Z and its range error: Z = f / w, w = d / B + Q33, f B = Q23 / Q32
+  float w = u_q[14] * (float(v) * u_scale) + u_q[15];
+  float fb = u_q[11] / u_q[14];
+  float z = u_q[11] / w;
+  float sigma = fb > 0.0 ? z * z / fb * u_disparity_noise : 0.0;
+  vec3 centre = vec3(u_pose[9], u_pose[10], u_pose[11]);
 #ifdef CARVE
-  if (p.x % u_carve_stride == 0 && p.y % u_carve_stride == 0) {
-    // the point's depth Z and its range error: Z = f / w, w = d / B + Q33, f B = Q23 / Q32
-    float w = u_q[14] * (float(v) * u_scale) + u_q[15];
-    float fb = u_q[11] / u_q[14];
-    float z = u_q[11] / w;
-    float sigma = fb > 0.0 ? z * z / fb * u_disparity_noise : 0.0;
-    carve(vec3(u_pose[9], u_pose[10], u_pose[11]), q, CARVE_GAP_MIN + CARVE_SIGMAS * sigma);
-  }
+  if (p.x % u_carve_stride == 0 && p.y % u_carve_stride == 0)
+    carve(centre, q, CARVE_GAP_MIN + CARVE_SIGMAS * sigma);
 #endif
+  // a pixel's footprint per metre of range: 1 / f (Q23 = f)
+  if (u_goal.x > 0.0 && sees_goal(centre, q, sigma, 1.0 / abs(u_q[11])))
+    return;
   vec2 cf = (q.xy - u_grid.xy) * u_grid.z;
   if (!(cf.x >= 0.0 && cf.y >= 0.0 && cf.x < float(u_cells.x) && cf.y < float(u_cells.y)))
     return;

@@ -430,6 +430,111 @@ test_fusion_carve(void)
   carve_scene(ctx, 1920, 1440);
 }
 
+/* Goal frames (heightmap_scatter.comp): a goal at x = 3 m (posts at y = +-1.5 m, bar at
+ * 2 m, 0.12 m thick, drawn as boxes), a keeper 0.4 m in front of its line, a player in
+ * the open, seen by two cameras; each pixel's disparity is that of the nearest box or the
+ * ground. Without the goal frames the frame stands in the height map; with them its
+ * pixels are dropped and the keeper, the player and the ground are unchanged. */
+static void
+render_goal_scene(const StereoCalib *c, int16_t *d)
+{
+  static const double boxes[][2][3] = {
+    { { 2.94, -1.56, 0 }, { 3.06, -1.44, 2.06 } },     /* post */
+    { { 2.94, 1.44, 0 }, { 3.06, 1.56, 2.06 } },       /* post */
+    { { 2.94, -1.56, 1.94 }, { 3.06, 1.56, 2.06 } },   /* bar */
+    { { 2.2, -0.25, 0 }, { 2.6, 0.25, 1.8 } },         /* the keeper */
+    { { -0.25, 1.5, 0 }, { 0.25, 2.0, 1.8 } },         /* a player */
+  };
+  const double *R = c->pose_rotation, *C = c->pose_centre;
+  double f = c->P1[0], cx = c->P1[2], cy = c->P1[6], fb = f * calib_baseline(c);
+  for (int y = 0; y < c->height; y++)
+    for (int x = 0; x < c->width; x++) {
+      double cam[3] = { (x - cx) / f, (y - cy) / f, 1 }, r[3];
+      for (int i = 0; i < 3; i++)
+        r[i] = R[3 * i] * cam[0] + R[3 * i + 1] * cam[1] + R[3 * i + 2] * cam[2];
+      double t = r[2] < 0 ? -C[2] / r[2] : INFINITY;
+      for (size_t k = 0; k < G_N_ELEMENTS(boxes); k++)
+        t = MIN(t, box_hit(C, r, boxes[k][0], boxes[k][1]));
+      d[y * c->width + x] = isfinite(t) ? (int16_t) lround(fb / t * 32) : INT16_MIN;
+    }
+}
+
+static void
+test_fusion_goals(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  enum { W = 320, H = 240, N = 80 };   /* cells of 0.1 m over [-4, 4]^2 */
+  StereoCalib ca, cb;
+  const double target[3] = { 0, 0, 0 }, a_at[3] = { 0, -30, 12 }, b_at[3] = { -30, 0, 12 };
+  look_at(&ca, W, H, 1200.0, 1.5, a_at, target);
+  look_at(&cb, W, H, 1200.0, 1.5, b_at, target);
+  HeightmapPairGeometry ga, gb;
+  heightmap_geometry_from_calib(&ga, &ca);
+  heightmap_geometry_from_calib(&gb, &cb);
+  g_autofree int16_t *da = g_new(int16_t, W * H);
+  g_autofree int16_t *db = g_new(int16_t, W * H);
+  render_goal_scene(&ca, da);
+  render_goal_scene(&cb, db);
+  HeightmapInput ia = { .width = W, .height = H, .disparity = da, .disparity_stride = W * 2,
+                        .disparity_size = W * H * 2, .disparity_scale = 1.0 / 32 };
+  HeightmapInput ib = ia;
+  ib.disparity = db;
+  float h[2][N * N];
+  for (int goals = 0; goals < 2; goals++) {
+    HeightmapFusionParams fp = { .label = "goals", .min_points = 2, .top_fraction = 0.1,
+                                 .disparity_noise = 0.07, .goal_line = goals ? 3.0 : 0.0,
+                                 .goal_width = 3.0, .goal_height = 2.0 };
+    g_assert_true(heightmap_grid_init(&fp.grid, -4, 4, -4, 4, 0.1));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
+    g_assert_no_error(error);
+    for (int i = 0; i < N * N; i++)
+      h[goals][i] = -7.0f;
+    g_assert_true(heightmap_fusion_begin(f, &error));
+    g_assert_true(heightmap_fusion_add(f, 0, &ga, &ia, &error));
+    g_assert_true(heightmap_fusion_add(f, 1, &gb, &ib, &error));
+    g_assert_true(heightmap_fusion_finish(f, h[goals], NULL, &error));
+    g_assert_no_error(error);
+    for (int i = 0; i < N * N; i++)
+      g_assert_true(isnan(h[goals][i]) || (h[goals][i] >= 0.0f && h[goals][i] <= 3.2f));
+  }
+  static const double region[5][4] = {
+    { 2.8, 3.2, -1.7, -1.3 },   /* a post */
+    { 2.8, 3.2, -1.2, 1.2 },    /* under the bar */
+    { 2.3, 2.5, -0.15, 0.15 },  /* the keeper */
+    { -0.2, 0.2, 1.55, 1.95 },  /* the player */
+    { -3.0, 1.0, -3.0, 1.0 },   /* ground */
+  };
+  double top[2][5];
+  for (int goals = 0; goals < 2; goals++)
+    for (int k = 0; k < 5; k++) {
+      top[goals][k] = -1;
+      for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+          double x = -4 + 0.1 * (i + 0.5), y = -4 + 0.1 * (j + 0.5);
+          if (x >= region[k][0] && x <= region[k][1] && y >= region[k][2] && y <= region[k][3] &&
+              !isnan(h[goals][j * N + i]))
+            top[goals][k] = MAX(top[goals][k], h[goals][j * N + i]);
+        }
+    }
+  g_test_message("highest cell without / with goal frames: post %.2f / %.2f m, bar %.2f / "
+                 "%.2f m, keeper %.2f / %.2f m, player %.2f / %.2f m, ground %.2f / %.2f m",
+                 top[0][0], top[1][0], top[0][1], top[1][1], top[0][2], top[1][2], top[0][3],
+                 top[1][3], top[0][4], top[1][4]);
+  g_assert_cmpfloat(top[0][0], >, 1.8);   /* the frame stands without */
+  g_assert_cmpfloat(top[0][1], >, 1.8);
+  g_assert_cmpfloat(top[1][0], <, 0.3);   /* and is gone with them */
+  g_assert_cmpfloat(top[1][1], <, 0.3);
+  g_assert_cmpfloat(top[0][2], >, 1.6);   /* the keeper */
+  g_assert_cmpfloat(top[0][3], >, 1.6);   /* the player */
+  g_assert_cmpfloat(top[0][4], >=, 0.0);  /* the ground */
+  g_assert_cmpfloat(top[0][4], <, 0.2);
+  for (int k = 2; k < 5; k++)             /* none of them changed by the goal frames */
+    g_assert_cmpfloat(fabs(top[1][k] - top[0][k]), <, 1e-6);
+}
+
 /* Inputs that claim more than they hold, as a hostile ring's frame would: each one is
  * refused with an error before anything is uploaded (the buffers are heap blocks of
  * exactly their size, so that a read past one is an ASan error in that build), the
@@ -544,6 +649,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/fusion-hand", test_fusion_hand);
   g_test_add_func("/heightmap/fusion-bounds", test_fusion_bounds);
   g_test_add_func("/heightmap/fusion-carve", test_fusion_carve);
+  g_test_add_func("/heightmap/fusion-goals", test_fusion_goals);
   int r = g_test_run();
   g_rand_free(rng);
   return r;

@@ -108,6 +108,10 @@ test_config_errors(void)
       HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nacceleration=-1\n[pair a]\n",
       "hm.conf: [heightmap] acceleration: -1 is outside 0..100", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ngoal_width=0.1\n[pair a]\n",
+      "hm.conf: [heightmap] goal_width: 0.1 is outside 0.5..50", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ngoal_line=-52.5\n[pair a]\n",
+      "hm.conf: [heightmap] goal_line: -52.5 is outside 0..1000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ndisparity_noise=fast\n[pair a]\n",
       "hm.conf: [heightmap] disparity_noise: 'fast' is not a number", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ncell=0.001\n[pair a]\n",
@@ -280,16 +284,19 @@ test_config_update(void)
   g_autoptr(HeightmapConfig) n = load(
     "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\ncell=0.2\npool=1\ncarve=true\nformat=mm\n"
     "min_height=0.7\nconfirm=3\nwait_ms=40\nmin_points=4\ntop_fraction=0.25\n"
-    "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\n[pair a]\nring=a2\n[pair c]\n",
+    "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\n[pair a]\nring=a2\n"
+    "[pair c]\n",
     &error);
   g_assert_no_error(error);
   g_assert_true(heightmap_config_update(r, n, changed, fixed));
   g_assert_cmpstr(changed->str, ==, "wait_ms 100 -> 40, min_height 0.5 -> 0.7, "
-                  "min_points 2 -> 4, top_fraction 0.1 -> 0.25, split_depth 0 -> 0.3, "
+                  "min_points 2 -> 4, goal_line 52.5 -> 50, top_fraction 0.1 -> 0.25, "
+                  "split_depth 0 -> 0.3, "
                   "disparity_noise 0.07 -> 0.1, "
                   "acceleration 10 -> 0, confirm 2 -> 3");
   g_assert_cmpfloat(r->acceleration, ==, 0);
   g_assert_cmpfloat(r->disparity_noise, ==, 0.1);
+  g_assert_cmpfloat(r->goal_line, ==, 50);
   const char *expect[] = {
     "[heightmap] cell changed: needs a restart, keeping 0.1",
     "[heightmap] pool changed: needs a restart, keeping 0",
