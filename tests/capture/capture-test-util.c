@@ -23,8 +23,19 @@ log_keep(const char *domain, GLogLevelFlags level, const char *message, gpointer
 static gboolean
 not_fatal_here(const char *domain, GLogLevelFlags level, const char *message, gpointer data)
 {
-  return !(domain && strcmp(domain, "stereod-capture") == 0 &&
-           (level & G_LOG_LEVEL_WARNING));
+  if (domain && strcmp(domain, "stereod-capture") == 0 && (level & G_LOG_LEVEL_WARNING))
+    return FALSE;
+  /* GStreamer's own: a bin that sorts its children for a state change while a child
+   * links a dynamic pad (decodebin's, on the side that did start) sees an unfinished
+   * graph and says so; the state change goes on. Seen once in CI when the other side's
+   * start failed (/capture/fault/missing-camera); the pair's behaviour is what the
+   * tests check. */
+  if (domain && strcmp(domain, "GStreamer") == 0 && (level & G_LOG_LEVEL_WARNING) && message &&
+      strstr(message, "loop detected in the graph of bin")) {
+    g_test_message("GStreamer: %s", message);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 void

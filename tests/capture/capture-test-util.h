@@ -12,7 +12,8 @@ G_BEGIN_DECLS
 /* gst_init, g_test_init, and a log handler for the "stereod-capture" domain that keeps
  * every message (warnings are expected there: they are not fatal in these tests). */
 void ct_init(int *argc, char ***argv);
-/* g_test_add_data_func with the warnings of "stereod-capture" made non-fatal. */
+/* g_test_add_data_func with the warnings of "stereod-capture" made non-fatal (and
+ * GStreamer's "loop detected in the graph of bin", capture-test-util.c says why). */
 void ct_add(const char *path, gconstpointer data, GTestDataFunc fn);
 void ct_add_func(const char *path, GTestFunc fn);
 /* How many kept messages contain `needle` (case-sensitive). */
