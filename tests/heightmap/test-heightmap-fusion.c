@@ -327,12 +327,14 @@ box_hit(const double o[3], const double r[3], const double b0[3], const double b
   return t0 <= t1 ? t0 : INFINITY;
 }
 
-/* Renders the disparity of the ground, the box and (fake) A's smear: pixels whose ground
- * point lies in the smear's source patch see a point 3 m nearer along the same ray. */
+typedef double Box[2][3];   /* corners [x0 y0 z0], [x1 y1 z1] */
+
+/* Renders the disparity of the ground and of the n boxes (each pixel: the nearest), and,
+ * with smear, (fake) A's smear: pixels whose ground point lies in the smear's source patch
+ * see a point 3 m nearer along the same ray. */
 static void
-render_scene(const StereoCalib *c, bool smear, int16_t *d)
+render_boxes(const StereoCalib *c, const Box *boxes, size_t n, bool smear, int16_t *d)
 {
-  static const double box0[3] = { -0.25, 1.5, 0 }, box1[3] = { 0.25, 2.0, 1.8 };
   const double *R = c->pose_rotation, *C = c->pose_centre;
   double f = c->P1[0], cx = c->P1[2], cy = c->P1[6], fb = f * calib_baseline(c);
   for (int y = 0; y < c->height; y++)
@@ -344,9 +346,57 @@ render_scene(const StereoCalib *c, bool smear, int16_t *d)
       double gx = C[0] + t * r[0], gy = C[1] + t * r[1];
       if (smear && isfinite(t) && fabs(gx) <= 0.5 && gy >= -1.0 && gy <= -0.2)
         t *= 1.0 - 3.0 / hypot(gx - C[0], gy - C[1]);   /* 3 m nearer, horizontally */
-      t = MIN(t, box_hit(C, r, box0, box1));
+      for (size_t k = 0; k < n; k++)
+        t = MIN(t, box_hit(C, r, boxes[k][0], boxes[k][1]));
       d[y * c->width + x] = isfinite(t) ? (int16_t) lround(fb / t * 32) : INT16_MIN;
     }
+}
+
+/* The carving scene: the ground, a box and (with smear) A's smear. */
+static void
+render_scene(const StereoCalib *c, bool smear, int16_t *d)
+{
+  static const Box box[1] = { { { -0.25, 1.5, 0 }, { 0.25, 2.0, 1.8 } } };
+  render_boxes(c, box, 1, smear, d);
+}
+
+/* Fuses pair 0 (ga, ia) and pair 1 (gb, ib) with `fp` over [-4, 4]^2 in 0.1 m cells into
+ * h (N x N, poisoned first); every cell NaN or within the histogram's range. */
+enum { SCENE_N = 80 };
+static void
+fuse_two(GpuContext *ctx, HeightmapFusionParams *fp, const HeightmapPairGeometry *ga,
+         const HeightmapInput *ia, const HeightmapPairGeometry *gb, const HeightmapInput *ib,
+         float *h)
+{
+  g_assert_true(heightmap_grid_init(&fp->grid, -4, 4, -4, 4, 0.1));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, fp, &error);
+  g_assert_no_error(error);
+  for (int i = 0; i < SCENE_N * SCENE_N; i++)
+    h[i] = -7.0f;
+  g_assert_true(heightmap_fusion_begin(f, &error));
+  g_assert_true(heightmap_fusion_add(f, 0, ga, ia, &error));
+  g_assert_true(heightmap_fusion_add(f, 1, gb, ib, &error));
+  g_assert_true(heightmap_fusion_finish(f, h, NULL, &error));
+  g_assert_no_error(error);
+  for (int i = 0; i < SCENE_N * SCENE_N; i++)
+    g_assert_true(isnan(h[i]) || (h[i] >= 0.0f && h[i] <= 3.2f));
+}
+
+/* The highest cell of h (fuse_two's grid) in a region (x0, x1, y0, y1 in m), NaN cells
+ * left out; -1 when there is none. */
+static double
+region_top(const float *h, const double region[4])
+{
+  double top = -1;
+  for (int j = 0; j < SCENE_N; j++)
+    for (int i = 0; i < SCENE_N; i++) {
+      double x = -4 + 0.1 * (i + 0.5), y = -4 + 0.1 * (j + 0.5);
+      if (x >= region[0] && x <= region[1] && y >= region[2] && y <= region[3] &&
+          !isnan(h[j * SCENE_N + i]))
+        top = MAX(top, h[j * SCENE_N + i]);
+    }
+  return top;
 }
 
 /* The scene at W x H px, focal 1200 x W / 320 (the same view at any size): at 1920 x 1440
@@ -370,26 +420,12 @@ carve_scene(GpuContext *ctx, int W, int H)
   HeightmapInput ib = ia;
   ib.disparity = db;
 
-  enum { N = 80 };   /* cells of 0.1 m over [-4, 4]^2 */
-  float h[2][N * N];
+  float h[2][SCENE_N * SCENE_N];
   for (int carve = 0; carve < 2; carve++) {
     HeightmapFusionParams fp = { .label = "carve", .min_points = 2, .top_fraction = 0.1,
                                  .carve = carve, .disparity_noise = 0.07 };
-    g_assert_true(heightmap_grid_init(&fp.grid, -4, 4, -4, 4, 0.1));
-    g_autoptr(GError) error = NULL;
-    g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
-    g_assert_no_error(error);
-    for (int i = 0; i < N * N; i++)
-      h[carve][i] = -7.0f;
-    g_assert_true(heightmap_fusion_begin(f, &error));
-    g_assert_true(heightmap_fusion_add(f, 0, &ga, &ia, &error));
-    g_assert_true(heightmap_fusion_add(f, 1, &gb, &ib, &error));
-    g_assert_true(heightmap_fusion_finish(f, h[carve], NULL, &error));
-    g_assert_no_error(error);
-    for (int i = 0; i < N * N; i++)
-      g_assert_true(isnan(h[carve][i]) || (h[carve][i] >= 0.0f && h[carve][i] <= 3.2f));
+    fuse_two(ctx, &fp, &ga, &ia, &gb, &ib, h[carve]);
   }
-  /* the highest cell of a region (x0..x1, y0..y1 in m), NaN cells left out */
   double top[2][3];
   static const double region[3][4] = {
     { -0.5, 0.5, -4.0, -3.0 },   /* the fake object: A's smear, about 1.2 m high */
@@ -397,16 +433,8 @@ carve_scene(GpuContext *ctx, int W, int H)
     { 1.0, 3.0, -3.0, 1.0 },     /* ground seen by both */
   };
   for (int carve = 0; carve < 2; carve++)
-    for (int k = 0; k < 3; k++) {
-      top[carve][k] = -1;
-      for (int j = 0; j < N; j++)
-        for (int i = 0; i < N; i++) {
-          double x = -4 + 0.1 * (i + 0.5), y = -4 + 0.1 * (j + 0.5);
-          if (x >= region[k][0] && x <= region[k][1] && y >= region[k][2] && y <= region[k][3] &&
-              !isnan(h[carve][j * N + i]))
-            top[carve][k] = MAX(top[carve][k], h[carve][j * N + i]);
-        }
-    }
+    for (int k = 0; k < 3; k++)
+      top[carve][k] = region_top(h[carve], region[k]);
   g_test_message("%dx%d: highest cell without / with carving: fake object %.2f / %.2f m, "
                  "box %.2f / %.2f m, ground %.2f / %.2f m", W, H, top[0][0], top[1][0],
                  top[0][1], top[1][1], top[0][2], top[1][2]);
@@ -438,25 +466,14 @@ test_fusion_carve(void)
 static void
 render_goal_scene(const StereoCalib *c, int16_t *d)
 {
-  static const double boxes[][2][3] = {
+  static const Box boxes[] = {
     { { 2.94, -1.56, 0 }, { 3.06, -1.44, 2.06 } },     /* post */
     { { 2.94, 1.44, 0 }, { 3.06, 1.56, 2.06 } },       /* post */
     { { 2.94, -1.56, 1.94 }, { 3.06, 1.56, 2.06 } },   /* bar */
     { { 2.2, -0.25, 0 }, { 2.6, 0.25, 1.8 } },         /* the keeper */
     { { -0.25, 1.5, 0 }, { 0.25, 2.0, 1.8 } },         /* a player */
   };
-  const double *R = c->pose_rotation, *C = c->pose_centre;
-  double f = c->P1[0], cx = c->P1[2], cy = c->P1[6], fb = f * calib_baseline(c);
-  for (int y = 0; y < c->height; y++)
-    for (int x = 0; x < c->width; x++) {
-      double cam[3] = { (x - cx) / f, (y - cy) / f, 1 }, r[3];
-      for (int i = 0; i < 3; i++)
-        r[i] = R[3 * i] * cam[0] + R[3 * i + 1] * cam[1] + R[3 * i + 2] * cam[2];
-      double t = r[2] < 0 ? -C[2] / r[2] : INFINITY;
-      for (size_t k = 0; k < G_N_ELEMENTS(boxes); k++)
-        t = MIN(t, box_hit(C, r, boxes[k][0], boxes[k][1]));
-      d[y * c->width + x] = isfinite(t) ? (int16_t) lround(fb / t * 32) : INT16_MIN;
-    }
+  render_boxes(c, boxes, G_N_ELEMENTS(boxes), false, d);
 }
 
 static void
@@ -465,7 +482,7 @@ test_fusion_goals(void)
   g_autoptr(GpuContext) ctx = gpu_test_context();
   if (!ctx)
     return;
-  enum { W = 320, H = 240, N = 80 };   /* cells of 0.1 m over [-4, 4]^2 */
+  enum { W = 320, H = 240 };
   StereoCalib ca, cb;
   const double target[3] = { 0, 0, 0 }, a_at[3] = { 0, -30, 12 }, b_at[3] = { -30, 0, 12 };
   look_at(&ca, W, H, 1200.0, 1.5, a_at, target);
@@ -481,24 +498,12 @@ test_fusion_goals(void)
                         .disparity_size = W * H * 2, .disparity_scale = 1.0 / 32 };
   HeightmapInput ib = ia;
   ib.disparity = db;
-  float h[2][N * N];
+  float h[2][SCENE_N * SCENE_N];
   for (int goals = 0; goals < 2; goals++) {
     HeightmapFusionParams fp = { .label = "goals", .min_points = 2, .top_fraction = 0.1,
                                  .disparity_noise = 0.07, .goal_line = goals ? 3.0 : 0.0,
                                  .goal_width = 3.0, .goal_height = 2.0 };
-    g_assert_true(heightmap_grid_init(&fp.grid, -4, 4, -4, 4, 0.1));
-    g_autoptr(GError) error = NULL;
-    g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
-    g_assert_no_error(error);
-    for (int i = 0; i < N * N; i++)
-      h[goals][i] = -7.0f;
-    g_assert_true(heightmap_fusion_begin(f, &error));
-    g_assert_true(heightmap_fusion_add(f, 0, &ga, &ia, &error));
-    g_assert_true(heightmap_fusion_add(f, 1, &gb, &ib, &error));
-    g_assert_true(heightmap_fusion_finish(f, h[goals], NULL, &error));
-    g_assert_no_error(error);
-    for (int i = 0; i < N * N; i++)
-      g_assert_true(isnan(h[goals][i]) || (h[goals][i] >= 0.0f && h[goals][i] <= 3.2f));
+    fuse_two(ctx, &fp, &ga, &ia, &gb, &ib, h[goals]);
   }
   static const double region[5][4] = {
     { 2.8, 3.2, -1.7, -1.3 },   /* a post */
@@ -509,16 +514,8 @@ test_fusion_goals(void)
   };
   double top[2][5];
   for (int goals = 0; goals < 2; goals++)
-    for (int k = 0; k < 5; k++) {
-      top[goals][k] = -1;
-      for (int j = 0; j < N; j++)
-        for (int i = 0; i < N; i++) {
-          double x = -4 + 0.1 * (i + 0.5), y = -4 + 0.1 * (j + 0.5);
-          if (x >= region[k][0] && x <= region[k][1] && y >= region[k][2] && y <= region[k][3] &&
-              !isnan(h[goals][j * N + i]))
-            top[goals][k] = MAX(top[goals][k], h[goals][j * N + i]);
-        }
-    }
+    for (int k = 0; k < 5; k++)
+      top[goals][k] = region_top(h[goals], region[k]);
   g_test_message("highest cell without / with goal frames: post %.2f / %.2f m, bar %.2f / "
                  "%.2f m, keeper %.2f / %.2f m, player %.2f / %.2f m, ground %.2f / %.2f m",
                  top[0][0], top[1][0], top[0][1], top[1][1], top[0][2], top[1][2], top[0][3],
