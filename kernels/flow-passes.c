@@ -3,6 +3,7 @@
  * compile-time defines, so that engines with the same parameters share the compiled
  * programs; what changes between dispatches (sizes, levels, offsets) is uniforms. */
 #include "kernels/flow-passes.h"
+#include "kernels/glsl-defines.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -116,34 +117,6 @@ flow_passes_row_layers(const FlowParams *params)
   return (flow_params_row_kernels(params) + 1) / 2;
 }
 
-/* A float constant as GLSL source: the value rounded to float first (what a float uniform
- * held), printed so that it parses back to exactly that float. */
-static void
-append_float(GString *s, double v)
-{
-  g_string_append_printf(s, "%.9e", (double)(float)v);
-}
-
-static void
-append_define_float(GString *s, const char *name, double v)
-{
-  g_string_append_printf(s, "#define %s ", name);
-  append_float(s, v);
-  g_string_append_c(s, '\n');
-}
-
-static void
-append_array(GString *s, const char *name, const double *v, int n)
-{
-  g_string_append_printf(s, "#define %s float[%d](", name, n);
-  for (int i = 0; i < n; i++) {
-    if (i)
-      g_string_append(s, ", ");
-    append_float(s, v[i]);
-  }
-  g_string_append(s, ")\n");
-}
-
 /* The bank's taps as flat arrays [kernel * taps + i]: the N / 2 + 1 row kernels, the N
  * column kernels. */
 static void
@@ -154,12 +127,12 @@ append_bank(GString *s, const FlowParams *p)
   double im[FLOW_MAX_ORIENTATIONS * (2 * FLOW_MAX_RADIUS + 1)];
   for (int r = 0; r < nr; r++)
     flow_params_row_taps(p, r, re + r * n, im + r * n);
-  append_array(s, "ROW_RE", re, nr * n);
-  append_array(s, "ROW_IM", im, nr * n);
+  glsl_append_array(s, "ROW_RE", re, nr * n);
+  glsl_append_array(s, "ROW_IM", im, nr * n);
   for (int k = 0; k < N; k++)
     flow_params_column_taps(p, k, re + k * n, im + k * n);
-  append_array(s, "COL_RE", re, N * n);
-  append_array(s, "COL_IM", im, N * n);
+  glsl_append_array(s, "COL_RE", re, N * n);
+  glsl_append_array(s, "COL_IM", im, N * n);
 }
 
 static void
@@ -168,7 +141,7 @@ append_gauss(GString *s, const char *radius_name, const char *taps_name, double 
   double taps[2 * FLOW_MAX_SMOOTH_RADIUS + 1];
   int r = flow_gauss_taps(sigma, taps);
   g_string_append_printf(s, "#define %s %d\n", radius_name, r);
-  append_array(s, taps_name, taps, 2 * r + 1);
+  glsl_append_array(s, taps_name, taps, 2 * r + 1);
 }
 
 static char *
@@ -187,16 +160,16 @@ pass_defines(const FlowParams *p, unsigned groups, const char *variant)
     double fu[FLOW_MAX_ORIENTATIONS], fv[FLOW_MAX_ORIENTATIONS];
     for (int k = 0; k < p->orientations; k++)
       flow_params_orientation(p, k, &fu[k], &fv[k]);
-    append_array(s, "FREQ_U", fu, p->orientations);
-    append_array(s, "FREQ_V", fv, p->orientations);
+    glsl_append_array(s, "FREQ_U", fu, p->orientations);
+    glsl_append_array(s, "FREQ_V", fv, p->orientations);
     g_string_append_printf(s, "#define GRAD_INVALID %.1f\n", FLOW_GRAD_INVALID);
   }
   if (groups & D_FEATURES) {
     double stab = p->tau / p->sigma;
-    append_define_float(s, "STAB2", stab * stab);
+    glsl_append_define_float(s, "STAB2", stab * stab);
   }
   if (groups & D_TERMS) {
-    append_define_float(s, "KAPPA", p->kappa);
+    glsl_append_define_float(s, "KAPPA", p->kappa);
     g_string_append_printf(s, "#define LOCAL_FREQUENCY %d\n", p->local_frequency ? 1 : 0);
   }
   if (groups & D_LEVELS)
@@ -211,14 +184,14 @@ pass_defines(const FlowParams *p, unsigned groups, const char *variant)
   }
   if (groups & D_SOLVE) {
     append_gauss(s, "SMOOTH_R", "SMOOTH_TAPS", p->smooth_sigma);
-    append_define_float(s, "C_MIN", p->c_min);
-    append_define_float(s, "LAMBDA", p->lambda);
-    append_define_float(s, "DET_MIN", FLOW_DET_MIN);
+    glsl_append_define_float(s, "C_MIN", p->c_min);
+    glsl_append_define_float(s, "LAMBDA", p->lambda);
+    glsl_append_define_float(s, "DET_MIN", FLOW_DET_MIN);
   }
   if (groups & D_FILL)
     append_gauss(s, "FILL_R", "FILL_TAPS", p->fill_sigma);
   if (groups & D_FB)
-    append_define_float(s, "FB_MAX", p->fb_max);
+    glsl_append_define_float(s, "FB_MAX", p->fb_max);
   if (groups & D_PACK)
     g_string_append_printf(s, "#define FLOW_UNKNOWN %.1f\n", (double)FLOW_UNKNOWN);
   if (variant)

@@ -3,39 +3,12 @@
  * the shared-memory layouts of fill.comp and post.comp. */
 #include "kernels/stereo-pass-defines.h"
 
+#include "kernels/glsl-defines.h"
 #include "kernels/stereo-passes.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-/* A float constant as GLSL source: the value rounded to float first, printed so that it
- * parses back to exactly that float. */
-static void
-append_float(GString *s, double v)
-{
-  g_string_append_printf(s, "%.9e", (double)(float)v);
-}
-
-static void
-append_array(GString *s, const char *name, const double *v, int n)
-{
-  g_string_append_printf(s, "#define %s float[%d](", name, n);
-  for (int i = 0; i < n; i++) {
-    if (i)
-      g_string_append(s, ", ");
-    append_float(s, v[i]);
-  }
-  g_string_append(s, ")\n");
-}
-
-static void
-append_define_float(GString *s, const char *name, double v)
-{
-  g_string_append_printf(s, "#define %s ", name);
-  append_float(s, v);
-  g_string_append_c(s, '\n');
-}
 
 /* The slow path of fill.comp runs a round before the last on a square region of side l
  * in strips of sw columns, 256 / sw rows a step (one row sum per invocation): the width
@@ -111,35 +84,35 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
     double h_re[2 * STEREO_MAX_RADIUS + 1], h_im[2 * STEREO_MAX_RADIUS + 1];
     double v[2 * STEREO_MAX_RADIUS + 1];
     stereo_params_filter_taps(p, h_re, h_im, v);
-    append_array(s, "H_RE", h_re, 2 * p->radius + 1);
-    append_array(s, "H_IM", h_im, 2 * p->radius + 1);
-    append_array(s, "V_TAPS", v, 2 * p->radius + 1);
+    glsl_append_array(s, "H_RE", h_re, 2 * p->radius + 1);
+    glsl_append_array(s, "H_IM", h_im, 2 * p->radius + 1);
+    glsl_append_array(s, "V_TAPS", v, 2 * p->radius + 1);
   }
   if (groups & D_SEARCH) {
     g_string_append_printf(s, "#define SEARCH_R %d\n#define REFINE_WINDOW %d\n"
                            "#define REFINE_PAD %d\n", p->search_radius,
                            STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
-    append_define_float(s, "WEIGHT_GAMMA", STEREO_SEARCH_WEIGHT_GAMMA);
+    glsl_append_define_float(s, "WEIGHT_GAMMA", STEREO_SEARCH_WEIGHT_GAMMA);
   }
   if (groups & D_PHASE) {
     double stab = p->tau / p->sigma;
-    append_define_float(s, "OMEGA0", p->omega0);
-    append_define_float(s, "STAB2", stab * stab);
-    append_define_float(s, "KAPPA", p->kappa);
-    append_define_float(s, "GAMMA_EXP", p->gamma);
+    glsl_append_define_float(s, "OMEGA0", p->omega0);
+    glsl_append_define_float(s, "STAB2", stab * stab);
+    glsl_append_define_float(s, "KAPPA", p->kappa);
+    glsl_append_define_float(s, "GAMMA_EXP", p->gamma);
   }
   if (groups & (D_SMOOTH | D_POST))
-    append_define_float(s, "C_MIN", p->c_min);
+    glsl_append_define_float(s, "C_MIN", p->c_min);
   double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
   if (groups & D_SMOOTH) {
     int r = stereo_gauss_taps(p->smooth_sigma, taps);
     g_string_append_printf(s, "#define SMOOTH_R %d\n", r);
-    append_array(s, "SMOOTH_TAPS", taps, 2 * r + 1);
+    glsl_append_array(s, "SMOOTH_TAPS", taps, 2 * r + 1);
   }
   if (groups & D_FILL) {
     int r = stereo_gauss_taps(p->fill_sigma, taps);
     g_string_append_printf(s, "#define FILL_R %d\n", r);
-    append_array(s, "FILL_TAPS", taps, 2 * r + 1);
+    glsl_append_array(s, "FILL_TAPS", taps, 2 * r + 1);
     int per = stereo_fill_rounds_per_pass(p, shared_limit);
     int k = groups & D_FILL_REST ? p->fill_iterations % per : per;
     FillLayout fl = fill_layout(r, MAX(k, 1));
@@ -175,9 +148,9 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
       g_string_append(s, "#define MEDIAN 1\n");
     if (p->densify)
       g_string_append(s, "#define DENSIFY 1\n");
-    append_define_float(s, "LR_MAX", p->lr_max);
-    append_define_float(s, "SIGMA_D_MAX", p->sigma_d_max);
-    append_define_float(s, "EDGE_MARGIN", STEREO_DENSIFY_EDGE_MARGIN);
+    glsl_append_define_float(s, "LR_MAX", p->lr_max);
+    glsl_append_define_float(s, "SIGMA_D_MAX", p->sigma_d_max);
+    glsl_append_define_float(s, "EDGE_MARGIN", STEREO_DENSIFY_EDGE_MARGIN);
   }
   if (groups & D_LEVELS)
     g_string_append_printf(s, "#define MAX_LEVELS %d\n", STEREO_MAX_LEVELS);
