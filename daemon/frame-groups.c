@@ -19,7 +19,8 @@ same_engine(const StereodPairConfig *a, const StereodPairConfig *b)
          p->omega0 == q->omega0 && p->sigma == q->sigma && p->radius == q->radius &&
          p->kappa == q->kappa && p->tau == q->tau && p->gamma == q->gamma &&
          p->smooth_sigma == q->smooth_sigma && p->c_min == q->c_min &&
-         p->iterations == q->iterations && p->fill_sigma == q->fill_sigma &&
+         p->iterations == q->iterations && p->iterations_level0 == q->iterations_level0 &&
+         p->fill_sigma == q->fill_sigma &&
          p->fill_iterations == q->fill_iterations && p->min_disparity == q->min_disparity &&
          p->max_disparity == q->max_disparity && p->search_level == q->search_level &&
          p->search_radius == q->search_radius && p->refine == q->refine &&

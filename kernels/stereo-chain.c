@@ -46,7 +46,7 @@ stereo_chain_run(StereoEngine *e, StereoSlot *sl)
       upsample = true;
       cur = 1;                        /* so that the first round writes image 0 */
     }
-    for (int it = 0; it < e->p.iterations; it++) {
+    for (int it = 0; it < stereo_params_level_iterations(&e->p, s); it++) {
       stereo_pass_phase(ps, e->quad[s], prior, upsample, e->state[s][1 - cur], e->means,
                         sl->layers, s, guard, e->terms);
       cur = 1 - cur;

@@ -22,6 +22,7 @@ stereo_params_init(StereoParams *p, int width, int height)
     .smooth_sigma = 2.0,
     .c_min = 0.02,
     .iterations = 2,
+    .iterations_level0 = STEREO_ITERATIONS_AUTO,
     .fill_sigma = 4.0,
     .fill_iterations = 3,
     .min_disparity = 0.0,
@@ -78,6 +79,9 @@ stereo_params_validate(const StereoParams *p, GError **error)
     return fail(error, "c_min", "must be within 0..1");
   if (p->iterations < 1 || p->iterations > 8)
     return fail(error, "iterations", "must be within 1..8");
+  if ((p->iterations_level0 < 1 || p->iterations_level0 > 8) &&
+      p->iterations_level0 != STEREO_ITERATIONS_AUTO)
+    return fail(error, "iterations_level0", "must be within 1..8 or -2 (automatic)");
   if (!(p->fill_sigma >= 0.5 && ceil(3.0 * p->fill_sigma) <= STEREO_MAX_SMOOTH_RADIUS))
     return fail(error, "fill_sigma", "must be within 0.5..5 px");
   if (p->fill_iterations < 0 || p->fill_iterations > 8)

@@ -23,6 +23,9 @@ G_BEGIN_DECLS
 #define STEREO_REFINE_PAD 1       /* §5b: candidates floor(min) - 1 .. ceil(max) + 1 */
 #define STEREO_REFINE_GUARD 0.25  /* §5b: level-0 phase may move d at most this far, px */
 #define STEREO_SEARCH_LEVEL_AUTO (-2)
+#define STEREO_ITERATIONS_AUTO (-2)
+#define STEREO_ONE_ROUND_PIXELS (1 << 20)   /* automatic level-0 rounds: 1 from this many
+                                               px (1920 x 1080 and larger), else iterations */
 #define STEREO_SEARCH_AUTO_SIDE 250   /* auto search level: the coarsest level >= 1 whose
                                          smaller side is at least this many px, else 1 */
 #define STEREO_DENSIFY_EDGE_MARGIN (15.5 / 255.0)  /* §10 densify side choice, in I units;
@@ -49,6 +52,8 @@ typedef struct {
   double smooth_sigma;      /* applicability Gaussian, level px, 2.0 (radius ceil(3 sigma)) */
   double c_min;             /* minimum smoothed certainty, 0.02 */
   int iterations;           /* per level, 2 */
+  int iterations_level0;    /* at level 0 (the finest), 1..8, or STEREO_ITERATIONS_AUTO
+                               (default): stereo_params_level_iterations() */
 
   /* Between levels (§7.2). */
   double fill_sigma;        /* hole-fill Gaussian, level px, 4.0 */
@@ -109,6 +114,19 @@ bool stereo_params_use_search(const StereoParams *p);
 /* Whether the level-0 refinement search (§5b) runs: refine, the search runs, and it runs
  * above level 0. Its candidates are bounded by floor(min_disparity)..ceil(max_disparity). */
 bool stereo_params_use_refine(const StereoParams *p);
+/* The phase rounds of level s: iterations above level 0; at level 0 iterations_level0,
+ * or for STEREO_ITERATIONS_AUTO one round on images of STEREO_ONE_ROUND_PIXELS and more
+ * (ALGORITHM.md's alternative "1 at level 0 to save time", docs/algorithm.md §11) and
+ * iterations on smaller ones. */
+static inline int
+stereo_params_level_iterations(const StereoParams *p, int s)
+{
+  if (s > 0)
+    return p->iterations;
+  if (p->iterations_level0 != STEREO_ITERATIONS_AUTO)
+    return p->iterations_level0;
+  return (long)p->width * p->height >= STEREO_ONE_ROUND_PIXELS ? 1 : p->iterations;
+}
 /* The coarsest level the phase stage runs on: the search level when searching, else S-1. */
 int stereo_params_start_level(const StereoParams *p);
 /* Integer candidate range of the search in search-level px. */

@@ -30,7 +30,7 @@ static const struct {
 #define F(n, t) { #n, t, offsetof(StereoParams, n) }
   F(levels, T_INT), F(omega0, T_DOUBLE), F(sigma, T_DOUBLE), F(radius, T_INT),
   F(kappa, T_DOUBLE), F(min_magnitude, T_DOUBLE), F(tau, T_DOUBLE), F(gamma, T_DOUBLE), F(smooth_sigma, T_DOUBLE),
-  F(c_min, T_DOUBLE), F(iterations, T_INT), F(fill_sigma, T_DOUBLE),
+  F(c_min, T_DOUBLE), F(iterations, T_INT), F(iterations_level0, T_INT), F(fill_sigma, T_DOUBLE),
   F(fill_iterations, T_INT), F(min_disparity, T_DOUBLE), F(max_disparity, T_DOUBLE),
   F(search_level, T_INT), F(search_radius, T_INT), F(lr_check, T_BOOL),
   F(lr_max, T_DOUBLE), F(sigma_d_max, T_DOUBLE), F(median, T_BOOL), F(densify, T_BOOL),

@@ -188,7 +188,7 @@ ref_direction_run(const StereoParams *p, const RefPyramid *pyr, int eta)
       guard = STEREO_REFINE_GUARD;
     }
     double t_mag = MAX(p->kappa * ref_mean_magnitude(pyr->q[ir][s]), p->min_magnitude);
-    for (int it = 0; it < p->iterations; it++) {
+    for (int it = 0; it < stereo_params_level_iterations(p, s); it++) {
       g_autoptr(RefImage) P = ref_phase_terms(p, pyr->q[ir][s], pyr->q[io][s], d, eta, t_mag);
       RefImage *nd = ref_smooth_solve(p, P, d, s, guard);
       ref_image_free(d);

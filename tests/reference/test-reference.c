@@ -306,6 +306,40 @@ test_search_level(void)
   g_assert_false(stereo_params_validate(&p, NULL));
 }
 
+/* The automatic level-0 rounds (stereo-params.h): one round at level 0 from 2^20 pixels
+ * (1920 x 1080, 3840 x 2160), `iterations` below (1280 x 720, the demo's 960 x 540,
+ * Middlebury); every level above 0 keeps `iterations`; an explicit value is kept and out of
+ * range values are refused. */
+static void
+test_level_iterations(void)
+{
+  static const struct { int w, h, level0; } cases[] = {
+    { 1920, 1080, 1 }, { 3840, 2160, 1 }, { 1024, 1024, 1 }, { 1280, 720, 2 },
+    { 960, 540, 2 }, { 450, 375, 2 }, { 1023, 1024, 2 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    StereoParams p;
+    stereo_params_init(&p, cases[i].w, cases[i].h);
+    g_assert_cmpint(p.iterations_level0, ==, STEREO_ITERATIONS_AUTO);
+    g_assert_true(stereo_params_validate(&p, NULL));
+    g_assert_cmpint(stereo_params_level_iterations(&p, 0), ==, cases[i].level0);
+    for (int s = 1; s < 5; s++)
+      g_assert_cmpint(stereo_params_level_iterations(&p, s), ==, 2);
+    p.iterations = 3;
+    g_assert_cmpint(stereo_params_level_iterations(&p, 1), ==, 3);
+    g_assert_cmpint(stereo_params_level_iterations(&p, 0), ==, cases[i].level0 == 1 ? 1 : 3);
+    p.iterations_level0 = 4;
+    g_assert_true(stereo_params_validate(&p, NULL));
+    g_assert_cmpint(stereo_params_level_iterations(&p, 0), ==, 4);
+    g_assert_cmpint(stereo_params_level_iterations(&p, 1), ==, 3);
+    const int bad[] = { 0, -1, 9, -3 };
+    for (size_t k = 0; k < G_N_ELEMENTS(bad); k++) {
+      p.iterations_level0 = bad[k];
+      g_assert_false(stereo_params_validate(&p, NULL));
+    }
+  }
+}
+
 /* A random rotation of at most `angle` radians about a random axis (Rodrigues). */
 static void
 random_rotation(GRand *rng, double angle, double R[9])
@@ -399,6 +433,7 @@ main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/reference/taps", test_taps);
   g_test_add_func("/reference/search-level", test_search_level);
+  g_test_add_func("/reference/level-iterations", test_level_iterations);
   g_test_add_func("/reference/filter-grating", test_filter_grating);
   g_test_add_func("/reference/local-frequency", test_local_frequency);
   g_test_add_func("/reference/constant-disparity", test_constant_disparity);

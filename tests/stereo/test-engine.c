@@ -121,6 +121,7 @@ test_reference_pyramid(void)
   StereoParams p;
   stereo_params_init(&p, 160, 96);
   p.max_disparity = 4;   /* within the pure pyramid's range: no search */
+  p.iterations_level0 = 3;   /* an odd count at level 0: the state images' turns */
   g_assert_false(stereo_params_use_search(&p));
   run_against_reference(&p, g_rand_double_range(rng, 0.5, 1.5), g_rand_double_range(rng, 2, 3.5));
 }
@@ -132,6 +133,7 @@ test_reference_search(void)
   stereo_params_init(&p, 192, 120);
   p.max_disparity = 40;
   p.refine = true;   /* §5b as well; test_reference_options runs without it */
+  p.iterations_level0 = 1;   /* what 1920 x 1080 and larger get by default */
   g_assert_true(stereo_params_use_search(&p));
   g_assert_true(stereo_params_use_refine(&p));
   run_against_reference(&p, g_rand_double_range(rng, 4, 15), g_rand_double_range(rng, 20, 36));
