@@ -21,7 +21,7 @@ stereo_params_init(StereoParams *p, int width, int height)
     .gamma = 2.0,
     .smooth_sigma = 2.0,
     .c_min = 0.02,
-    .iterations = 2,
+    .iterations = STEREO_ITERATIONS_AUTO,
     .iterations_level0 = STEREO_ITERATIONS_AUTO,
     .fill_sigma = 4.0,
     .fill_iterations = 3,
@@ -77,8 +77,8 @@ stereo_params_validate(const StereoParams *p, GError **error)
     return fail(error, "smooth_sigma", "must be within 0.5..5 px");
   if (!(p->c_min > 0.0 && p->c_min < 1.0))
     return fail(error, "c_min", "must be within 0..1");
-  if (p->iterations < 1 || p->iterations > 8)
-    return fail(error, "iterations", "must be within 1..8");
+  if ((p->iterations < 1 || p->iterations > 8) && p->iterations != STEREO_ITERATIONS_AUTO)
+    return fail(error, "iterations", "must be within 1..8 or -2 (automatic)");
   if ((p->iterations_level0 < 1 || p->iterations_level0 > 8) &&
       p->iterations_level0 != STEREO_ITERATIONS_AUTO)
     return fail(error, "iterations_level0", "must be within 1..8 or -2 (automatic)");

@@ -24,8 +24,8 @@ G_BEGIN_DECLS
 #define STEREO_REFINE_GUARD 0.25  /* §5b: level-0 phase may move d at most this far, px */
 #define STEREO_SEARCH_LEVEL_AUTO (-2)
 #define STEREO_ITERATIONS_AUTO (-2)
-#define STEREO_ONE_ROUND_PIXELS (1 << 20)   /* automatic level-0 rounds: 1 from this many
-                                               px (1920 x 1080 and larger), else iterations */
+#define STEREO_ONE_ROUND_PIXELS (1 << 20)   /* automatic rounds: 1 a level from this many
+                                               px (1920 x 1080 and larger), else 2 */
 #define STEREO_SEARCH_AUTO_SIDE 250   /* auto search level: the coarsest level >= 1 whose
                                          smaller side is at least this many px, else 1 */
 #define STEREO_DENSIFY_EDGE_MARGIN (15.5 / 255.0)  /* §10 densify side choice, in I units;
@@ -51,7 +51,8 @@ typedef struct {
   /* Least squares (§6). */
   double smooth_sigma;      /* applicability Gaussian, level px, 2.0 (radius ceil(3 sigma)) */
   double c_min;             /* minimum smoothed certainty, 0.02 */
-  int iterations;           /* per level, 2 */
+  int iterations;           /* per level above 0, 1..8, or STEREO_ITERATIONS_AUTO
+                               (default): stereo_params_level_iterations() */
   int iterations_level0;    /* at level 0 (the finest), 1..8, or STEREO_ITERATIONS_AUTO
                                (default): stereo_params_level_iterations() */
 
@@ -114,18 +115,22 @@ bool stereo_params_use_search(const StereoParams *p);
 /* Whether the level-0 refinement search (§5b) runs: refine, the search runs, and it runs
  * above level 0. Its candidates are bounded by floor(min_disparity)..ceil(max_disparity). */
 bool stereo_params_use_refine(const StereoParams *p);
-/* The phase rounds of level s: iterations above level 0; at level 0 iterations_level0,
- * or for STEREO_ITERATIONS_AUTO one round on images of STEREO_ONE_ROUND_PIXELS and more
- * (ALGORITHM.md's alternative "1 at level 0 to save time", docs/algorithm.md §11) and
- * iterations on smaller ones. */
+/* The phase rounds of level s: iterations above level 0, iterations_level0 at level 0.
+ * STEREO_ITERATIONS_AUTO (the default of both) is one round a level on images of
+ * STEREO_ONE_ROUND_PIXELS and more and two on smaller ones (docs/algorithm.md §11: at
+ * 1920 x 1080 the second rounds cost a fifth of the phase stage and made the stadium
+ * frames worse; on Middlebury's small scenes they help); an automatic level 0 with an
+ * explicit `iterations` takes that below STEREO_ONE_ROUND_PIXELS. */
 static inline int
 stereo_params_level_iterations(const StereoParams *p, int s)
 {
+  bool large = (long)p->width * p->height >= STEREO_ONE_ROUND_PIXELS;
+  int above = p->iterations != STEREO_ITERATIONS_AUTO ? p->iterations : large ? 1 : 2;
   if (s > 0)
-    return p->iterations;
+    return above;
   if (p->iterations_level0 != STEREO_ITERATIONS_AUTO)
     return p->iterations_level0;
-  return (long)p->width * p->height >= STEREO_ONE_ROUND_PIXELS ? 1 : p->iterations;
+  return large ? 1 : above;
 }
 /* The coarsest level the phase stage runs on: the search level when searching, else S-1. */
 int stereo_params_start_level(const StereoParams *p);

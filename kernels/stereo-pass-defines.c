@@ -93,6 +93,11 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
                            "#define REFINE_PAD %d\n", p->search_radius,
                            STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
     glsl_append_define_float(s, "WEIGHT_GAMMA", STEREO_SEARCH_WEIGHT_GAMMA);
+    /* STEREOD_SEARCH_GROUP=N (benchmarks): candidates a tiled search invocation sums at
+     * once (2..16; default 8) */
+    const char *sg = g_getenv("STEREOD_SEARCH_GROUP");
+    if (sg && atoi(sg) >= 2 && atoi(sg) <= 16)
+      g_string_append_printf(s, "#define GROUP %d\n", atoi(sg));
   }
   if (groups & D_PHASE) {
     double stab = p->tau / p->sigma;

@@ -2,7 +2,8 @@
  *
  *   stereod-disparity LEFT RIGHT -o OUT.pfm [--png16 OUT.png] [--color OUT.jpg]
  *                     [--max-disparity N] [--scales N] [--no-lr-check] [--refine]
- *                     [--window N] [--smoothing S] [--noise-floor G]
+ *                     [--window N] [--smoothing S] [--noise-floor G] [--rounds N]
+ *                     [--rounds-level0 N]
  *                     [--device auto|hardware|software|surfaceless|N] [--verbose|--quiet]
  *                     [--max-pixels N]
  *
@@ -28,7 +29,7 @@
 
 static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt, *opt_calib, *opt_depth;
 static double opt_max_disparity = 0.0;
-static int opt_scales = 0, opt_repeat = 1, opt_window = 0;
+static int opt_scales = 0, opt_repeat = 1, opt_window = 0, opt_rounds = 0, opt_rounds0 = 0;
 static gint64 opt_max_pixels = (gint64)IMAGEIO_DEFAULT_MAX_PIXELS;
 static double opt_smoothing = 0.0, opt_noise_floor = 0.0;
 static gboolean opt_no_lr_check, opt_refine, opt_verbose, opt_quiet, opt_version;
@@ -50,6 +51,10 @@ static const GOptionEntry entries[] = {
     "Skip the right-view pass and the left-right consistency check", NULL },
   { "window", 0, 0, G_OPTION_ARG_INT, &opt_window,
     "Search window half-width, 1..7 px (default 0 = 4, a 9 x 9 window)", "N" },
+  { "rounds", 0, 0, G_OPTION_ARG_INT, &opt_rounds,
+    "Phase rounds on each level above the finest, 1..8 (default 0 = automatic: 1 from 2^20 px, else 2)", "N" },
+  { "rounds-level0", 0, 0, G_OPTION_ARG_INT, &opt_rounds0,
+    "Phase rounds on the finest level, 1..8 (default 0 = automatic: 1 from 2^20 px, else as --rounds)", "N" },
   { "smoothing", 0, 0, G_OPTION_ARG_DOUBLE, &opt_smoothing,
     "Smoothing of the phase estimates, sigma 0.5..5 px (default 0 = 2)", "S" },
   { "noise-floor", 0, 0, G_OPTION_ARG_DOUBLE, &opt_noise_floor,
@@ -125,6 +130,8 @@ check_usage(void)
     return fail(EXIT_USAGE, "--scales must be within 1..%d (0 = automatic)", STEREO_MAX_LEVELS);
   if (opt_window < 0 || opt_window > 7)
     return fail(EXIT_USAGE, "--window must be within 1..7 px (0 = default)");
+  if (opt_rounds < 0 || opt_rounds > 8 || opt_rounds0 < 0 || opt_rounds0 > 8)
+    return fail(EXIT_USAGE, "--rounds and --rounds-level0 must be within 1..8 (0 = default)");
   if (!(opt_smoothing == 0.0 || (opt_smoothing >= 0.5 && opt_smoothing <= 5.0)))
     return fail(EXIT_USAGE, "--smoothing must be within 0.5..5 px (0 = default)");
   if (!(opt_noise_floor >= 0.0 && opt_noise_floor <= 64.0))
@@ -160,6 +167,10 @@ params_apply_options(StereoParams *p, int width)
     p->search_radius = opt_window;
   if (opt_smoothing > 0.0)
     p->smooth_sigma = opt_smoothing;
+  if (opt_rounds > 0)
+    p->iterations = opt_rounds;
+  if (opt_rounds0 > 0)
+    p->iterations_level0 = opt_rounds0;
   stereo_params_set_noise_floor(p, opt_noise_floor);
 }
 

@@ -46,9 +46,16 @@ int pair;
 #define WN (2 * SEARCH_R + 1)
 #define WK (WN * WN)
 #define CHUNK 64
+#ifndef GROUP
 #define GROUP 8
+#endif
 #define TILE_H (16 + 2 * SEARCH_R)
-#define TILE_W (16 + CHUNK - 1 + 2 * SEARCH_R)
+// The other image's tile: CHUNK + 15 window starts, WN wide, and GROUP - 1 columns of
+// padding on either side for the last group of a chunk, whose candidates past the
+// chunk read the padding (their sums are not used).
+#define PAD (GROUP - 1)
+#define TILE_W (16 + CHUNK - 1 + 2 * SEARCH_R + 2 * PAD)
+#define SEG (WN + GROUP - 1)
 
 float ref_at(ivec3 g, int x, int y)
 {
@@ -196,7 +203,7 @@ void main()
   for (int t0 = tlo; t0 <= thi; t0 += CHUNK) {
     int t1 = min(t0 + CHUNK - 1, thi);
     // Tile column 0 is image column base: the leftmost x - eta t - R over the tile/chunk.
-    int base = eta > 0 ? origin.x - t1 - SEARCH_R : origin.x + t0 - SEARCH_R;
+    int base = (eta > 0 ? origin.x - t1 - SEARCH_R : origin.x + t0 - SEARCH_R) - PAD;
     barrier();
     for (int i = ly * 16 + lx; i < TILE_H * TILE_W; i += 256) {
       int r = i / TILE_W, col = i % TILE_W;
@@ -207,37 +214,51 @@ void main()
     if (!inside)
       continue;
     for (int tg = t0; tg <= t1; tg += GROUP) {
+      // Accumulator c holds candidate tg + c (eta = +1) or tg + GROUP - 1 - c (eta = -1):
+      // either way its window on row j starts at column seg0 - c + GROUP - 1 of the tile,
+      // so the SEG values of a row segment serve every tap and candidate of the group
+      // from registers (seg[i - c + GROUP - 1]): one shared read per value instead of
+      // one per tap and candidate. The sums are added in the same order as before.
+      int seg0 = eta > 0 ? lx + (t1 - tg) - (GROUP - 1) + PAD : lx + (tg - t0) + PAD;
       float sb[GROUP], sbb[GROUP], sab[GROUP];
-      int c0[GROUP];
       for (int c = 0; c < GROUP; c++) {
         sb[c] = 0.0;
         sbb[c] = 0.0;
         sab[c] = 0.0;
-        // window start column of candidate tg + c in the tile (clamped for candidates
-        // past t1, whose sums are not used)
-        c0[c] = clamp(g.x - eta * (tg + c) - SEARCH_R - base, 0, TILE_W - WN);
       }
-      for (int j = 0; j < WN; j++)
+      for (int j = 0; j < WN; j++) {
+        float seg[SEG];
+        for (int k = 0; k < SEG; k++)
+          seg[k] = tile[ly + j][seg0 + k];
         for (int i = 0; i < WN; i++) {
           float a = rtile[ly + j][lx + i];
           float w = weight(a, ac);
           float wa = w * (a - ma);
           for (int c = 0; c < GROUP; c++) {
-            float v = tile[ly + j][c0[c] + i];
+            float v = seg[i - c + GROUP - 1];
             float wb = w * v;
             sb[c] += wb;
             sbb[c] += wb * v;
             sab[c] += wa * v;
           }
         }
-      for (int c = 0; c < GROUP && tg + c <= t1; c++) {
+      }
+      for (int c = 0; c < GROUP; c++) {
         int t = tg + c;
+        bool use = t <= t1;
 #ifdef SEARCH_REFINE
-        if (t < lo || t > hi)
-          continue;
+        use = use && t >= lo && t <= hi;
 #endif
-        best_add(b, t, valid_candidate(g, t) ? zncc(sb[c], sbb[c], sab[c], s_w, s_aa) : -2.0,
-                 lo);
+        if (!use)
+          continue;
+        float zc = -2.0;
+        if (valid_candidate(g, t)) {
+          if (eta > 0)   // uniform over the workgroup
+            zc = zncc(sb[c], sbb[c], sab[c], s_w, s_aa);
+          else
+            zc = zncc(sb[GROUP - 1 - c], sbb[GROUP - 1 - c], sab[GROUP - 1 - c], s_w, s_aa);
+        }
+        best_add(b, t, zc, lo);
       }
     }
   }
