@@ -179,7 +179,7 @@ stereod_case testsrc16 16 videotestsrc $long
 grep '^# summary' "$out/stereod.txt" >> "$summary"
 
 echo "== 5. optical flow (stereod-flow --bench) on a Middlebury pair resampled" | tee "$out/flow.txt"
-if [ -d "$here/mbflow" ]; then
+if [ -d "$here/mbflow" ] && [ "${H200_FLOW:-1}" != 0 ]; then   # H200_FLOW=0 skips it
   for flow_pairs in 1 8; do   # one camera, and 8 in one engine (as the service batches them)
     run stereod-flow "$here/mbflow/frame10.png" "$here/mbflow/frame11.png" --size $size \
       --bench $((frames / 2)) --pairs $flow_pairs 2>&1 | grep -v -- '-DEBUG' |

@@ -93,11 +93,21 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
                            "#define REFINE_PAD %d\n", p->search_radius,
                            STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
     glsl_append_define_float(s, "WEIGHT_GAMMA", STEREO_SEARCH_WEIGHT_GAMMA);
-    /* STEREOD_SEARCH_GROUP=N (benchmarks): candidates a tiled search invocation sums at
-     * once (2..16; default 8) */
+    /* The candidates a tiled search invocation sums at once: the search's range in
+     * groups of at most 12, as even as they come (33 candidates, 1920 x 1080 at 128 px:
+     * 3 x 11). The work is its arithmetic: on the H200 (16 1080p pairs) 3 x 11 took
+     * 3.26 ms, 5 x 8 (the last group with one candidate) 3.80, 3 x 12 3.43, 3 x 16 4.12,
+     * 9 x 4 3.28 (bench/results/2026-12-06-h200-engine). The refinement's ranges are
+     * the tiles' own: 8 there. STEREOD_SEARCH_GROUP=N (benchmarks, 2..16) sets both. */
+    int t_min, t_max;
+    stereo_params_search_range(p, &t_min, &t_max);
+    int n = MAX(t_max - t_min + 1, 1), groups = (n + 11) / 12;
+    int group = (n + groups - 1) / groups;
     const char *sg = g_getenv("STEREOD_SEARCH_GROUP");
     if (sg && atoi(sg) >= 2 && atoi(sg) <= 16)
       g_string_append_printf(s, "#define GROUP %d\n", atoi(sg));
+    else
+      g_string_append_printf(s, "#define SEARCH_GROUP %d\n", MAX(group, 2));
   }
   if (groups & D_PHASE) {
     double stab = p->tau / p->sigma;

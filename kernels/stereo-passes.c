@@ -123,12 +123,14 @@ stereo_passes_poll(StereoPasses *ps, GError **error)
  * solve from it) instead of one. On a software renderer the fused round computes the
  * terms of the tiles' halos again (1.9 times the terms), which costs more there than the
  * pass it saves: every level is split. On the H200 the split round is faster too (its
- * second pass holds fewer registers; bench/RESULTS.md, 2026-12-02: 8.6 against 10.1 ms
- * for the two level-0 rounds of 16 1080p pairs), by less on small levels, where the
- * dispatches it adds count more: levels of at least PHASE_SPLIT_PIXELS are split (at
- * 1920 x 1080, level 0 only: 18 dispatches a batch). STEREOD_PHASE_SPLIT=0 (never),
+ * second pass holds fewer registers), by less on small levels, where the dispatch it adds
+ * counts more: levels of at least PHASE_SPLIT_PIXELS are split. 16 1080p pairs, one
+ * round a level: level 0 split 4.19 ms (bench/RESULTS.md, 2026-12-02: 8.6 against 10.1
+ * ms for two rounds fused), level 1 (960 x 540) 1.03 split against 1.27 fused, level 2
+ * (480 x 270) 0.25 against 0.29 (bench/results/2026-12-06-h200-engine): levels 0 and 1
+ * are split at 1920 x 1080, 16 dispatches a batch. STEREOD_PHASE_SPLIT=0 (never),
  * 1 (every level) or "large" (the GPU rule) overrides. */
-#define PHASE_SPLIT_PIXELS (1 << 20)
+#define PHASE_SPLIT_PIXELS (1 << 18)
 
 static PhaseSplit
 phase_split(GpuContext *gpu)

@@ -45,10 +45,16 @@ int pair;
 
 #define WN (2 * SEARCH_R + 1)
 #define WK (WN * WN)
-#define CHUNK 64
+// GROUP candidates are summed at once (stereo-pass-defines.c: the range in even groups
+// of at most 12; 8 for the refinement), CHUNK (a multiple of GROUP) share a staged tile.
 #ifndef GROUP
+#if defined(SEARCH_GROUP) && !defined(SEARCH_REFINE)
+#define GROUP SEARCH_GROUP
+#else
 #define GROUP 8
 #endif
+#endif
+#define CHUNK (GROUP * (64 / GROUP))
 #define TILE_H (16 + 2 * SEARCH_R)
 // The other image's tile: CHUNK + 15 window starts, WN wide, and GROUP - 1 columns of
 // padding on either side for the last group of a chunk, whose candidates past the

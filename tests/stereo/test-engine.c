@@ -595,7 +595,7 @@ count_batch(GpuContext *ctx, StereoEngine *e, int n, bool dry)
 /* Dispatches and barriers per batch, counted in code: with the service's settings at
  * 1920 x 1080 (stereo_params_init, s16 output, the depth plane) at most 20 dispatches
  * per batch, with or without the level-0 refinement, in the schedule of GPUs (the rounds
- * of levels of 2^20 pixels and more split in two: STEREOD_PHASE_SPLIT=large; a software
+ * of levels of 2^18 pixels and more split in two: STEREOD_PHASE_SPLIT=large; a software
  * renderer splits every round, which is reported too); counted in a dry run (every pass queued, barriers issued, only
  * glDispatchCompute skipped: llvmpipe cannot run that size in a test's time). A dry run
  * counts what a real run issues (a batch of 3 at 320x240 both ways), and the count does
