@@ -28,7 +28,7 @@ stereo_params_init(StereoParams *p, int width, int height)
     .min_disparity = 0.0,
     .max_disparity = 128.0,
     .search_level = STEREO_SEARCH_LEVEL_AUTO,
-    .search_radius = 4,
+    .search_radius = STEREO_SEARCH_RADIUS_AUTO,
     .refine = false,
     .lr_check = true,
     .lr_max = 1.0,
@@ -98,13 +98,28 @@ stereo_params_validate(const StereoParams *p, GError **error)
     if (w < 2 * p->radius + 4 || h < 2 * p->radius + 4)
       return fail(error, "search_level", "the search level is smaller than the filter");
   }
-  if (p->search_radius < 1 || p->search_radius > 7)
-    return fail(error, "search_radius", "must be within 1..7");
+  if ((p->search_radius < 1 || p->search_radius > 7) &&
+      p->search_radius != STEREO_SEARCH_RADIUS_AUTO)
+    return fail(error, "search_radius", "must be within 1..7 or -2 (automatic)");
   if (!(p->lr_max > 0.0 && p->lr_max <= 16.0))
     return fail(error, "lr_max", "must be within 0..16 px");
   if (!(p->sigma_d_max <= 16.0))
     return fail(error, "sigma_d_max", "must be at most 16 px (<= 0 disables)");
   return true;
+}
+
+int
+stereo_params_get_search_radius(const StereoParams *p)
+{
+  if (p->search_radius != STEREO_SEARCH_RADIUS_AUTO)
+    return p->search_radius;
+  return stereo_params_get_search_level(p) >= 2 ? 3 : 4;
+}
+
+int
+stereo_params_get_refine_radius(const StereoParams *p)
+{
+  return p->search_radius != STEREO_SEARCH_RADIUS_AUTO ? p->search_radius : 4;
 }
 
 int

@@ -24,6 +24,7 @@ G_BEGIN_DECLS
 #define STEREO_REFINE_GUARD 0.25  /* §5b: level-0 phase may move d at most this far, px */
 #define STEREO_SEARCH_LEVEL_AUTO (-2)
 #define STEREO_ITERATIONS_AUTO (-2)
+#define STEREO_SEARCH_RADIUS_AUTO (-2)
 #define STEREO_ONE_ROUND_PIXELS (1 << 20)   /* automatic rounds: 1 a level from this many
                                                px (1920 x 1080 and larger), else 2 */
 #define STEREO_SEARCH_AUTO_SIDE 250   /* auto search level: the coarsest level >= 1 whose
@@ -66,7 +67,8 @@ typedef struct {
   int search_level;         /* level of the discrete search; -1 = never search;
                                STEREO_SEARCH_LEVEL_AUTO (default) = by the image size:
                                stereo_params_get_search_level() */
-  int search_radius;        /* ZNCC window half-width, 4 (9 x 9) */
+  int search_radius;        /* ZNCC window half-width, 1..7, or STEREO_SEARCH_RADIUS_AUTO
+                               (default): stereo_params_get_search_radius() */
   bool refine;              /* level-0 refinement search (§5b) when the search runs above
                                level 0, FALSE (more accurate, slower) */
 
@@ -107,6 +109,13 @@ void stereo_params_level_size(const StereoParams *p, int s, int *w, int *h);
  * STEREO_SEARCH_AUTO_SIDE px, else 1 (1920 x 1080: 2, 960 x 540 and smaller: 1). -1:
  * never. */
 int stereo_params_get_search_level(const StereoParams *p);
+/* The search window's half-width: search_radius, or for STEREO_SEARCH_RADIUS_AUTO 3
+ * (7 x 7) when the search runs on level 2 or coarser (1920 x 1080 and larger: a window
+ * of 28 x 28 level-0 px) and 4 (9 x 9) on level 1 or 0 (docs/algorithm.md §11). */
+int stereo_params_get_search_radius(const StereoParams *p);
+/* The refinement search's (§5b, level 0) window: search_radius, or 4 (9 x 9) for
+ * STEREO_SEARCH_RADIUS_AUTO. */
+int stereo_params_get_refine_radius(const StereoParams *p);
 /* Whether the discrete search runs: TRUE when the search level is >= 0 and the requested range
  * exceeds what the pure pyramid captures, +-(pi/omega0) * 2^(S-1) / 2 around 0 (§7.4,
  * taken at half its nominal value to keep a margin). */

@@ -89,9 +89,11 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
     glsl_append_array(s, "V_TAPS", v, 2 * p->radius + 1);
   }
   if (groups & D_SEARCH) {
-    g_string_append_printf(s, "#define SEARCH_R %d\n#define REFINE_WINDOW %d\n"
-                           "#define REFINE_PAD %d\n", p->search_radius,
-                           STEREO_REFINE_WINDOW, STEREO_REFINE_PAD);
+    g_string_append_printf(s, "#define SEARCH_R %d\n#define REFINE_R %d\n"
+                           "#define REFINE_WINDOW %d\n#define REFINE_PAD %d\n",
+                           stereo_params_get_search_radius(p),
+                           stereo_params_get_refine_radius(p), STEREO_REFINE_WINDOW,
+                           STEREO_REFINE_PAD);
     glsl_append_define_float(s, "WEIGHT_GAMMA", STEREO_SEARCH_WEIGHT_GAMMA);
     /* The candidates a tiled search invocation sums at once: the search's range in
      * groups of at most 12, as even as they come (33 candidates, 1920 x 1080 at 128 px:

@@ -50,7 +50,7 @@ static const GOptionEntry entries[] = {
   { "no-lr-check", 0, 0, G_OPTION_ARG_NONE, &opt_no_lr_check,
     "Skip the right-view pass and the left-right consistency check", NULL },
   { "window", 0, 0, G_OPTION_ARG_INT, &opt_window,
-    "Search window half-width, 1..7 px (default 0 = 4, a 9 x 9 window)", "N" },
+    "Search window half-width, 1..7 px (default 0 = automatic: 3, a 7 x 7 window, when the search runs on level 2 or coarser, as at 1920 x 1080; else 4, 9 x 9)", "N" },
   { "rounds", 0, 0, G_OPTION_ARG_INT, &opt_rounds,
     "Phase rounds on each level above the finest, 1..8 (default 0 = automatic: 1 from 2^20 px, else 2)", "N" },
   { "rounds-level0", 0, 0, G_OPTION_ARG_INT, &opt_rounds0,

@@ -20,6 +20,10 @@
 // over x, y +- REFINE_WINDOW (every 2 px), within t_min..t_max; the tiled variant runs
 // the union of its tile's ranges and keeps each pixel's own. The prior is the upsample
 // (§8) of the level-1 state `prior`, made here where it is read.
+#if defined(SEARCH_REFINE) && defined(REFINE_R)   // the refinement's window (level 0)
+#undef SEARCH_R
+#define SEARCH_R REFINE_R
+#endif
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(rg32f, binding = 0) readonly uniform image2DArray img;     // layer = pair
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;   // layer z

@@ -13,9 +13,9 @@ clampi(int v, int lo, int hi)
 /* The search with candidates t_min..t_max, or per pixel from `prior` (§5b) when given. */
 static RefImage *
 search(const StereoParams *p, const RefImage *ref, const RefImage *oth, const RefImage *prior,
-       int eta, int t_min_all, int t_max_all)
+       int eta, int t_min_all, int t_max_all, int r)
 {
-  int W = ref->w, H = ref->h, r = p->search_radius;
+  int W = ref->w, H = ref->h;
   int n = (2 * r + 1) * (2 * r + 1);
   int nt = MAX(t_max_all - t_min_all + 1, 1);
 
@@ -104,7 +104,7 @@ ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int 
   g_return_val_if_fail(ref->w == oth->w && ref->h == oth->h, NULL);
   int t_min, t_max;
   stereo_params_search_range(p, &t_min, &t_max);
-  return search(p, ref, oth, NULL, eta, t_min, t_max);
+  return search(p, ref, oth, NULL, eta, t_min, t_max, stereo_params_get_search_radius(p));
 }
 
 RefImage *
@@ -115,5 +115,5 @@ ref_refine_search(const StereoParams *p, const RefImage *ref, const RefImage *ot
   g_return_val_if_fail(ref->w == oth->w && ref->h == oth->h, NULL);
   g_return_val_if_fail(prior->w == ref->w && prior->h == ref->h, NULL);
   return search(p, ref, oth, prior, eta, (int)floor(p->min_disparity),
-                (int)ceil(p->max_disparity));
+                (int)ceil(p->max_disparity), stereo_params_get_refine_radius(p));
 }

@@ -440,6 +440,37 @@ test_rectify_map(void)
   }
 }
 
+/* The automatic search window (stereo-params.h): 7 x 7 where the search runs on level 2
+ * or coarser (1920 x 1080, 3840 x 2160), 9 x 9 on level 1 (960 x 540, Middlebury) and for
+ * the level-0 refinement; an explicit window is kept for both; out of range refused. */
+static void
+test_search_radius(void)
+{
+  static const struct { int w, h, level, radius; } cases[] = {
+    { 1920, 1080, 2, 3 }, { 3840, 2160, 3, 3 }, { 960, 540, 1, 4 }, { 450, 375, 1, 4 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    StereoParams p;
+    stereo_params_init(&p, cases[i].w, cases[i].h);
+    g_assert_cmpint(p.search_radius, ==, STEREO_SEARCH_RADIUS_AUTO);
+    g_assert_true(stereo_params_validate(&p, NULL));
+    g_assert_cmpint(stereo_params_get_search_level(&p), ==, cases[i].level);
+    g_assert_cmpint(stereo_params_get_search_radius(&p), ==, cases[i].radius);
+    g_assert_cmpint(stereo_params_get_refine_radius(&p), ==, 4);
+    p.search_level = 1;   /* an explicit level 1: the level-1 window */
+    g_assert_cmpint(stereo_params_get_search_radius(&p), ==, 4);
+    p.search_radius = 5;
+    g_assert_true(stereo_params_validate(&p, NULL));
+    g_assert_cmpint(stereo_params_get_search_radius(&p), ==, 5);
+    g_assert_cmpint(stereo_params_get_refine_radius(&p), ==, 5);
+    const int bad[] = { 0, -1, 8, -3 };
+    for (size_t k = 0; k < G_N_ELEMENTS(bad); k++) {
+      p.search_radius = bad[k];
+      g_assert_false(stereo_params_validate(&p, NULL));
+    }
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -447,6 +478,7 @@ main(int argc, char **argv)
   g_test_add_func("/reference/taps", test_taps);
   g_test_add_func("/reference/search-level", test_search_level);
   g_test_add_func("/reference/level-iterations", test_level_iterations);
+  g_test_add_func("/reference/search-radius", test_search_radius);
   g_test_add_func("/reference/filter-grating", test_filter_grating);
   g_test_add_func("/reference/local-frequency", test_local_frequency);
   g_test_add_func("/reference/constant-disparity", test_constant_disparity);

@@ -38,13 +38,20 @@ upload_pair(GpuImage *img, int layer, const RefImage *l, const RefImage *r)
  * costs tie within rounding: at least 99.5 % of the pixels must agree in certainty and,
  * where both are valid, in d within 1e-3 px (the parabola of fp32 costs). */
 static void
-search_case(int w, int h, double shift_lo, double shift_hi, int t_max)
+search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radius)
 {
   enum { PAIRS = 2 };
   Fixture f;
   fixture_setup(&f, w, h);
   if (!f.ctx)
     return;
+  if (radius > 0) {   /* another window: the programs again */
+    GError *error = NULL;
+    f.p.search_radius = radius;
+    stereo_passes_free(f.ps);
+    f.ps = stereo_passes_new(f.ctx, &f.p, &error);
+    g_assert_no_error(error);
+  }
   RefImage *l[PAIRS], *r[PAIRS];
   double shift[PAIRS];
   g_autoptr(GpuImage) img = layered(f.ctx, w, h, PAIRS, GPU_FORMAT_RG32F);
@@ -77,8 +84,11 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max)
         if (gv != rv || (rv && fabs(out[4 * i] - ref->data[3 * i + REF_D]) > 1e-3))
           bad++;
       }
-      g_test_message("search (%s) pair %d eta %d shift %.2f: %d of %d differ, %d valid",
-                     tiled ? "tiled" : "direct", k, eta, shift[k], bad, w * h, valid);
+      g_test_message("search (%s, %d x %d window) pair %d eta %d shift %.2f: %d of %d differ, "
+                     "%d valid", tiled ? "tiled" : "direct",
+                     2 * stereo_params_get_search_radius(&p) + 1,
+                     2 * stereo_params_get_search_radius(&p) + 1, k, eta, shift[k], bad, w * h,
+                     valid);
       g_assert_cmpint(valid, >, w * h / 3);
       g_assert_cmpfloat(bad, <=, 0.005 * w * h);
     }
@@ -93,8 +103,9 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max)
 static void
 test_search(void)
 {
-  search_case(96, 64, 3, 18, 24);     /* one chunk of candidates */
-  search_case(200, 40, 60, 110, 130); /* three chunks (64 candidates each) */
+  search_case(96, 64, 3, 18, 24, 0);     /* one chunk of candidates, 9 x 9 */
+  search_case(200, 40, 60, 110, 130, 0); /* three chunks (60 candidates each) */
+  search_case(96, 64, 3, 18, 24, 3);     /* the 7 x 7 window of 1920 x 1080 */
 }
 
 /* §5b, the refinement search, both directions in one dispatch: the prior is the level-1
