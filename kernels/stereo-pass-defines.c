@@ -66,11 +66,12 @@ stereo_fill_rounds_per_pass(const StereoParams *p, int shared_limit)
 }
 
 /* post.comp's shared memory with its rows staged: the three rows' validity (and with
- * `k` the output row's k), 4 bytes a pixel each, beside the scans' arrays. */
+ * `k` the output row's k), 4 bytes a pixel each, beside the scans' arrays (12 bytes an
+ * entry, an entry per invocation and per group of 32, in each direction). */
 static int
 post_shared_bytes(int width, int threads, bool k)
 {
-  return (k ? 16 : 12) * width + 2 * threads * 12 + 64;
+  return (k ? 16 : 12) * width + 2 * (threads + threads / 32) * 12 + 64;
 }
 
 char *
@@ -161,6 +162,9 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
                              post_shared_bytes(p->width, threads, true) <= shared_limit &&
                                  g_strcmp0(g_getenv("STEREOD_POST_STAGE_K"), "0")
                                ? "#define STAGE_K 1\n" : "");
+    /* STEREOD_POST_SCAN=hs (benchmarks): the former Hillis-Steele scans */
+    if (!g_strcmp0(g_getenv("STEREOD_POST_SCAN"), "hs"))
+      g_string_append(s, "#define SCAN_HILLIS_STEELE 1\n");
     if (p->median)
       g_string_append(s, "#define MEDIAN 1\n");
     if (p->densify)

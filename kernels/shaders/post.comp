@@ -92,6 +92,9 @@ struct Sum { bool has; float d, e; };
 // `a` followed by `b` (in the direction of the scan).
 Sum combine(Sum a, Sum b) { return b.has ? b : Sum(a.has, a.d, max(a.e, b.e)); }
 
+#define EMPTY Sum(false, 0.0, 0.0)
+
+#ifdef SCAN_HILLIS_STEELE   // the former scan (benchmarks: STEREOD_POST_SCAN=hs)
 shared bool s_has[2][ROW_THREADS];
 shared float s_d[2][ROW_THREADS], s_e[2][ROW_THREADS];
 
@@ -115,6 +118,84 @@ Sum scan(int dir, Sum mine)
   }
   return mine;
 }
+
+// Both scans; the carries of this invocation's chunk: what the chunks before it (f) and
+// after it (b) leave.
+void carries(Sum fw, Sum bw, out Sum f, out Sum b)
+{
+  int t = int(gl_LocalInvocationID.x);
+  Sum fi = scan(0, fw), bi = scan(1, bw);
+  s_has[0][t] = fi.has;
+  s_d[0][t] = fi.d;
+  s_e[0][t] = fi.e;
+  s_has[1][t] = bi.has;
+  s_d[1][t] = bi.d;
+  s_e[1][t] = bi.e;
+  barrier();
+  f = t > 0 ? Sum(s_has[0][t - 1], s_d[0][t - 1], s_e[0][t - 1]) : EMPTY;
+  b = t < ROW_THREADS - 1 ? Sum(s_has[1][t + 1], s_d[1][t + 1], s_e[1][t + 1]) : EMPTY;
+}
+#else
+// The scans in three steps with three barriers (the Hillis-Steele scan above needs two
+// for each of its log2(ROW_THREADS) steps and direction): the summaries are stored in the
+// order of each scan in groups of 32; one invocation per group and direction scans its
+// group serially and leaves the group's total in the slot after it (the layout has one
+// per group: slot i + i / 32, which also keeps the serial reads of 32 invocations in
+// different banks); one invocation per direction turns the totals into the groups'
+// exclusive prefixes; then each invocation combines its neighbour's entry with its
+// group's prefix. The same combinations in the same order as a serial scan (the
+// operation is associative and max is exact): the same carries.
+#define NG (ROW_THREADS / 32)
+#define SLOT(i) ((i) + ((i) >> 5))
+shared bool s_has[2][ROW_THREADS + NG];
+shared float s_d[2][ROW_THREADS + NG], s_e[2][ROW_THREADS + NG];
+
+Sum slot_get(int dir, int k) { return Sum(s_has[dir][k], s_d[dir][k], s_e[dir][k]); }
+
+void slot_set(int dir, int k, Sum v)
+{
+  s_has[dir][k] = v.has;
+  s_d[dir][k] = v.d;
+  s_e[dir][k] = v.e;
+}
+
+// The inclusive scan of direction dir at position i of its order.
+Sum inclusive(int dir, int i)
+{
+  Sum v = slot_get(dir, SLOT(i));
+  int g = i >> 5;
+  return g > 0 ? combine(slot_get(dir, g * 33 + 32), v) : v;
+}
+
+void carries(Sum fw, Sum bw, out Sum f, out Sum b)
+{
+  int t = int(gl_LocalInvocationID.x);
+  slot_set(0, SLOT(t), fw);
+  slot_set(1, SLOT(ROW_THREADS - 1 - t), bw);
+  barrier();
+  if (t < 2 * NG) {
+    int dir = t / NG, base = (t % NG) * 33;
+    Sum acc = slot_get(dir, base);
+    for (int k = 1; k < 32; k++) {
+      acc = combine(acc, slot_get(dir, base + k));
+      slot_set(dir, base + k, acc);
+    }
+    slot_set(dir, base + 32, acc);   // the group's total
+  }
+  barrier();
+  if (t < 2) {
+    Sum run = EMPTY;
+    for (int g = 0; g < NG; g++) {
+      Sum tot = slot_get(t, g * 33 + 32);
+      slot_set(t, g * 33 + 32, run);   // the exclusive prefix of group g
+      run = combine(run, tot);
+    }
+  }
+  barrier();
+  f = t > 0 ? inclusive(0, t - 1) : EMPTY;
+  b = t < ROW_THREADS - 1 ? inclusive(1, ROW_THREADS - 2 - t) : EMPTY;
+}
+#endif
 
 void main()
 {
@@ -191,18 +272,9 @@ void main()
     float sb = i > 0 ? st[i - 1] : st_before;
     bw = vm[i] ? Sum(true, dm[i], sb) : Sum(bw.has, bw.d, max(bw.e, sb));
   }
-  Sum fi = scan(0, fw), bi = scan(1, bw);
   // Exclusive carries: what the chunks before (after) this one leave.
-  s_has[0][t] = fi.has;
-  s_d[0][t] = fi.d;
-  s_e[0][t] = fi.e;
-  s_has[1][t] = bi.has;
-  s_d[1][t] = bi.d;
-  s_e[1][t] = bi.e;
-  barrier();
-  Sum f = t > 0 ? Sum(s_has[0][t - 1], s_d[0][t - 1], s_e[0][t - 1]) : Sum(false, 0.0, 0.0);
-  Sum b = t < ROW_THREADS - 1 ? Sum(s_has[1][t + 1], s_d[1][t + 1], s_e[1][t + 1])
-                              : Sum(false, 0.0, 0.0);
+  Sum f, b;
+  carries(fw, bw, f, b);
   // Forward walk: the nearest valid pixel to the left of each pixel and the step maximum.
   bool lh[C];
   float ld[C], le[C];
