@@ -85,8 +85,9 @@ run stereod-bench --sizes $size --scales 5 --batch 1,4,16 --in-flight 2 --frames
   --warmup $((frames / 10)) --save-pairs /tmp/pairs --profile 12 2>&1 | tee -a "$out/bench.txt"
 run stereod-bench --sizes $size --scales 5 --batch 1 --in-flight 1 --frames $frames \
   --warmup $((frames / 10)) 2>&1 | tee -a "$out/bench.txt"
-# the content that makes the hole fill work hardest (videotestsrc's SMPTE bars)
-run stereod-bench --sizes $size --scales 5 --batch 1,16 --in-flight 2 --frames $((frames / 3)) \
+# the content that makes the hole fill work hardest (videotestsrc's SMPTE bars; H200_BARS=0
+# skips it)
+[ "${H200_BARS:-1}" = 0 ] || run stereod-bench --sizes $size --scales 5 --batch 1,16 --in-flight 2 --frames $((frames / 3)) \
   --warmup $((frames / 30)) --pattern bars 2>&1 | sed 's/^# summary: /# summary: bars: /' |
   tee -a "$out/bench.txt"
 grep '^# summary' "$out/bench.txt" >> "$summary"
@@ -167,15 +168,17 @@ else:
 PY
 }
 long=$((secs + 15))
-stereod_case still16 16 still $long
+# H200_CASES: the cases to run (default all), names as below
+want() { [ -z "${H200_CASES:-}" ] || [[ " $H200_CASES " == *" $1 "* ]]; }
+want still16 && stereod_case still16 16 still $long
 # the capacity: 16 pairs at 60 fps offer 960 pairs/s, at most what can be published; at
 # 120 fps (1920 offered) the published rate is what the GPU carries (newest wins)
-stereod_case still16-120fps 16 still $long 120
-stereod_case still8-50fps 8 still $long 50
-stereod_case still1 1 still $long
+want still16-120fps && stereod_case still16-120fps 16 still $long 120
+want still8-50fps && stereod_case still8-50fps 8 still $long 50
+want still1 && stereod_case still1 1 still $long
 # the lone pair's GPU time when the GPU is kept busy (its clocks) against the 60 fps case
-stereod_case still1-240fps 1 still $long 240
-stereod_case testsrc16 16 videotestsrc $long
+want still1-240fps && stereod_case still1-240fps 1 still $long 240
+want testsrc16 && stereod_case testsrc16 16 videotestsrc $long
 grep '^# summary' "$out/stereod.txt" >> "$summary"
 
 echo "== 5. optical flow (stereod-flow --bench) on a Middlebury pair resampled" | tee "$out/flow.txt"
@@ -190,8 +193,8 @@ grep -i 'ms per flow\|summary' "$out/flow.txt" | sed 's/^# summary: //; s/^/# su
 
 echo "== 6. tests on the H200" | tee "$out/tests.txt"
 export STEREOD_REQUIRE_GPU=1 STEREOD_REQUIRE_DATA=1 STEREOD_MIDDLEBURY_DIR="${H200_MB:-$here/mb}"
-for t in test-gpu test-stages test-stages-search test-stages-phase test-stages-post \
-         test-engine test-accuracy; do
+for t in ${H200_TESTS-test-gpu test-stages test-stages-search test-stages-phase test-stages-post \
+         test-engine test-accuracy}; do
   run "$t" 2>&1 | grep -E '^(ok|not ok|# (tsukuba|teddy|cones|mean|scene|1920x1080|plain|calibrated|search|phase round \(prior))|Bail)' \
     | tee -a "$out/tests.txt"
 done
