@@ -162,13 +162,37 @@ post_case(bool median, bool densify, bool lr_check)
   fixture_teardown(&f);
 }
 
+/* Both forms of the row fill's scans (post.comp: Hillis-Steele, the default, and the
+ * grouped scans of STEREOD_POST_SCAN=grouped), each with the invocations a row of the
+ * image's width (64: two groups of 32) and with 1024 (32 groups). */
 static void
 test_post(void)
 {
-  post_case(true, true, true);
-  post_case(false, true, true);
-  post_case(true, false, true);
-  post_case(true, true, false);
+  g_autofree char *saved_scan = g_strdup(g_getenv("STEREOD_POST_SCAN"));
+  g_autofree char *saved_threads = g_strdup(g_getenv("STEREOD_POST_THREADS"));
+  static const char *const scans[] = { "hs", "grouped" };
+  for (int s = 0; s < 2; s++)
+    for (int wide = 0; wide < 2; wide++) {
+      g_setenv("STEREOD_POST_SCAN", scans[s], TRUE);
+      if (wide)
+        g_setenv("STEREOD_POST_THREADS", "1024", TRUE);
+      else
+        g_unsetenv("STEREOD_POST_THREADS");
+      g_test_message("row fill scans: %s, %s invocations a row", scans[s],
+                     wide ? "1024" : "the default");
+      post_case(true, true, true);
+      post_case(false, true, true);
+      post_case(true, false, true);
+      post_case(true, true, false);
+    }
+  if (saved_scan)
+    g_setenv("STEREOD_POST_SCAN", saved_scan, TRUE);
+  else
+    g_unsetenv("STEREOD_POST_SCAN");
+  if (saved_threads)
+    g_setenv("STEREOD_POST_THREADS", saved_threads, TRUE);
+  else
+    g_unsetenv("STEREOD_POST_THREADS");
 }
 
 /* A calibration with a random lens of OpenCV's `model` (5, 8, 12 or 14 coefficients) on
