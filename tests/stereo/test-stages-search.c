@@ -114,15 +114,27 @@ test_search(void)
  * estimate next to a right one, as at a depth edge: the range around those rows spans
  * both, and the search finds the right one), and from row 52 on 16 px off everywhere
  * (rows 63 and below see only that prior: their candidates exclude the true disparity,
- * which a full-range search would find). */
+ * which a full-range search would find). With `coarse_search` the search runs on level 2
+ * (as at 1920 x 1080), whose automatic 7 x 7 window the refinement does not take: it
+ * keeps its 9 x 9 (stereo_params_get_refine_radius). */
 static void
-test_refine(void)
+refine_case(bool coarse_search)
 {
   const int w = 120, h = 80, cw = 60, ch = 40;
   Fixture f;
   fixture_setup(&f, w, h);
   if (!f.ctx)
     return;
+  if (coarse_search) {
+    GError *error = NULL;
+    f.p.levels = 3;
+    f.p.search_level = 2;
+    g_assert_cmpint(stereo_params_get_search_radius(&f.p), ==, 3);
+    g_assert_cmpint(stereo_params_get_refine_radius(&f.p), ==, 4);
+    stereo_passes_free(f.ps);
+    f.ps = stereo_passes_new(f.ctx, &f.p, &error);
+    g_assert_no_error(error);
+  }
   double shift = g_rand_double_range(stages_rng, 2, 5);
   g_autoptr(RefImage) l = NULL, r = NULL;
   textured_pair(w, h, shift, &l, &r);
@@ -170,9 +182,10 @@ test_refine(void)
         if (gv != rv || (rv && fabs(out[4 * i] - ref->data[3 * i + REF_D]) > 1e-3))
           bad++;
       }
-      g_test_message("refine (%s) eta %d shift %.2f: %d of %d differ, %d valid; rows 0-41 %d "
-                     "of %d within 0.5 px, rows 63- %d", tiled ? "tiled" : "direct", eta, shift,
-                     bad, w * h, valid, right, top, far_right);
+      g_test_message("refine (%s, search on level %d) eta %d shift %.2f: %d of %d differ, %d "
+                     "valid; rows 0-41 %d of %d within 0.5 px, rows 63- %d",
+                     tiled ? "tiled" : "direct", stereo_params_get_search_level(&f.p), eta,
+                     shift, bad, w * h, valid, right, top, far_right);
       g_assert_cmpint(valid, >, w * h / 3);
       g_assert_cmpint(right, >, top * 8 / 10);   /* the 9 px band is searched out */
       g_assert_cmpint(far_right, ==, 0);         /* candidates from the prior only */
@@ -182,6 +195,13 @@ test_refine(void)
   ref_image_free(prior[0]);
   ref_image_free(prior[1]);
   fixture_teardown(&f);
+}
+
+static void
+test_refine(void)
+{
+  refine_case(false);
+  refine_case(true);
 }
 
 int
