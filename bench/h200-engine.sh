@@ -32,7 +32,7 @@ out=${OUT:-/tmp/h200-out}
 mkdir -p "$out"
 log="$out/engine.txt"
 frames=${H200_FRAMES:-320}
-variants=${H200_VARIANTS:-STEREOD_SEARCH_GROUP=4;STEREOD_SEARCH_GROUP=11;STEREOD_SEARCH_GROUP=12;STEREOD_SEARCH_GROUP=16;STEREOD_PHASE_SPLIT=1}
+variants=${H200_VARIANTS:-STEREOD_POST_SCAN=grouped;STEREOD_SEARCH_GROUP=8;STEREOD_PHASE_SPLIT=1}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw --format=csv 2>&1 | tee -a "$log"
 bench() {   # LABEL PROGRAM ARGS...
   local label=$1 prog=$2; shift 2
