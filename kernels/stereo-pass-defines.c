@@ -104,13 +104,13 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
      * the tiles' own: 8 there. STEREOD_SEARCH_GROUP=N (benchmarks, 2..16) sets both. */
     int t_min, t_max;
     stereo_params_search_range(p, &t_min, &t_max);
-    int n = MAX(t_max - t_min + 1, 1), groups = (n + 11) / 12;
-    int group = (n + groups - 1) / groups;
+    int n = MAX(t_max - t_min + 1, 1), n_groups = (n + 11) / 12;
+    int group = MAX((n + n_groups - 1) / n_groups, 2), refine_group = 8;
     const char *sg = g_getenv("STEREOD_SEARCH_GROUP");
     if (sg && atoi(sg) >= 2 && atoi(sg) <= 16)
-      g_string_append_printf(s, "#define GROUP %d\n", atoi(sg));
-    else
-      g_string_append_printf(s, "#define SEARCH_GROUP %d\n", MAX(group, 2));
+      group = refine_group = atoi(sg);
+    g_string_append_printf(s, "#define SEARCH_GROUP %d\n#define REFINE_GROUP %d\n", group,
+                           refine_group);
   }
   if (groups & D_PHASE) {
     double stab = p->tau / p->sigma;

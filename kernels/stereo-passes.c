@@ -128,7 +128,7 @@ stereo_passes_poll(StereoPasses *ps, GError **error)
  * round a level: level 0 split 4.19 ms (bench/RESULTS.md, 2026-12-02: 8.6 against 10.1
  * ms for two rounds fused), level 1 (960 x 540) 1.03 split against 1.27 fused, level 2
  * (480 x 270) 0.25 against 0.29 (bench/results/2026-12-06-h200-engine): levels 0 and 1
- * are split at 1920 x 1080, 16 dispatches a batch. STEREOD_PHASE_SPLIT=0 (never),
+ * are split at 1920 x 1080, 15 dispatches a batch. STEREOD_PHASE_SPLIT=0 (never),
  * 1 (every level) or "large" (the GPU rule) overrides. */
 #define PHASE_SPLIT_PIXELS (1 << 18)
 

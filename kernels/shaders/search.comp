@@ -51,12 +51,10 @@ int pair;
 #define WK (WN * WN)
 // GROUP candidates are summed at once (stereo-pass-defines.c: the range in even groups
 // of at most 12; 8 for the refinement), CHUNK (a multiple of GROUP) share a staged tile.
-#ifndef GROUP
-#if defined(SEARCH_GROUP) && !defined(SEARCH_REFINE)
-#define GROUP SEARCH_GROUP
+#ifdef SEARCH_REFINE
+#define GROUP REFINE_GROUP
 #else
-#define GROUP 8
-#endif
+#define GROUP SEARCH_GROUP
 #endif
 #define CHUNK (GROUP * (64 / GROUP))
 #define TILE_H (16 + 2 * SEARCH_R)
