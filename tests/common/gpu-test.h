@@ -13,6 +13,17 @@
 #include <glib.h>
 #include "gpu/gpu.h"
 
+/* Sets `name` to `value`, or unsets it for NULL: the switches (STEREOD_PHASE_SPLIT, ...)
+ * that passes read when they are made, and their restoring to a saved value. */
+static inline void
+gpu_test_setenv(const char *name, const char *value)
+{
+  if (value)
+    g_setenv(name, value, TRUE);
+  else
+    g_unsetenv(name);
+}
+
 static inline bool
 gpu_test_require_gpu(void)
 {

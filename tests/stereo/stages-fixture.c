@@ -149,6 +149,15 @@ fixture_setup(Fixture *f, int w, int h)
 }
 
 void
+fixture_remake_passes(Fixture *f)
+{
+  GError *error = NULL;
+  stereo_passes_free(f->ps);
+  f->ps = stereo_passes_new(f->ctx, &f->p, &error);
+  g_assert_no_error(error);
+}
+
+void
 fixture_teardown(Fixture *f)
 {
   stereo_passes_free(f->ps);

@@ -25,6 +25,8 @@ typedef struct {
 
 void fixture_setup(Fixture *f, int w, int h);
 void fixture_teardown(Fixture *f);
+/* The passes again, for f->p as a test changed it. */
+void fixture_remake_passes(Fixture *f);
 
 GpuImage *image_new(GpuContext *ctx, int w, int h, GpuFormat fmt);
 GpuBuffer *storage_buffer(GpuContext *ctx, const char *label, size_t size);

@@ -631,10 +631,7 @@ test_dispatch_count(void)
       g_assert_cmpint(c.dispatches, <=, 20);
     g_assert_cmpint(c.barriers, <=, c.dispatches + 1);
   }
-  if (saved)
-    g_setenv("STEREOD_PHASE_SPLIT", saved, TRUE);
-  else
-    g_unsetenv("STEREOD_PHASE_SPLIT");
+  gpu_test_setenv("STEREOD_PHASE_SPLIT", saved);
   StereoEngineParams sp = { .label = "small", .output = STEREO_OUTPUT_S16, .batch = 3 };
   stereo_params_init(&sp.params, 320, 240);
   g_autoptr(StereoEngine) e = stereo_engine_new(ctx, &sp, &error);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "tests/common/gpu-test.h"
 #include "tests/stereo/stages-fixture.h"
 
 static GpuImage *
@@ -212,10 +213,7 @@ test_phase_round(void)
     phase_cases(true, 0.0);
     phase_cases(false, STEREO_REFINE_GUARD);
   }
-  if (saved)
-    g_setenv("STEREOD_PHASE_SPLIT", saved, TRUE);
-  else
-    g_unsetenv("STEREOD_PHASE_SPLIT");
+  gpu_test_setenv("STEREOD_PHASE_SPLIT", saved);
 }
 
 /* Hole fill, all rounds in as few dispatches as the shared memory allows (three rounds

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "tests/common/gpu-test.h"
 #include "tests/stereo/stages-fixture.h"
 
 /* Fields for the post-processing whose every decision is at least 1e-3 from its
@@ -174,10 +175,7 @@ test_post(void)
   for (int s = 0; s < 2; s++)
     for (int wide = 0; wide < 2; wide++) {
       g_setenv("STEREOD_POST_SCAN", scans[s], TRUE);
-      if (wide)
-        g_setenv("STEREOD_POST_THREADS", "1024", TRUE);
-      else
-        g_unsetenv("STEREOD_POST_THREADS");
+      gpu_test_setenv("STEREOD_POST_THREADS", wide ? "1024" : NULL);
       g_test_message("row fill scans: %s, %s invocations a row", scans[s],
                      wide ? "1024" : "the default");
       post_case(true, true, true);
@@ -185,14 +183,8 @@ test_post(void)
       post_case(true, false, true);
       post_case(true, true, false);
     }
-  if (saved_scan)
-    g_setenv("STEREOD_POST_SCAN", saved_scan, TRUE);
-  else
-    g_unsetenv("STEREOD_POST_SCAN");
-  if (saved_threads)
-    g_setenv("STEREOD_POST_THREADS", saved_threads, TRUE);
-  else
-    g_unsetenv("STEREOD_POST_THREADS");
+  gpu_test_setenv("STEREOD_POST_SCAN", saved_scan);
+  gpu_test_setenv("STEREOD_POST_THREADS", saved_threads);
 }
 
 /* A calibration with a random lens of OpenCV's `model` (5, 8, 12 or 14 coefficients) on

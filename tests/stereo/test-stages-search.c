@@ -46,11 +46,8 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radiu
   if (!f.ctx)
     return;
   if (radius > 0) {   /* another window: the programs again */
-    GError *error = NULL;
     f.p.search_radius = radius;
-    stereo_passes_free(f.ps);
-    f.ps = stereo_passes_new(f.ctx, &f.p, &error);
-    g_assert_no_error(error);
+    fixture_remake_passes(&f);
   }
   RefImage *l[PAIRS], *r[PAIRS];
   double shift[PAIRS];
@@ -126,14 +123,11 @@ refine_case(bool coarse_search)
   if (!f.ctx)
     return;
   if (coarse_search) {
-    GError *error = NULL;
     f.p.levels = 3;
     f.p.search_level = 2;
     g_assert_cmpint(stereo_params_get_search_radius(&f.p), ==, 3);
     g_assert_cmpint(stereo_params_get_refine_radius(&f.p), ==, 4);
-    stereo_passes_free(f.ps);
-    f.ps = stereo_passes_new(f.ctx, &f.p, &error);
-    g_assert_no_error(error);
+    fixture_remake_passes(&f);
   }
   double shift = g_rand_double_range(stages_rng, 2, 5);
   g_autoptr(RefImage) l = NULL, r = NULL;
