@@ -67,11 +67,12 @@ stereo_fill_rounds_per_pass(const StereoParams *p, int shared_limit)
 
 /* post.comp's shared memory with its rows staged: the three rows' validity (and with
  * `k` the output row's k), 4 bytes a pixel each, beside the scans' arrays (12 bytes an
- * entry, an entry per invocation and per group of 32, in each direction). */
+ * entry, an entry per invocation in each direction, and with the `grouped` scans one
+ * more per group of 32). */
 static int
-post_shared_bytes(int width, int threads, bool k)
+post_shared_bytes(int width, int threads, bool k, bool grouped)
 {
-  return (k ? 16 : 12) * width + 2 * (threads + threads / 32) * 12 + 64;
+  return (k ? 16 : 12) * width + 2 * (threads + (grouped ? threads / 32 : 0)) * 12 + 64;
 }
 
 char *
@@ -143,10 +144,14 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
      * and barriers for narrow images), 32..1024 invocations, as many as let the staged
      * rows fit the shared memory (on the H200 at 1920 x 1080, 16 pairs: 2.23 ms with
      * 1024, 2.64 with 512, 4.12 with 256, 6.47 with 128) */
+    /* The row fill's scans: Hillis-Steele (measured on the H200, 2.23 ms for 16 1080p
+     * pairs' post pass), or with STEREOD_POST_SCAN=grouped the grouped scans with three
+     * barriers (the same carries, tested; not yet timed on a GPU) */
+    bool grouped = !g_strcmp0(g_getenv("STEREOD_POST_SCAN"), "grouped");
     int threads = 32;
     while (threads < 1024 && threads * 2 < p->width)
       threads *= 2;
-    while (threads > 256 && post_shared_bytes(p->width, threads, false) > shared_limit)
+    while (threads > 256 && post_shared_bytes(p->width, threads, false, grouped) > shared_limit)
       threads /= 2;   /* the staged rows fit: fewer invocations */
     /* STEREOD_POST_THREADS=N (benchmarks): N invocations a row (a power of two, 32..1024) */
     const char *pt = g_getenv("STEREOD_POST_THREADS");
@@ -156,16 +161,13 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
                            "#define ROW_CHUNK %d\n", p->lr_check ? 1 : 0, threads,
                            (p->width + threads - 1) / threads);
     /* post.comp's staged rows (3 floats a pixel) beside its scan arrays */
-    if (post_shared_bytes(p->width, threads, false) <= shared_limit &&
+    if (post_shared_bytes(p->width, threads, false, grouped) <= shared_limit &&
         g_strcmp0(g_getenv("STEREOD_POST_STAGED"), "0"))
       g_string_append_printf(s, "#define STAGED 1\n#define STAGE_W %d\n%s", p->width,
-                             post_shared_bytes(p->width, threads, true) <= shared_limit &&
+                             post_shared_bytes(p->width, threads, true, grouped) <= shared_limit &&
                                  g_strcmp0(g_getenv("STEREOD_POST_STAGE_K"), "0")
                                ? "#define STAGE_K 1\n" : "");
-    /* The row fill's scans: Hillis-Steele (measured on the H200, 2.23 ms for 16 1080p
-     * pairs' post pass), or with STEREOD_POST_SCAN=grouped the grouped scans with three
-     * barriers (the same carries, tested; not yet timed on a GPU) */
-    if (g_strcmp0(g_getenv("STEREOD_POST_SCAN"), "grouped"))
+    if (!grouped)
       g_string_append(s, "#define SCAN_HILLIS_STEELE 1\n");
     if (p->median)
       g_string_append(s, "#define MEDIAN 1\n");
