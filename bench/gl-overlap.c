@@ -76,33 +76,34 @@ make_current(EGLContext c)
     die("eglMakeCurrent");
 }
 
+/* Each runs n of its commands and waits for them. */
 static void
-compute_run(void)
+compute_run(int n)
 {
   glUseProgram(prog);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, out_buf);
-  for (int i = 0; i < dispatches; i++)
+  for (int i = 0; i < n; i++)
     glDispatchCompute(132 * 64, 1, 1);
   glFinish();
 }
 
 static void
-readback_run(void)
+readback_run(int n)
 {
   glBindBuffer(GL_COPY_READ_BUFFER, dev_buf);
   glBindBuffer(GL_COPY_WRITE_BUFFER, host_buf);
-  for (int i = 0; i < copies; i++)
+  for (int i = 0; i < n; i++)
     glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, (GLsizeiptr)bytes);
   glFinish();
 }
 
 static void
-upload_run(void)
+upload_run(int n)
 {
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo);
   glBindTexture(GL_TEXTURE_2D_ARRAY, tex);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  for (int i = 0; i < copies; i++)
+  for (int i = 0; i < n; i++)
     glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, tex_w, tex_h, tex_layers, GL_RED,
                     GL_UNSIGNED_BYTE, NULL);
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
@@ -111,23 +112,19 @@ upload_run(void)
 
 /* Both on context A, interleaved: the copies between the dispatches. */
 static void
-interleaved_run(void (*copy)(void))
+interleaved_run(void (*copy)(int))
 {
-  int d = dispatches, c = copies;
-  dispatches = 1;
-  copies = 1;
-  for (int i = 0; i < (d > c ? d : c); i++) {
-    if (i < d)
-      compute_run();
-    if (i < c)
-      copy();
+  for (int i = 0; i < (dispatches > copies ? dispatches : copies); i++) {
+    if (i < dispatches)
+      compute_run(1);
+    if (i < copies)
+      copy(1);
   }
-  dispatches = d;
-  copies = c;
 }
 
 typedef struct {
-  void (*fn)(void);
+  void (*fn)(int);
+  int n;
   EGLContext ctx;
   double ms;
 } Job;
@@ -139,28 +136,28 @@ job_thread(void *arg)
   make_current(j->ctx);
   pthread_barrier_wait(&start_line);
   double t0 = now_ms();
-  j->fn();
+  j->fn(j->n);
   j->ms = now_ms() - t0;
   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   return NULL;
 }
 
 static double
-alone(void (*fn)(void), EGLContext c)
+alone(void (*fn)(int), int n, EGLContext c)
 {
   make_current(c);
-  fn();   /* warm-up */
+  fn(n);   /* warm-up */
   double t0 = now_ms();
-  fn();
+  fn(n);
   double ms = now_ms() - t0;
   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   return ms;
 }
 
 static double
-together(void (*copy)(void), double *ms_compute, double *ms_copy)
+together(void (*copy)(int), double *ms_compute, double *ms_copy)
 {
-  Job a = { compute_run, ctx_a, 0 }, b = { copy, ctx_b, 0 };
+  Job a = { compute_run, dispatches, ctx_a, 0 }, b = { copy, copies, ctx_b, 0 };
   pthread_t ta, tb;
   pthread_barrier_init(&start_line, NULL, 2);
   double t0 = now_ms();
@@ -269,9 +266,9 @@ main(int argc, char **argv)
     die("setup");
   eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 
-  double tc = alone(compute_run, ctx_a);
-  double tr = alone(readback_run, ctx_b);
-  double tu = alone(upload_run, ctx_b);
+  double tc = alone(compute_run, dispatches, ctx_a);
+  double tr = alone(readback_run, copies, ctx_b);
+  double tu = alone(upload_run, copies, ctx_b);
   double c1, x1, c2, x2;
   double both_r = together(readback_run, &c1, &x1);
   double both_u = together(upload_run, &c2, &x2);
