@@ -55,6 +55,14 @@ fill_layout(int r, int k)
 }
 
 int
+stereo_quad_tile_width(void)
+{
+  const char *env = g_getenv("STEREOD_QUAD_TILE");
+  int w = env ? atoi(env) : 0;
+  return w == 32 ? w : 16;
+}
+
+int
 stereo_fill_rounds_per_pass(const StereoParams *p, int shared_limit)
 {
   double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
@@ -144,10 +152,11 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
      * and barriers for narrow images), 32..1024 invocations, as many as let the staged
      * rows fit the shared memory (on the H200 at 1920 x 1080, 16 pairs: 2.23 ms with
      * 1024, 2.64 with 512, 4.12 with 256, 6.47 with 128) */
-    /* The row fill's scans: Hillis-Steele (measured on the H200, 2.23 ms for 16 1080p
-     * pairs' post pass), or with STEREOD_POST_SCAN=grouped the grouped scans with three
-     * barriers (the same carries, tested; not yet timed on a GPU) */
-    bool grouped = !g_strcmp0(g_getenv("STEREOD_POST_SCAN"), "grouped");
+    /* The row fill's scans: grouped, with three barriers (on the H200 the post pass of 16
+     * 1080p pairs takes 1.99 ms, against 2.23 with Hillis-Steele scans,
+     * bench/results/2026-12-06-h200-service), or with STEREOD_POST_SCAN=hs (benchmarks)
+     * the Hillis-Steele scans; the same carries, both tested */
+    bool grouped = g_strcmp0(g_getenv("STEREOD_POST_SCAN"), "hs") != 0;
     int threads = 32;
     while (threads < 1024 && threads * 2 < p->width)
       threads *= 2;
@@ -180,9 +189,9 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
   if (groups & D_LEVELS)
     g_string_append_printf(s, "#define MAX_LEVELS %d\n", STEREO_MAX_LEVELS);
   if (groups & D_QUAD)
-    g_string_append_printf(s, "#define QUAD_LEVELS %d\n#define QUAD_FORMAT %s\n",
-                           STEREO_QUAD_LEVELS_PER_PASS,
-                           gpu_format_glsl_layout(STEREO_QUAD_FORMAT));
+    g_string_append_printf(s, "#define QUAD_LEVELS %d\n#define QUAD_FORMAT %s\n"
+                           "#define QUAD_TILE_W %d\n", STEREO_QUAD_LEVELS_PER_PASS,
+                           gpu_format_glsl_layout(STEREO_QUAD_FORMAT), stereo_quad_tile_width());
   if (groups & D_DIRS)
     g_string_append_printf(s, "#define DIRS %d\n", p->lr_check ? 2 : 1);
   if (groups & D_SMOOTH) {
@@ -212,6 +221,17 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
         break;
       }
     g_string_append_printf(s, "#define TILE_W %d\n#define TILE_H %d\n", tw, th);
+    /* The split round's column pass (FROM_ROWS): TILE_W columns, COLS_TILE_H rows and
+     * the 2 SMOOTH_R rows of its halo in shared memory (16 bytes a value); taller tiles
+     * read fewer halo rows (32: 1.4 row sums an output at the default radius 6).
+     * STEREOD_PHASE_COLS_H=N (benchmarks): N rows where they fit. */
+    int ch = 32;
+    const char *ce = g_getenv("STEREOD_PHASE_COLS_H");
+    if (ce && atoi(ce) >= 4 && atoi(ce) % 4 == 0 && atoi(ce) <= 256)
+      ch = atoi(ce);
+    while (ch > 4 && tw * (ch + 2 * r) * 16 > shared_limit)
+      ch /= 2;
+    g_string_append_printf(s, "#define COLS_TILE_H %d\n", ch);
     /* STEREOD_PHASE_SEG=RxC (benchmarks): outputs per invocation of the row and the
      * column filter (divisors of the tile's width and height) */
     const char *seg = g_getenv("STEREOD_PHASE_SEG");

@@ -14,7 +14,7 @@ enum {
   D_FILL = 1 << 4,     /* FILL_R, FILL_TAPS */
   D_POST = 1 << 5,     /* LR_CHECK, LR_MAX, SIGMA_D_MAX, C_MIN, EDGE_MARGIN */
   D_LEVELS = 1 << 6,   /* MAX_LEVELS */
-  D_QUAD = 1 << 7,     /* QUAD_LEVELS, QUAD_FORMAT */
+  D_QUAD = 1 << 7,     /* QUAD_LEVELS, QUAD_FORMAT, QUAD_TILE_W */
   D_DIRS = 1 << 8,     /* DIRS: directions per pair (2 with the L-R check) */
   D_FILL_REST = 1 << 9,   /* with D_FILL: the remainder's rounds instead of the full count */
 };
@@ -23,6 +23,10 @@ enum {
  * per work group: the program's identity. g_free it. */
 char *stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
                           int shared_limit);
+
+/* The quadrature pass's tile width (its height is 16): 16, or with STEREOD_QUAD_TILE=32
+ * (benchmarks) 32 outputs of a row a workgroup (64 would not fit llvmpipe's 32 KiB). */
+int stereo_quad_tile_width(void);
 
 /* Fill rounds per dispatch: all of them (at most 3) where their regions fit the shared
  * memory, else fewer. */

@@ -26,6 +26,8 @@ typedef enum {
   PASS_PHASE,
   PASS_PHASE_TERMS,    /* the split phase round (software renderers): terms ... */
   PASS_PHASE_SPLIT,    /* ... then the rest from them */
+  PASS_PHASE_ROWS,     /* the split round by rows: terms and the row filter ... */
+  PASS_PHASE_COLS,     /* ... then the column filter and the solve */
   PASS_FILL,
   PASS_FILL_REST,      /* the last dispatch of fill rounds when they do not divide evenly */
   PASS_POST,
@@ -66,6 +68,12 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_PHASE_SPLIT] = { "phase.comp", "#define FROM_TERMS 1\n",
                          D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
                          { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+  [PASS_PHASE_ROWS] = { "phase.comp", "#define TERMS_ONLY 1\n#define TERMS_ROWS 1\n",
+                        D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
+                        { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+  [PASS_PHASE_COLS] = { "phase.comp", "#define FROM_ROWS 1\n",
+                        D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
+                        { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
   [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
   [PASS_FILL_REST] = { "fill.comp", NULL, D_FILL | D_FILL_REST, { "size" } },
   [PASS_POST] = { "post.comp", NULL, D_POST | D_DIRS, { "size" } },
@@ -81,7 +89,10 @@ struct StereoPasses {
   StereoParams params;
   int layers;                /* pairs of the current batch (0: the images' layers) */
   int phase_tile[2];         /* outputs per workgroup of the phase pass (its TILE_W, TILE_H) */
+  int cols_tile_h;           /* ... and rows of the split round's column pass (COLS_TILE_H) */
+  int rows_out;              /* outputs per workgroup of the split round's row pass */
   PhaseSplit phase_split;    /* where a phase round is two passes (terms, then the rest) */
+  bool phase_rows;           /* the split round filters rows in its first pass */
   GpuPass *pass[PASS_COUNT];
   bool search_tiled;
 };
@@ -168,14 +179,19 @@ stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
   ps->gpu = gpu;
   ps->params = *params;
   ps->phase_split = phase_split(gpu);
+  /* STEREOD_PHASE_ROWS=0 (benchmarks): the split round's second pass filters rows too */
+  ps->phase_rows = g_strcmp0(g_getenv("STEREOD_PHASE_ROWS"), "0") != 0;
   for (int i = 0; i < PASS_COUNT; i++) {
     const PassInfo *pi = &pass_info[i];
     if ((i == PASS_REFINE || i == PASS_REFINE_TILED) && !params->refine)
       continue;
     if (i == PASS_MEDIAN && !params->densify)
       continue;
-    bool split_pass = i == PASS_PHASE_TERMS || i == PASS_PHASE_SPLIT;
+    bool split_pass = i == PASS_PHASE_TERMS || i == PASS_PHASE_SPLIT ||
+                      i == PASS_PHASE_ROWS || i == PASS_PHASE_COLS;
+    bool rows_pass = i == PASS_PHASE_ROWS || i == PASS_PHASE_COLS;
     if ((split_pass && ps->phase_split == PHASE_SPLIT_NEVER) ||
+        (split_pass && rows_pass != ps->phase_rows) ||
         (i == PASS_PHASE && ps->phase_split == PHASE_SPLIT_ALWAYS))
       continue;
     if (i == PASS_FILL_REST &&
@@ -202,6 +218,9 @@ stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
     const char *tw = strstr(d, "#define TILE_W "), *th = strstr(d, "#define TILE_H ");
     ps->phase_tile[0] = atoi(tw + strlen("#define TILE_W "));
     ps->phase_tile[1] = atoi(th + strlen("#define TILE_H "));
+    const char *ch = strstr(d, "#define COLS_TILE_H "), *sr = strstr(d, "#define SMOOTH_R ");
+    ps->cols_tile_h = atoi(ch + strlen("#define COLS_TILE_H "));
+    ps->rows_out = 256 - 2 * atoi(sr + strlen("#define SMOOTH_R "));
   }
 
   /* The search stages the other image in shared memory on discrete GPUs; on llvmpipe,
@@ -276,7 +295,8 @@ stereo_pass_reduce(StereoPasses *ps, GpuImage *src, GpuImage *dst)
 int
 stereo_pass_quadrature_groups(int width, int height)
 {
-  return ((width + 15) / 16) * ((height + 15) / 16);
+  int tw = stereo_quad_tile_width();
+  return ((width + tw - 1) / tw) * ((height + 15) / 16);
 }
 
 void
@@ -294,7 +314,8 @@ stereo_pass_quadrature(StereoPasses *ps, const StereoQuadLevel *levels, int n,
     for (int i = 0; i < STEREO_QUAD_LEVELS_PER_PASS; i++) {
       const StereoQuadLevel *l = &levels[first + MIN(i, m - 1)];
       int w = gpu_image_get_width(l->quad), h = gpu_image_get_height(l->quad);
-      int lv[4] = { w, h, (w + 15) / 16, l->level };
+      int tw = stereo_quad_tile_width();
+      int lv[4] = { w, h, (w + tw - 1) / tw, l->level };
       gpu_pass_set_ivec4(p, i, lv);
       if (i < m) {
         run.images[i] = (GpuPassImage)IMG(l->img, READ);
@@ -384,8 +405,8 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
   if (split) {
     g_return_if_fail(scratch && gpu_image_get_width(scratch) >= w &&
                      gpu_image_get_height(scratch) >= h);
-    passes[0] = PASS_PHASE_TERMS;
-    passes[1] = PASS_PHASE_SPLIT;
+    passes[0] = ps->phase_rows ? PASS_PHASE_ROWS : PASS_PHASE_TERMS;
+    passes[1] = ps->phase_rows ? PASS_PHASE_COLS : PASS_PHASE_SPLIT;
   }
   for (int k = 0; k < 2 && passes[k] >= 0; k++) {
   GpuPass *p = ps->pass[passes[k]];
@@ -397,8 +418,14 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
   gpu_pass_set_vec2(p, 4, (float)(ps->params.min_disparity * scale - 2.0),
                     (float)(ps->params.max_disparity * scale + 2.0));
   gpu_pass_set_float(p, 5, guard);
-  bool terms_only = passes[k] == PASS_PHASE_TERMS;
-  int tw = terms_only ? 16 : ps->phase_tile[0], th = terms_only ? 16 : ps->phase_tile[1];
+  bool terms_only = passes[k] == PASS_PHASE_TERMS || passes[k] == PASS_PHASE_ROWS;
+  int tw = ps->phase_tile[0], th = ps->phase_tile[1];
+  if (passes[k] == PASS_PHASE_TERMS)
+    tw = th = 16;
+  else if (passes[k] == PASS_PHASE_ROWS)
+    tw = ps->rows_out, th = 1;
+  else if (passes[k] == PASS_PHASE_COLS)
+    th = ps->cols_tile_h;
   GpuPassRun run = {
     .images = { IMG(quad, READ), IMG(prior, READ), IMG(out, WRITE) },
     .buffers = { BUF(means, READ), BUF(layers, READ) },

@@ -10,9 +10,12 @@
 // same order as separate row and column passes that skip the outside.
 // The prior d0 is the same level's state (.x of `prior`), or with `upsample` the coarser
 // level's, 2 x bilinear (§8: the mean of up to four coarse values, fractions 0 or 0.5).
-// Split variant (software renderers, where computing the halo's terms again costs more
-// than a pass): TERMS_ONLY writes every pixel's terms into `terms_img`, FROM_TERMS is the
-// pass above with the terms read from there; the same numbers either way.
+// Split variants (large levels and software renderers, where computing the halo's terms
+// again costs more than a pass): TERMS_ONLY writes every pixel's terms into `terms_img`,
+// FROM_TERMS is the pass above with the terms read from there; with TERMS_ROWS the terms
+// pass also filters them along rows (a workgroup a row segment: 2 SMOOTH_R terms a segment
+// computed twice) and FROM_ROWS filters those along columns and solves (tiles of TILE_W x
+// COLS_TILE_H, halos only above and below). The same sums in the same order every way.
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(QUAD_FORMAT, binding = 0) readonly uniform image2DArray quad;   // (qL, qR), layer = pair
@@ -20,7 +23,7 @@ layout(rgba32f, binding = 1) readonly uniform image2DArray prior;      // d0 in 
 layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;       // (d, C, sigma_d, v)
 layout(std430, binding = 0) readonly buffer Means { vec2 mean_mag[]; };  // [pair * MAX_LEVELS + level]
 layout(std430, binding = 1) readonly buffer Layers { LayerParams layer_params[]; };
-#if defined(TERMS_ONLY) || defined(FROM_TERMS)
+#if defined(TERMS_ONLY) || defined(FROM_TERMS) || defined(FROM_ROWS)
 layout(rgba32f, binding = 3) uniform image2DArray terms_img;   // P per pixel, layer z
 #endif
 uniform ivec2 size;
@@ -51,7 +54,9 @@ const float taps[2 * SMOOTH_R + 1] = SMOOTH_TAPS;
 #define ROW_TASKS_PER_THREAD ((ROW_TASKS + NT - 1) / NT)
 #define COL_TASKS (TILE_W * (TILE_H / SEG_C))
 #define COL_TASKS_PER_THREAD ((COL_TASKS + NT - 1) / NT)
+#if !defined(TERMS_ONLY) && !defined(FROM_ROWS)
 shared vec4 T[RH][RWP];      // terms, then (columns 0 .. TILE_W - 1) their row sums
+#endif
 
 int pair_, eta_;
 
@@ -145,7 +150,34 @@ void solve(ivec2 g, vec4 acc, int z)
   imageStore(dst, ivec3(g, z), o4);
 }
 
-#ifdef TERMS_ONLY
+#if defined(TERMS_ONLY) && defined(TERMS_ROWS)
+// A workgroup: the terms of row y from x0 - SMOOTH_R to x0 + ROW_OUT - 1 + SMOOTH_R (0
+// outside the image), then the row filter of ROW_OUT outputs.
+#define ROW_OUT (NT - 2 * SMOOTH_R)
+shared vec4 S[NT];
+void main()
+{
+  int z = int(gl_WorkGroupID.z);
+  pair_ = z / DIRS;
+  eta_ = z % DIRS == 0 ? 1 : -1;
+  vec2 mm = mean_mag[pair_ * MAX_LEVELS + level];
+  float tmag = max(KAPPA * (eta_ > 0 ? mm.x : mm.y), layer_params[pair_].min_magnitude);
+  int li = int(gl_LocalInvocationID.x);
+  int x0 = int(gl_WorkGroupID.x) * ROW_OUT;
+  ivec2 p = ivec2(x0 - SMOOTH_R + li, int(gl_WorkGroupID.y));
+  vec4 P = vec4(0.0);
+  if (p.x >= 0 && p.x < size.x)
+    P = terms(p, d_prior(p), tmag);
+  S[li] = P;
+  barrier();
+  if (li < ROW_OUT && x0 + li < size.x) {
+    vec4 acc = vec4(0.0);
+    for (int k = 0; k <= 2 * SMOOTH_R; k++)
+      acc += taps[k] * S[li + k];
+    imageStore(terms_img, ivec3(x0 + li, p.y, z), acc);
+  }
+}
+#elif defined(TERMS_ONLY)
 void main()
 {
   int z = int(gl_WorkGroupID.z);
@@ -157,6 +189,40 @@ void main()
   ivec2 p = ivec2(gl_WorkGroupID.xy) * ivec2(16, 16) + ivec2(li % 16, li / 16);
   if (all(lessThan(p, size)))
     imageStore(terms_img, ivec3(p, z), terms(p, d_prior(p), tmag));
+}
+#elif defined(FROM_ROWS)
+// A workgroup: the row sums of a TILE_W x COLS_TILE_H tile and SMOOTH_R rows above and
+// below (0 outside the image), filtered along columns, and the solve.
+#define CRH (COLS_TILE_H + 2 * SMOOTH_R)
+#define CTASKS (TILE_W * (COLS_TILE_H / SEG_C))
+shared vec4 R[CRH][TILE_W];
+void main()
+{
+  int z = int(gl_WorkGroupID.z);
+  int li = int(gl_LocalInvocationID.x);
+  ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_W, COLS_TILE_H);
+  for (int i = li; i < TILE_W * CRH; i += NT) {
+    ivec2 p = tile + ivec2(i % TILE_W, i / TILE_W - SMOOTH_R);
+    vec4 P = vec4(0.0);
+    if (p.y >= 0 && p.y < size.y && p.x < size.x)
+      P = imageLoad(terms_img, ivec3(p, z));
+    R[i / TILE_W][i % TILE_W] = P;
+  }
+  barrier();
+  for (int t = li; t < CTASKS; t += NT) {
+    int tx = t % TILE_W, y0 = (t / TILE_W) * SEG_C;
+    vec4 acc[SEG_C];
+    for (int q = 0; q < SEG_C; q++)
+      acc[q] = vec4(0.0);
+    for (int k = 0; k < SEG_C + 2 * SMOOTH_R; k++) {
+      vec4 v = R[y0 + k][tx];
+      for (int q = 0; q < SEG_C; q++)
+        if (k - q >= 0 && k - q <= 2 * SMOOTH_R)
+          acc[q] += taps[k - q] * v;
+    }
+    for (int q = 0; q < SEG_C; q++)
+      solve(tile + ivec2(tx, y0 + q), acc[q], z);
+  }
 }
 #else
 void main()

@@ -94,7 +94,7 @@ Sum combine(Sum a, Sum b) { return b.has ? b : Sum(a.has, a.d, max(a.e, b.e)); }
 
 #define EMPTY Sum(false, 0.0, 0.0)
 
-#ifdef SCAN_HILLIS_STEELE   // the default; the grouped scans below: STEREOD_POST_SCAN=grouped
+#ifdef SCAN_HILLIS_STEELE   // STEREOD_POST_SCAN=hs; the default: the grouped scans below
 shared bool s_has[2][ROW_THREADS];
 shared float s_d[2][ROW_THREADS], s_e[2][ROW_THREADS];
 

@@ -1,8 +1,9 @@
 #version 450
 // Quadrature filter (docs/algorithm.md §3) of up to QUAD_LEVELS pyramid levels in one
 // dispatch, and the mean magnitude of each (§4). Complex row kernel, real column
-// kernel, clamp-to-edge, both images at once: a 16x16 tile plus a RADIUS halo is loaded
-// into shared memory, filtered along rows there, then along columns.
+// kernel, clamp-to-edge, both images at once: a QUAD_TILE_W x 16 tile (an invocation
+// QUAD_TILE_W / 16 outputs of a row) plus a RADIUS halo is loaded into shared memory,
+// filtered along rows there, then along columns.
 // The grid is one row of workgroups per layer: the tiles of level slot 0, then those of
 // slot 1, ... (`start`); a workgroup's slot is uniform over it, so it indexes the image
 // arrays. Each workgroup writes its sums of |qL| and |qR| (a partial); the last
@@ -26,9 +27,12 @@ const float h_re[2 * RADIUS + 1] = H_RE;   // taps computed in double on the hos
 const float h_im[2 * RADIUS + 1] = H_IM;
 const float v[2 * RADIUS + 1] = V_TAPS;
 
+#define QW QUAD_TILE_W
+#define NX (QW / 16)                // outputs an invocation, along the row
+#define TWX (QW + 2 * RADIUS)
 #define TW (16 + 2 * RADIUS)
-shared vec2 tile[TW][TW];          // [row][col] intensities (L, R)
-shared vec4 rows[TW][16];          // row-filtered: (L re, L im, R re, R im)
+shared vec2 tile[TW][TWX];         // [row][col] intensities (L, R)
+shared vec4 rows[TW][QW];          // row-filtered: (L re, L im, R re, R im)
 shared vec2 red[256];
 shared bool last;
 
@@ -44,32 +48,40 @@ void main()
   ivec2 size = lv.xy;
   ivec2 lid = ivec2(gl_LocalInvocationID.xy);
   int li = lid.y * 16 + lid.x;
-  ivec2 tile_xy = ivec2(t % lv.z, t / lv.z) * 16;
+  ivec2 tile_xy = ivec2(t % lv.z, t / lv.z) * ivec2(QW, 16);
   ivec2 origin = tile_xy - RADIUS;
   int layer = int(gl_WorkGroupID.z);
-  for (int i = li; i < TW * TW; i += 256) {
-    int ty = i / TW, tx = i % TW;
+  for (int i = li; i < TW * TWX; i += 256) {
+    int ty = i / TWX, tx = i % TWX;
     ivec2 p = clamp(origin + ivec2(tx, ty), ivec2(0), size - 1);
     tile[ty][tx] = imageLoad(src[k], ivec3(p, layer)).rg;
   }
   barrier();
-  for (int ty = lid.y; ty < TW; ty += 16) {
-    vec4 acc = vec4(0.0);
-    for (int j = 0; j <= 2 * RADIUS; j++) {
-      vec2 s = tile[ty][lid.x + j];
-      acc += vec4(s.x * h_re[j], s.x * h_im[j], s.y * h_re[j], s.y * h_im[j]);
+  for (int ty = lid.y; ty < TW; ty += 16)
+    for (int c = 0; c < NX; c++) {
+      int cx = lid.x + 16 * c;
+      vec4 acc = vec4(0.0);
+      for (int j = 0; j <= 2 * RADIUS; j++) {
+        vec2 s = tile[ty][cx + j];
+        acc += vec4(s.x * h_re[j], s.x * h_im[j], s.y * h_re[j], s.y * h_im[j]);
+      }
+      rows[ty][cx] = acc;
     }
-    rows[ty][lid.x] = acc;
-  }
   barrier();
-  vec4 q = vec4(0.0);
-  for (int j = 0; j <= 2 * RADIUS; j++)
-    q += v[j] * rows[lid.y + j][lid.x];
-  ivec2 g = tile_xy + lid;
-  bool inside = g.x < size.x && g.y < size.y;
-  if (inside)
-    imageStore(dst[k], ivec3(g, layer), q);
-  red[li] = inside ? vec2(length(q.xy), length(q.zw)) : vec2(0.0);
+  vec2 mag = vec2(0.0);
+  for (int c = 0; c < NX; c++) {
+    int cx = lid.x + 16 * c;
+    vec4 q = vec4(0.0);
+    for (int j = 0; j <= 2 * RADIUS; j++)
+      q += v[j] * rows[lid.y + j][cx];
+    ivec2 g = tile_xy + ivec2(cx, lid.y);
+    bool inside = g.x < size.x && g.y < size.y;
+    if (inside) {
+      imageStore(dst[k], ivec3(g, layer), q);
+      mag += vec2(length(q.xy), length(q.zw));
+    }
+  }
+  red[li] = mag;
   barrier();
   for (int s = 128; s > 0; s >>= 1) {
     if (li < s)

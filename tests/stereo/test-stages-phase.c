@@ -59,7 +59,9 @@ upload_state(GpuImage *img, int layer, const RefImage *field, bool full)
 static bool
 phase_case(bool upsample, double guard, bool last)
 {
-  const int w = 90, h = 50, cw = 45, ch = 25, level = 0;
+  /* wider than one row segment of the split round's row pass (256 - 2 SMOOTH_R) and
+   * taller than one tile of its column pass (COLS_TILE_H) */
+  const int w = 300, h = 50, cw = 150, ch = 25, level = 0;
   Fixture f;
   fixture_setup(&f, w, h);
   if (!f.ctx)
@@ -199,21 +201,26 @@ phase_cases(bool upsample, double guard)
       return;
 }
 
-/* Both schedules of the round: fused (GPUs) and split in two passes (software
- * renderers), whatever this device would pick. */
+/* Every schedule of the round: fused, split in two passes by rows (terms and the row
+ * filter, then the columns and the solve: large levels, software renderers) and split
+ * with the row filter in the second pass, whatever this device would pick. */
 static void
 test_phase_round(void)
 {
-  const char *was = g_getenv("STEREOD_PHASE_SPLIT");
-  g_autofree char *saved = g_strdup(was);
-  for (int split = 0; split < 2; split++) {
-    g_setenv("STEREOD_PHASE_SPLIT", split ? "1" : "0", TRUE);
-    g_test_message("phase round %s", split ? "split in two passes" : "fused");
+  g_autofree char *saved = g_strdup(g_getenv("STEREOD_PHASE_SPLIT"));
+  g_autofree char *saved_rows = g_strdup(g_getenv("STEREOD_PHASE_ROWS"));
+  static const char *const names[] = { "fused", "split in two passes by rows",
+                                       "split, rows filtered in the second pass" };
+  for (int schedule = 0; schedule < 3; schedule++) {
+    g_setenv("STEREOD_PHASE_SPLIT", schedule ? "1" : "0", TRUE);
+    g_setenv("STEREOD_PHASE_ROWS", schedule == 2 ? "0" : "1", TRUE);
+    g_test_message("phase round %s", names[schedule]);
     phase_cases(false, 0.0);
     phase_cases(true, 0.0);
     phase_cases(false, STEREO_REFINE_GUARD);
   }
   gpu_test_setenv("STEREOD_PHASE_SPLIT", saved);
+  gpu_test_setenv("STEREOD_PHASE_ROWS", saved_rows);
 }
 
 /* Hole fill, all rounds in as few dispatches as the shared memory allows (three rounds

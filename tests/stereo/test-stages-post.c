@@ -163,8 +163,8 @@ post_case(bool median, bool densify, bool lr_check)
   fixture_teardown(&f);
 }
 
-/* Both forms of the row fill's scans (post.comp: Hillis-Steele, the default, and the
- * grouped scans of STEREOD_POST_SCAN=grouped), each with the invocations a row of the
+/* Both forms of the row fill's scans (post.comp: the grouped scans, the default, and
+ * the Hillis-Steele scans of STEREOD_POST_SCAN=hs), each with the invocations a row of the
  * image's width (64: two groups of 32) and with 1024 (32 groups). */
 static void
 test_post(void)
