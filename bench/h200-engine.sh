@@ -5,6 +5,7 @@
 #                                H200_BASE_BENCH=FILE adds the stereod-bench of an earlier
 #                                build as stereod-bench-base, the baseline of the same call)
 #   then the device tool:  carry [".gpu"], command "bash .gpu/bin/h200-engine.sh run"
+#   (bench/h200-pick.py $OUT/engine.txt then names the switches that beat the defaults)
 #
 # run: for the baseline (when packed) and the current build, then for each variant of
 # H200_VARIANTS (";"-separated environment settings, default below), stereod-bench at
@@ -49,10 +50,15 @@ for v in "${vs[@]}"; do
   env $v bash -c true 2>/dev/null || continue
   ( export $v; bench "new $v" stereod-bench --batch 16 --in-flight 2 --profile 8 )
 done
-bench "new batch 1" stereod-bench --batch 1 --in-flight 2
-bench "new batch 1, 1 in flight" stereod-bench --batch 1 --in-flight 1
-[ -x "$here/bin/stereod-bench-base" ] &&
-  bench "base batch 1, 1 in flight" stereod-bench-base --batch 1 --in-flight 1
-echo "== gl-overlap" | tee -a "$log"
-bash "$here/run" gl-overlap ${H200_OVERLAP_ARGS:-96 20 80} 2>&1 | tee -a "$log"
+# H200_BATCH1=0 skips the batch-1 runs, H200_OVERLAP=0 gl-overlap
+if [ "${H200_BATCH1:-1}" != 0 ]; then
+  bench "new batch 1" stereod-bench --batch 1 --in-flight 2
+  bench "new batch 1, 1 in flight" stereod-bench --batch 1 --in-flight 1
+  [ -x "$here/bin/stereod-bench-base" ] &&
+    bench "base batch 1, 1 in flight" stereod-bench-base --batch 1 --in-flight 1
+fi
+if [ "${H200_OVERLAP:-1}" != 0 ]; then
+  echo "== gl-overlap" | tee -a "$log"
+  bash "$here/run" gl-overlap ${H200_OVERLAP_ARGS:-96 20 80} 2>&1 | tee -a "$log"
+fi
 grep -E "^# summary:|^# profile total|^readback|^upload|^== " "$log" > "$out/summary.txt"
