@@ -269,13 +269,6 @@ gpu_fence_reset(GpuFence *fence, GError **error)
 }
 
 void
-gpu_buffer_host_barrier(GpuBuffer *buf)
-{
-  g_return_if_fail(buf && buf->map);
-  gpu_track_command(buf->ctx, &buf->track, GPU_SYNC_MAPPED, false);
-}
-
-void
 gpu_buffer_copy(GpuBuffer *dst, size_t dst_offset, GpuBuffer *src, size_t src_offset,
                 size_t size)
 {

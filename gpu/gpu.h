@@ -171,10 +171,6 @@ bool gpu_buffer_write(GpuBuffer *buf, size_t offset, const void *data, size_t si
 bool gpu_buffer_read(GpuBuffer *buf, size_t offset, void *data, size_t size, GError **error);
 /* Fills with a 32-bit pattern (size must be a multiple of 4). */
 bool gpu_buffer_fill_u32(GpuBuffer *buf, uint32_t value, GError **error);
-/* Makes the shader writes to a persistently mapped buffer (a readback buffer a pass
- * wrote directly) visible to the host once a fence queued after it signals: the
- * client-mapped-buffer barrier, where a shader wrote the buffer since the last one. */
-void gpu_buffer_host_barrier(GpuBuffer *buf);
 /* Queues a GPU-side copy of `size` bytes (glCopyNamedBufferSubData); no host wait. */
 void gpu_buffer_copy(GpuBuffer *dst, size_t dst_offset, GpuBuffer *src, size_t src_offset,
                      size_t size);

@@ -59,12 +59,8 @@ stereo_chain_run(StereoEngine *e, StereoSlot *sl)
   gpu_timer_stamp(sl->timer, 5);
 
   stereo_pass_post(ps, e->state[0][cur], e->img[0], e->post);
-  stereo_pass_pack(ps, e->post, e->med, e->readback_direct ? sl->readback : e->packed,
-                   &e->layout, sl->layers);
+  stereo_pass_pack(ps, e->post, e->med, e->packed, &e->layout, sl->layers);
   gpu_timer_stamp(sl->timer, 6);
-  if (e->readback_direct)
-    gpu_buffer_host_barrier(sl->readback);
-  else
-    gpu_buffer_copy(sl->readback, 0, e->packed, 0, (size_t)sl->n * e->layout.layer_bytes);
+  gpu_buffer_copy(sl->readback, 0, e->packed, 0, (size_t)sl->n * e->layout.layer_bytes);
   gpu_timer_stamp(sl->timer, 7);
 }

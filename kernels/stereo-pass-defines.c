@@ -57,9 +57,11 @@ fill_layout(int r, int k)
 int
 stereo_quad_tile_width(void)
 {
+  /* 32: fewer halo pixels a workgroup loads and filters along rows (2.1 a pixel instead of
+   * 2.6 at the default radius 5): on an H100 the quadrature of 16 1080p pairs took 1.47
+   * ms against 1.69 with 16 (bench/results/2026-12-06-h100-variants) */
   const char *env = g_getenv("STEREOD_QUAD_TILE");
-  int w = env ? atoi(env) : 0;
-  return w == 32 ? w : 16;
+  return env && atoi(env) == 16 ? 16 : 32;
 }
 
 int
@@ -222,10 +224,13 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
       }
     g_string_append_printf(s, "#define TILE_W %d\n#define TILE_H %d\n", tw, th);
     /* The split round's column pass (FROM_ROWS): TILE_W columns, COLS_TILE_H rows and
-     * the 2 SMOOTH_R rows of its halo in shared memory (16 bytes a value); taller tiles
-     * read fewer halo rows (32: 1.4 row sums an output at the default radius 6).
-     * STEREOD_PHASE_COLS_H=N (benchmarks): N rows where they fit. */
-    int ch = 32;
+     * the 2 SMOOTH_R rows of its halo in shared memory (16 bytes a value). Taller tiles
+     * read fewer halo rows (16: 1.75 row sums an output at the default radius 6, 32:
+     * 1.4), but 16 was the fastest on an H100: level 0 of 16 1080p pairs 1.74 ms, 1.93
+     * with 32, 2.4 with 64 (bench/results/2026-12-06-h100-variants; one task an
+     * invocation, less shared memory a workgroup). STEREOD_PHASE_COLS_H=N (benchmarks):
+     * N rows where they fit. */
+    int ch = 16;
     const char *ce = g_getenv("STEREOD_PHASE_COLS_H");
     if (ce && atoi(ce) >= 4 && atoi(ce) % 4 == 0 && atoi(ce) <= 256)
       ch = atoi(ce);

@@ -24,8 +24,8 @@ enum {
 char *stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
                           int shared_limit);
 
-/* The quadrature pass's tile width (its height is 16): 16, or with STEREOD_QUAD_TILE=32
- * (benchmarks) 32 outputs of a row a workgroup (64 would not fit llvmpipe's 32 KiB). */
+/* The quadrature pass's tile width (its height is 16): 32 outputs of a row a workgroup,
+ * or with STEREOD_QUAD_TILE=16 (benchmarks) 16 (64 would not fit llvmpipe's 32 KiB). */
 int stereo_quad_tile_width(void);
 
 /* Fill rounds per dispatch: all of them (at most 3) where their regions fit the shared

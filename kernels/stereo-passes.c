@@ -130,8 +130,8 @@ stereo_passes_poll(StereoPasses *ps, GError **error)
   return true;
 }
 
-/* Where a phase round runs as two passes (terms into an image, then the filters and the
- * solve from it) instead of one. On a software renderer the fused round computes the
+/* Where a phase round runs as two passes (the terms filtered along rows into an image,
+ * then the column filter and the solve from it; phase_rows) instead of one. On a software renderer the fused round computes the
  * terms of the tiles' halos again (1.9 times the terms), which costs more there than the
  * pass it saves: every level is split. On the H200 the split round is faster too (its
  * second pass holds fewer registers), by less on small levels, where the dispatch it adds
@@ -139,7 +139,8 @@ stereo_passes_poll(StereoPasses *ps, GError **error)
  * round a level: level 0 split 4.19 ms (bench/RESULTS.md, 2026-12-02: 8.6 against 10.1
  * ms for two rounds fused), level 1 (960 x 540) 1.03 split against 1.27 fused, level 2
  * (480 x 270) 0.25 against 0.29 (bench/results/2026-12-06-h200-engine): levels 0 and 1
- * are split at 1920 x 1080, 15 dispatches a batch. STEREOD_PHASE_SPLIT=0 (never),
+ * are split at 1920 x 1080, 15 dispatches a batch (with the split by rows, level 2 split
+ * took 0.085 ms less a batch on an H100, under 1 %: the rule stays). STEREOD_PHASE_SPLIT=0 (never),
  * 1 (every level) or "large" (the GPU rule) overrides. */
 #define PHASE_SPLIT_PIXELS (1 << 18)
 
@@ -179,7 +180,12 @@ stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
   ps->gpu = gpu;
   ps->params = *params;
   ps->phase_split = phase_split(gpu);
-  /* STEREOD_PHASE_ROWS=0 (benchmarks): the split round's second pass filters rows too */
+  /* The split round by rows: its first pass filters the terms along rows (a row segment a
+   * workgroup, 2 SMOOTH_R terms of halo), its second reads the row sums of a tile with
+   * halo rows only; the former split (STEREOD_PHASE_ROWS=0, benchmarks) read a tile's
+   * terms with a halo on all four sides (2.4 terms an output) and filtered rows and
+   * columns. On an H100, level 0 of 16 1080p pairs: 1.55 + 1.74 ms against 1.44 + 2.93
+   * (bench/results/2026-12-06-h100-variants). */
   ps->phase_rows = g_strcmp0(g_getenv("STEREOD_PHASE_ROWS"), "0") != 0;
   for (int i = 0; i < PASS_COUNT; i++) {
     const PassInfo *pi = &pass_info[i];

@@ -75,11 +75,7 @@ struct StereoEngine {
   GpuImage *med;          /* densify: the 9x3 median's d (R32F), NULL without densify */
   GpuImage *terms;        /* the split phase round's terms (software renderers), or NULL */
   GpuImage *map;          /* rectification maps, RG32F, layers 2 pair (left), 2 pair + 1 */
-  GpuBuffer *partials, *counters, *means;
-  /* The pack pass's output on the GPU, copied into the slot's readback buffer; NULL when
-   * the pack pass writes the readback buffer directly (readback_direct) */
-  GpuBuffer *packed;
-  bool readback_direct;
+  GpuBuffer *partials, *counters, *means, *packed;
   int partial_base[STEREO_MAX_LEVELS];
   StereoPackLayout layout;   /* layer_bytes includes the metres plane */
   StereoPair pairs[STEREO_MAX_BATCH];

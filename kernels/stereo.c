@@ -170,11 +170,11 @@ engine_alloc(StereoEngine *e, const float *map, bool defer_maps, GError **error)
     e->metres_offset = e->layout.layer_bytes;
     e->layout.layer_bytes += 4 * (size_t)w0 * h0;
   }
-  /* The pack pass writes the slot's readback buffer (host memory) directly, or a buffer
-   * on the GPU that a copy moves into it (STEREOD_READBACK=copy|direct) */
-  e->readback_direct = !g_strcmp0(g_getenv("STEREOD_READBACK"), "direct");
-  if (!e->readback_direct &&
-      !(e->packed = make_buffer(e, "packed", 0, B * e->layout.layer_bytes, GPU_BUFFER_STORAGE,
+  /* The pack pass writes a buffer on the GPU that a copy moves into the slot's readback
+   * buffer: writing the readback buffer (host memory) directly from the pack pass took
+   * 29.8 ms a batch of 16 1080p pairs against 17.5 on an H100
+   * (bench/results/2026-12-06-h100-variants) */
+  if (!(e->packed = make_buffer(e, "packed", 0, B * e->layout.layer_bytes, GPU_BUFFER_STORAGE,
                                 error)))
     return false;
   for (int i = 0; i < e->in_flight; i++) {

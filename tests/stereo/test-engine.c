@@ -374,11 +374,9 @@ typedef struct {
  * magnitudes are summed in a fixed order. Per pair its own scene, noise floor and (with
  * `calibrated`) calibration and depth constants. The batch engine first runs a batch of
  * other scenes (what a layer the batch failed to write would still show), then the
- * pairs in a shuffled order, then a partial batch of two. With `readback` the batch
- * engine uses that readback (STEREOD_READBACK: the pack pass writing host memory
- * directly, or through a copy), the single engines the default. */
+ * pairs in a shuffled order, then a partial batch of two. */
 static void
-batch_case(bool calibrated, const char *readback)
+batch_case(bool calibrated)
 {
   GpuContext *ctx = gpu_test_context();
   if (!ctx)
@@ -420,11 +418,7 @@ batch_case(bool calibrated, const char *readback)
   StereoEngineParams bp = { .label = "batch", .params = p, .output = STEREO_OUTPUT_FLOAT,
                             .batch = B, .in_flight = 2, .calib = calibrated ? &calib[0] : NULL,
                             .depth = calibrated, .metres = calibrated };
-  g_autofree char *saved = g_strdup(g_getenv("STEREOD_READBACK"));
-  if (readback)
-    g_setenv("STEREOD_READBACK", readback, TRUE);
   g_autoptr(StereoEngine) be = stereo_engine_new(ctx, &bp, &error);
-  gpu_test_setenv("STEREOD_READBACK", saved);
   g_assert_no_error(error);
   g_assert_cmpint(stereo_engine_get_batch(be), ==, B);
   for (int k = 0; k < B; k++) {
@@ -508,23 +502,13 @@ batch_case(bool calibrated, const char *readback)
 static void
 test_batch_plain(void)
 {
-  batch_case(false, NULL);
+  batch_case(false);
 }
 
 static void
 test_batch_calibrated(void)
 {
-  batch_case(true, NULL);
-}
-
-/* The readback the default does not use: the pack pass writing the readback buffer in
- * host memory directly (a client-mapped barrier before the fence) against the pack
- * into a GPU buffer and a copy, every plane */
-static void
-test_batch_readback(void)
-{
-  batch_case(true, "direct");
-  batch_case(true, "copy");
+  batch_case(true);
 }
 
 /* A batch slot is not reused while a frame of it is held: with one slot, a submit fails
@@ -681,7 +665,6 @@ main(int argc, char **argv)
   g_test_add_func("/engine/batch/plain", test_batch_plain);
   g_test_add_func("/engine/batch/calibrated", test_batch_calibrated);
   g_test_add_func("/engine/batch/hold", test_batch_hold);
-  g_test_add_func("/engine/batch/readback", test_batch_readback);
   g_test_add_func("/engine/dispatch-count", test_dispatch_count);
   int r = g_test_run();
   g_rand_free(rng);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "tests/common/gpu-test.h"
 #include "tests/stereo/stages-fixture.h"
 
 /* Ingest and the level-1 reduce in one pass, three pairs (layers) at once, odd sizes:
@@ -96,7 +97,7 @@ test_reduce(void)
  * may convert by truncation (llvmpipe's error exceeds half an ulp). The mean magnitude is summed from
  * the fp32 responses, over all pixels: relative 1e-5. */
 static void
-test_quadrature(void)
+quadrature_case(void)
 {
   enum { NL = 4, PAIRS = 2 };
   static const int sz[NL][2] = { { 83, 61 }, { 42, 31 }, { 21, 16 }, { 40, 17 } };
@@ -179,6 +180,21 @@ test_quadrature(void)
     gpu_image_free(quad[l]);
   }
   fixture_teardown(&f);
+}
+
+/* Both tile widths of the quadrature pass (32 outputs of a row a workgroup, the default,
+ * and 16: STEREOD_QUAD_TILE) */
+static void
+test_quadrature(void)
+{
+  g_autofree char *saved = g_strdup(g_getenv("STEREOD_QUAD_TILE"));
+  static const char *const widths[] = { "32", "16" };
+  for (size_t i = 0; i < G_N_ELEMENTS(widths); i++) {
+    g_setenv("STEREOD_QUAD_TILE", widths[i], TRUE);
+    g_test_message("quadrature tiles %s x 16", widths[i]);
+    quadrature_case();
+  }
+  gpu_test_setenv("STEREOD_QUAD_TILE", saved);
 }
 
 int
