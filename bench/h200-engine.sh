@@ -33,7 +33,7 @@ out=${OUT:-/tmp/h200-out}
 mkdir -p "$out"
 log="$out/engine.txt"
 frames=${H200_FRAMES:-320}
-variants=${H200_VARIANTS:-STEREOD_PHASE_COLS_H=8;STEREOD_PHASE_SPLIT=1;STEREOD_QUAD_TILE=16}
+variants=${H200_VARIANTS:-STEREOD_LR_LEVEL=1;STEREOD_PHASE_COLS_H=8;STEREOD_PHASE_SPLIT=1}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw --format=csv 2>&1 | tee -a "$log"
 bench() {   # LABEL PROGRAM ARGS...
   local label=$1 prog=$2; shift 2

@@ -32,6 +32,9 @@ stereo_chain_run(StereoEngine *e, StereoSlot *sl)
   }
   gpu_timer_stamp(sl->timer, 4);
 
+  /* the L-R check against level 1's right view: level 0 computes the left views alone */
+  bool lr_coarse = stereo_passes_lr_coarse(ps) && e->start >= 1;
+  int cur1 = 0;   /* level 1's final state image */
   for (int s = e->start; s >= 0; s--) {
     float guard = 0.0f;
     GpuImage *prior = e->state[s][cur];
@@ -48,17 +51,20 @@ stereo_chain_run(StereoEngine *e, StereoSlot *sl)
     }
     for (int it = 0; it < stereo_params_level_iterations(&e->p, s); it++) {
       stereo_pass_phase(ps, e->quad[s], prior, upsample, e->state[s][1 - cur], e->means,
-                        sl->layers, s, guard, e->terms);
+                        sl->layers, s, guard, e->terms, s == 0 && lr_coarse);
       cur = 1 - cur;
       prior = e->state[s][cur];
       upsample = false;
     }
     if (s > 0)
       cur = stereo_pass_fill(ps, e->state[s], cur);
+    if (s == 1)
+      cur1 = cur;
   }
   gpu_timer_stamp(sl->timer, 5);
 
-  stereo_pass_post(ps, e->state[0][cur], e->img[0], e->post);
+  stereo_pass_post(ps, e->state[0][cur], e->img[0], e->post,
+                   lr_coarse ? e->state[1][cur1] : NULL);
   stereo_pass_pack(ps, e->post, e->med, e->packed, &e->layout, sl->layers);
   gpu_timer_stamp(sl->timer, 6);
   gpu_buffer_copy(sl->readback, 0, e->packed, 0, (size_t)sl->n * e->layout.layer_bytes);

@@ -31,6 +31,7 @@ typedef enum {
   PASS_FILL,
   PASS_FILL_REST,      /* the last dispatch of fill rounds when they do not divide evenly */
   PASS_POST,
+  PASS_POST_COARSE,    /* post.comp with the L-R check against level 1's right view */
   PASS_MEDIAN,         /* the 9 x 3 median of the filled pixels (densify) */
   PASS_PACK,
   PASS_COUNT
@@ -61,22 +62,24 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_REFINE_TILED] = { "search.comp", "#define SEARCH_TILED 1\n#define SEARCH_REFINE 1\n",
                           D_SEARCH | D_DIRS, { "size", "t_min", "t_max", "prior_size" } },
   [PASS_PHASE] = { "phase.comp", NULL, D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
-                   { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+                   { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } },
   [PASS_PHASE_TERMS] = { "phase.comp", "#define TERMS_ONLY 1\n",
                          D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
-                         { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+                         { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } },
   [PASS_PHASE_SPLIT] = { "phase.comp", "#define FROM_TERMS 1\n",
                          D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
-                         { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+                         { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } },
   [PASS_PHASE_ROWS] = { "phase.comp", "#define TERMS_ONLY 1\n#define TERMS_ROWS 1\n",
                         D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
-                        { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+                        { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } },
   [PASS_PHASE_COLS] = { "phase.comp", "#define FROM_ROWS 1\n",
                         D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
-                        { "size", "prior_size", "level", "upsample", "d_range", "guard" } },
+                        { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } },
   [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
   [PASS_FILL_REST] = { "fill.comp", NULL, D_FILL | D_FILL_REST, { "size" } },
   [PASS_POST] = { "post.comp", NULL, D_POST | D_DIRS, { "size" } },
+  [PASS_POST_COARSE] = { "post.comp", "#define LR_COARSE 1\n", D_POST | D_DIRS,
+                         { "size", "coarse_size" } },
   [PASS_MEDIAN] = { "median.comp", NULL, 0, { "size" } },
   [PASS_PACK] = { "pack.comp", NULL, D_POST,
                   { "size", "s16", "layer_words", "conf_offset", "depth_offset" } },
@@ -93,6 +96,7 @@ struct StereoPasses {
   int rows_out;              /* outputs per workgroup of the split round's row pass */
   PhaseSplit phase_split;    /* where a phase round is two passes (terms, then the rest) */
   bool phase_rows;           /* the split round filters rows in its first pass */
+  bool lr_coarse;            /* the L-R check reads level 1's right view */
   GpuPass *pass[PASS_COUNT];
   bool search_tiled;
 };
@@ -187,11 +191,17 @@ stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
    * columns. On an H100, level 0 of 16 1080p pairs: 1.55 + 1.74 ms against 1.44 + 2.93
    * (bench/results/2026-12-06-h100-variants). */
   ps->phase_rows = g_strcmp0(g_getenv("STEREOD_PHASE_ROWS"), "0") != 0;
+  /* STEREOD_LR_LEVEL=1 (to be timed): the L-R check against level 1's right view, and
+   * level 0 computes the left views alone (docs/algorithm.md §11) */
+  ps->lr_coarse = params->lr_check && !params->refine &&
+                  !g_strcmp0(g_getenv("STEREOD_LR_LEVEL"), "1");
   for (int i = 0; i < PASS_COUNT; i++) {
     const PassInfo *pi = &pass_info[i];
     if ((i == PASS_REFINE || i == PASS_REFINE_TILED) && !params->refine)
       continue;
     if (i == PASS_MEDIAN && !params->densify)
+      continue;
+    if (i == PASS_POST_COARSE && !ps->lr_coarse)
       continue;
     bool split_pass = i == PASS_PHASE_TERMS || i == PASS_PHASE_SPLIT ||
                       i == PASS_PHASE_ROWS || i == PASS_PHASE_COLS;
@@ -400,10 +410,16 @@ stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage
              (int)ceil(ps->params.max_disparity));
 }
 
+bool
+stereo_passes_lr_coarse(const StereoPasses *ps)
+{
+  return ps->lr_coarse;
+}
+
 void
 stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
                   GpuImage *out, GpuBuffer *means, GpuBuffer *layers, int level, float guard,
-                  GpuImage *scratch)
+                  GpuImage *scratch, bool left_only)
 {
   int w = gpu_image_get_width(out), h = gpu_image_get_height(out);
   int passes[2] = { PASS_PHASE, -1 };
@@ -424,6 +440,8 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
   gpu_pass_set_vec2(p, 4, (float)(ps->params.min_disparity * scale - 2.0),
                     (float)(ps->params.max_disparity * scale + 2.0));
   gpu_pass_set_float(p, 5, guard);
+  int dirs = ps->params.lr_check ? 2 : 1;
+  gpu_pass_set_int(p, 6, left_only ? dirs : 1);
   bool terms_only = passes[k] == PASS_PHASE_TERMS || passes[k] == PASS_PHASE_ROWS;
   int tw = ps->phase_tile[0], th = ps->phase_tile[1];
   if (passes[k] == PASS_PHASE_TERMS)
@@ -435,7 +453,8 @@ stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsamp
   GpuPassRun run = {
     .images = { IMG(quad, READ), IMG(prior, READ), IMG(out, WRITE) },
     .buffers = { BUF(means, READ), BUF(layers, READ) },
-    .groups = { (w + tw - 1) / tw, (h + th - 1) / th, state_layers(ps, out) },
+    .groups = { (w + tw - 1) / tw, (h + th - 1) / th,
+                state_layers(ps, out) / (left_only ? dirs : 1) },
   };
   if (terms_only) {
     run.images[2].image = NULL;
@@ -466,12 +485,16 @@ stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur)
 }
 
 void
-stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *dst)
+stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *dst,
+                 GpuImage *coarse)
 {
-  GpuPass *p = ps->pass[PASS_POST];
+  GpuPass *p = ps->pass[coarse ? PASS_POST_COARSE : PASS_POST];
+  g_return_if_fail(p);
   set_size(p, 0, dst);
+  if (coarse)
+    set_size(p, 1, coarse);
   GpuPassRun run = {
-    .images = { IMG(disp, READ), IMG(intensity, READ), IMG(dst, WRITE) },
+    .images = { IMG(disp, READ), IMG(intensity, READ), IMG(dst, WRITE), IMG(coarse, READ) },
     .groups = { 1, gpu_image_get_height(dst), ps->layers ? ps->layers : gpu_image_get_layers(dst) },
   };
   gpu_pass_dispatch(p, &run);

@@ -84,10 +84,16 @@ void stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img,
  * both directions: responses quad (layer = pair), prior d0 from `prior` (.x; the same
  * level, or with `upsample` the next coarser level, 2 x bilinear, §8) -> out (d, C,
  * sigma_d, v), the size of out. guard > 0 (§5b): a solved d more than guard px from d0
- * keeps d0 (certainty C-bar, sigma 0). `prior` and `out` are different images. */
+ * keeps d0 (certainty C-bar, sigma 0). `prior` and `out` are different images. With
+ * `left_only` only the left views' layers (direction 0) are computed. */
 void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool upsample,
                        GpuImage *out, GpuBuffer *means, GpuBuffer *layers, int level,
-                       float guard, GpuImage *scratch);
+                       float guard, GpuImage *scratch, bool left_only);
+/* Whether the L-R check compares level 0's left view with level 1's right view, so that
+ * level 0 computes the left views alone (stereo_pass_phase's `left_only`,
+ * stereo_pass_post's `coarse`): STEREOD_LR_LEVEL=1 (read when the passes are made),
+ * with lr_check and without refine. */
+bool stereo_passes_lr_coarse(const StereoPasses *ps);
 /* Whether the phase round of a level of this size runs as two passes (every level on
  * software renderers, levels of 2^20 pixels and more on GPUs; env STEREOD_PHASE_SPLIT=0,
  * 1 or "large"): the terms into `scratch` (RGBA32F, at least the level's size, as many
@@ -103,7 +109,10 @@ int stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur);
  * directions (layers pair * DIRS, pair * DIRS + 1), `intensity` level 0 (RG32F, L in .r)
  * -> dst (a layer per pair): (d, state, k, 0), state 2 measured, 1 filled, 0 invalid.
  * The 9x3 median of the filled pixels is the first step of stereo_pass_pack. */
-void stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *dst);
+/* With `coarse` (stereo_passes_lr_coarse: level 1's state) the L-R check reads the right
+ * view there, 2 x bilinear; else disp's right-view layers. */
+void stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *dst,
+                      GpuImage *coarse);
 /* Layout of one packed layer: the disparity plane (float, or s16 in words of two
  * pixels), the u8 confidence plane and, with `depth`, the u16 depth plane; byte offsets,
  * all multiples of 4. */

@@ -32,6 +32,9 @@ uniform int level;
 uniform int upsample;
 uniform vec2 d_range;       // clamp range, level px
 uniform float guard;        // > 0 (§5b): d more than guard from d0 keeps d0 (cert C, sigma 0)
+uniform int z_step;         // layer z = workgroup z * z_step (DIRS: the left views alone)
+
+int layer_z() { return int(gl_WorkGroupID.z) * z_step; }
 
 const float taps[2 * SMOOTH_R + 1] = SMOOTH_TAPS;
 #define RW (TILE_W + 2 * SMOOTH_R)
@@ -62,7 +65,7 @@ int pair_, eta_;
 
 float d_prior(ivec2 p)
 {
-  int z = int(gl_WorkGroupID.z);
+  int z = layer_z();
   if (upsample == 0)
     return imageLoad(prior, ivec3(p, z)).x;
   int x0 = p.x >> 1, y0 = p.y >> 1;
@@ -157,7 +160,7 @@ void solve(ivec2 g, vec4 acc, int z)
 shared vec4 S[NT];
 void main()
 {
-  int z = int(gl_WorkGroupID.z);
+  int z = layer_z();
   pair_ = z / DIRS;
   eta_ = z % DIRS == 0 ? 1 : -1;
   vec2 mm = mean_mag[pair_ * MAX_LEVELS + level];
@@ -180,7 +183,7 @@ void main()
 #elif defined(TERMS_ONLY)
 void main()
 {
-  int z = int(gl_WorkGroupID.z);
+  int z = layer_z();
   pair_ = z / DIRS;
   eta_ = z % DIRS == 0 ? 1 : -1;
   vec2 mm = mean_mag[pair_ * MAX_LEVELS + level];
@@ -198,7 +201,7 @@ void main()
 shared vec4 R[CRH][TILE_W];
 void main()
 {
-  int z = int(gl_WorkGroupID.z);
+  int z = layer_z();
   int li = int(gl_LocalInvocationID.x);
   ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_W, COLS_TILE_H);
   for (int i = li; i < TILE_W * CRH; i += NT) {
@@ -227,7 +230,7 @@ void main()
 #else
 void main()
 {
-  int z = int(gl_WorkGroupID.z);
+  int z = layer_z();
   pair_ = z / DIRS;
   eta_ = z % DIRS == 0 ? 1 : -1;
   vec2 mm = mean_mag[pair_ * MAX_LEVELS + level];

@@ -57,7 +57,7 @@ upload_state(GpuImage *img, int layer, const RefImage *field, bool full)
  * more than a tenth of the outputs out of the comparison and `last` is FALSE: a fresh
  * input is drawn (phase_cases). */
 static bool
-phase_case(bool upsample, double guard, bool last)
+phase_case(bool upsample, double guard, bool last, bool left_only)
 {
   /* wider than one row segment of the split round's row pass (256 - 2 SMOOTH_R) and
    * taller than one tile of its column pass (COLS_TILE_H) */
@@ -113,12 +113,18 @@ phase_case(bool upsample, double guard, bool last)
   g_autoptr(GpuBuffer) layers = layer_params(f.ctx, 1, NULL, f.p.min_magnitude);
   g_autoptr(GpuImage) scratch = layered_image(f.ctx, w, h, 2, GPU_FORMAT_RGBA32F);
   stereo_pass_phase(f.ps, quad, prior_img, upsample, out_img, means, layers, level,
-                    (float)guard, scratch);
+                    (float)guard, scratch, left_only);
   double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
   int sr = stereo_gauss_taps(f.p.smooth_sigma, taps);
   for (int dir = 0; dir < 2; dir++) {
     int eta = dir ? -1 : 1;
     g_autofree float *out = download_layer(out_img, dir);
+    if (left_only && dir == 1) {   /* the right view's layer is not written */
+      for (size_t i = 0; i < (size_t)w * h * 4; i++)
+        g_assert_true(isnan(out[i]));
+      g_test_message("phase round, left views only: the right view's layer untouched");
+      continue;
+    }
     check_all_finite(out, (size_t)w * h * 4, "phase");
     const RefImage *qref = eta > 0 ? ql : qr, *qoth = eta > 0 ? qr : ql;
     double tmag = f.p.kappa * (eta > 0 ? ml : mr);
@@ -194,16 +200,17 @@ phase_case(bool upsample, double guard, bool last)
  * pixels that a tenth of the outputs cannot be compared is drawn again (the bound holds
  * for the last). */
 static void
-phase_cases(bool upsample, double guard)
+phase_cases(bool upsample, double guard, bool left_only)
 {
   for (int attempt = 0; attempt < 3; attempt++)
-    if (phase_case(upsample, guard, attempt == 2))
+    if (phase_case(upsample, guard, attempt == 2, left_only))
       return;
 }
 
 /* Every schedule of the round: fused, split in two passes by rows (terms and the row
  * filter, then the columns and the solve: large levels, software renderers) and split
- * with the row filter in the second pass, whatever this device would pick. */
+ * with the row filter in the second pass, whatever this device would pick; each also for
+ * the left views alone (the right view's layer must stay as it was). */
 static void
 test_phase_round(void)
 {
@@ -215,9 +222,10 @@ test_phase_round(void)
     g_setenv("STEREOD_PHASE_SPLIT", schedule ? "1" : "0", TRUE);
     g_setenv("STEREOD_PHASE_ROWS", schedule == 2 ? "0" : "1", TRUE);
     g_test_message("phase round %s", names[schedule]);
-    phase_cases(false, 0.0);
-    phase_cases(true, 0.0);
-    phase_cases(false, STEREO_REFINE_GUARD);
+    phase_cases(false, 0.0, false);
+    phase_cases(true, 0.0, false);
+    phase_cases(false, STEREO_REFINE_GUARD, false);
+    phase_cases(true, 0.0, true);   /* the left views alone (the L-R check on level 1) */
   }
   gpu_test_setenv("STEREOD_PHASE_SPLIT", saved);
   gpu_test_setenv("STEREOD_PHASE_ROWS", saved_rows);

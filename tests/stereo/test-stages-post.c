@@ -13,16 +13,17 @@
  * threshold in double (certainty against c_min, sigma_d against sigma_d_max, the L-R
  * difference against lr_max, x - dL against the image's ends), so that fp32 and double
  * must agree on all of them; L-R consistency holds for about half of the pixels. Values
- * are floats (what the GPU gets). */
+ * are floats (what the GPU gets). With `keep_r` the right view's d is given (fr). */
 static void
-post_fields(const StereoParams *p, int w, int h, RefImage *fl, RefImage *fr)
+post_fields(const StereoParams *p, int w, int h, RefImage *fl, RefImage *fr, bool keep_r)
 {
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
       double *l = ref_image_at(fl, x, y), *r = ref_image_at(fr, x, y);
       l[REF_D] = (float)(6.0 + 4.0 * sin(0.1 * x + 0.2 * y) + g_rand_double_range(stages_rng, -0.3, 0.3));
-      r[REF_D] = (float)(6.0 + 4.0 * sin(0.1 * (x + 6) + 0.2 * y) +
-                         (g_rand_double(stages_rng) < 0.5 ? 0.0 : g_rand_double_range(stages_rng, -3, 3)));
+      if (!keep_r)
+        r[REF_D] = (float)(6.0 + 4.0 * sin(0.1 * (x + 6) + 0.2 * y) +
+                           (g_rand_double(stages_rng) < 0.5 ? 0.0 : g_rand_double_range(stages_rng, -3, 3)));
       l[REF_CERT] = g_rand_double(stages_rng) < 0.1 ? 0.0 : (float)g_rand_double_range(stages_rng, 0.03, 1.0);
       do
         l[REF_SIGMA] = (float)g_rand_double_range(stages_rng, 0.0, 1.3);
@@ -62,11 +63,13 @@ post_fields(const StereoParams *p, int w, int h, RefImage *fl, RefImage *fr)
  * the decisions away from their thresholds (post_fields) and 8-bit intensities (the
  * densify margin is half a level off any step), every disparity must be the same float
  * (medians and fills select values) and every pixel in the same class (invalid, filled,
- * measured); the confidence within 1 (k in fp32). Four configurations. */
+ * measured); the confidence within 1 (k in fp32). Four configurations. With `coarse` the
+ * L-R check reads the right view from a level-1 state (STEREOD_LR_LEVEL=1): the
+ * reference gets it 2 x bilinear at level 0, and level 0's right-view layers hold NaN. */
 static void
-post_case(bool median, bool densify, bool lr_check)
+post_case(bool median, bool densify, bool lr_check, bool coarse)
 {
-  const int w = 81, h = 47, pairs = 2;
+  const int w = 81, h = 47, pairs = 2, wc = (w + 1) / 2, hc = (h + 1) / 2;
   Fixture f;
   fixture_setup(&f, w, h);
   if (!f.ctx)
@@ -74,8 +77,18 @@ post_case(bool median, bool densify, bool lr_check)
   f.p.median = median;
   f.p.densify = densify;
   f.p.lr_check = lr_check;
+  if (coarse)
+    f.p.refine = false;   /* the refinement runs both views at level 0 */
   GError *error = NULL;
+  g_autofree char *saved_lr = g_strdup(g_getenv("STEREOD_LR_LEVEL"));
+  gpu_test_setenv("STEREOD_LR_LEVEL", coarse ? "1" : NULL);
   g_autoptr(StereoPasses) ps = stereo_passes_new(f.ctx, &f.p, &error);
+  gpu_test_setenv("STEREOD_LR_LEVEL", saved_lr);
+  g_assert_no_error(error);
+  g_assert_cmpint(stereo_passes_lr_coarse(ps), ==, coarse);
+  GpuImageParams cp = { .label = "coarse", .width = wc, .height = hc, .layers = pairs * 2,
+                        .format = GPU_FORMAT_RGBA32F };
+  g_autoptr(GpuImage) coarse_img = coarse ? gpu_image_new(f.ctx, &cp, &error) : NULL;
   g_assert_no_error(error);
   int dirs = lr_check ? 2 : 1;
   GpuImageParams sp = { .label = "state", .width = w, .height = h, .layers = pairs * dirs,
@@ -98,12 +111,32 @@ post_case(bool median, bool densify, bool lr_check)
   for (int k = 0; k < pairs; k++) {
     fl[k] = ref_image_new(w, h, REF_FIELD_CHANNELS);
     fr[k] = ref_image_new(w, h, REF_FIELD_CHANNELS);
-    post_fields(&f.p, w, h, fl[k], fr[k]);
+    if (coarse) {
+      /* the right view at level 1 (level-1 px), and at level 0 what post.comp reads of
+       * it: 2 x bilinear at (x / 2, y / 2), in floats as the shader adds them */
+      g_autofree float *c = g_new0(float, 4 * (size_t)wc * hc);
+      for (int y = 0; y < hc; y++)
+        for (int x = 0; x < wc; x++)
+          c[4 * (y * wc + x)] = (float)(3.0 + 2.0 * sin(0.1 * (2 * x + 6) + 0.4 * y) +
+                                        (g_rand_double(stages_rng) < 0.5 ? 0.0
+                                         : g_rand_double_range(stages_rng, -1.5, 1.5)));
+      g_assert_true(gpu_image_upload(coarse_img, 2 * k + 1, c, (size_t)wc * 16, &error));
+      for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+          int y0 = y >> 1, y1 = MIN(y0 + (y & 1), hc - 1);
+          int x0 = x >> 1, x1 = MIN(x0 + 1, wc - 1);
+          float fx = (x & 1) ? 0.5f : 0.0f;
+          float a = c[4 * (y0 * wc + x0)] * (1.0f - fx) + c[4 * (y0 * wc + x1)] * fx;
+          float b = c[4 * (y1 * wc + x0)] * (1.0f - fx) + c[4 * (y1 * wc + x1)] * fx;
+          ref_image_at(fr[k], x, y)[REF_D] = (double)(a + b);
+        }
+    }
+    post_fields(&f.p, w, h, fl[k], fr[k], coarse);
     for (int side = 0; side < dirs; side++) {
       const RefImage *fs = side ? fr[k] : fl[k];
       for (size_t i = 0; i < n; i++)
         for (int c = 0; c < 3; c++)
-          buf[4 * i + c] = (float)fs->data[3 * i + c];
+          buf[4 * i + c] = side && coarse ? NAN : (float)fs->data[3 * i + c];
       g_assert_true(gpu_image_upload(state, k * dirs + side, buf, (size_t)w * 16, &error));
     }
     /* Level-0 intensity for the densify side choice: 8-bit values, as the ingest makes. */
@@ -118,7 +151,7 @@ post_case(bool median, bool densify, bool lr_check)
   poison(post);
   poison(med);
   g_assert_true(gpu_buffer_fill_u32(out, 0xdeadbeefu, &error));
-  stereo_pass_post(ps, state, inten, post);
+  stereo_pass_post(ps, state, inten, post, coarse ? coarse_img : NULL);
   g_autoptr(GpuBuffer) layers = layer_params(f.ctx, pairs, NULL, 0.0);
   stereo_pass_pack(ps, post, med, out, &layout, layers);
   g_autofree uint8_t *packed = g_malloc(pairs * layout.layer_bytes);
@@ -141,9 +174,9 @@ post_case(bool median, bool densify, bool lr_check)
       valid += rc[i] >= 128;
       filled += rc[i] > 0 && rc[i] < 128;
     }
-    g_test_message("post (median %d, densify %d, L-R %d) pair %d: %d measured, %d filled of "
-                   "%zu, %d confidences 1 apart", median, densify, lr_check, k, valid, filled,
-                   n, conf_off);
+    g_test_message("post (median %d, densify %d, L-R %d%s) pair %d: %d measured, %d filled of "
+                   "%zu, %d confidences 1 apart", median, densify, lr_check,
+                   coarse ? " against level 1" : "", k, valid, filled, n, conf_off);
     g_assert_cmpint(valid, >, n / 5);
     g_assert_cmpint(valid, <, (int)n - 10);
     if (densify)
@@ -178,10 +211,11 @@ test_post(void)
       gpu_test_setenv("STEREOD_POST_THREADS", wide ? "1024" : NULL);
       g_test_message("row fill scans: %s, %s invocations a row", scans[s],
                      wide ? "1024" : "the default");
-      post_case(true, true, true);
-      post_case(false, true, true);
-      post_case(true, false, true);
-      post_case(true, true, false);
+      post_case(true, true, true, false);
+      post_case(false, true, true, false);
+      post_case(true, false, true, false);
+      post_case(true, true, false, false);
+      post_case(true, true, true, true);
     }
   gpu_test_setenv("STEREOD_POST_SCAN", saved_scan);
   gpu_test_setenv("STEREOD_POST_THREADS", saved_threads);
