@@ -55,9 +55,10 @@ const float taps[2 * SMOOTH_R + 1] = SMOOTH_TAPS;
 #define RWP (RW | 1)
 #define ROW_TASKS (RH * (TILE_W / SEG_R))
 #define ROW_TASKS_PER_THREAD ((ROW_TASKS + NT - 1) / NT)
-#define COL_TASKS (TILE_W * (TILE_H / SEG_C))
-#define COL_TASKS_PER_THREAD ((COL_TASKS + NT - 1) / NT)
-#if !defined(TERMS_ONLY) && !defined(FROM_ROWS)
+#if defined(FROM_ROWS)
+#define CRH (COLS_TILE_H + 2 * SMOOTH_R)
+shared vec4 T[CRH][TILE_W];  // row sums of the tile's columns and its halo rows
+#elif !defined(TERMS_ONLY)
 shared vec4 T[RH][RWP];      // terms, then (columns 0 .. TILE_W - 1) their row sums
 #endif
 
@@ -153,6 +154,29 @@ void solve(ivec2 g, vec4 acc, int z)
   imageStore(dst, ivec3(g, z), o4);
 }
 
+#ifndef TERMS_ONLY
+// The column filter of T's row sums and the solve, for a tile of TILE_W x `rows` outputs
+// at `tile` (T's row 0 is SMOOTH_R rows above it): task t has column t % TILE_W, rows
+// (t / TILE_W) SEG_C ... + SEG_C - 1; the sums in the order of the taps.
+void columns_and_solve(ivec2 tile, int rows, int li, int z)
+{
+  for (int t = li; t < TILE_W * (rows / SEG_C); t += NT) {
+    int tx = t % TILE_W, y0 = (t / TILE_W) * SEG_C;
+    vec4 acc[SEG_C];
+    for (int q = 0; q < SEG_C; q++)
+      acc[q] = vec4(0.0);
+    for (int k = 0; k < SEG_C + 2 * SMOOTH_R; k++) {
+      vec4 v = T[y0 + k][tx];
+      for (int q = 0; q < SEG_C; q++)
+        if (k - q >= 0 && k - q <= 2 * SMOOTH_R)
+          acc[q] += taps[k - q] * v;
+    }
+    for (int q = 0; q < SEG_C; q++)
+      solve(tile + ivec2(tx, y0 + q), acc[q], z);
+  }
+}
+#endif
+
 #if defined(TERMS_ONLY) && defined(TERMS_ROWS)
 // A workgroup: the terms of row y from x0 - SMOOTH_R to x0 + ROW_OUT - 1 + SMOOTH_R (0
 // outside the image), then the row filter of ROW_OUT outputs.
@@ -196,9 +220,6 @@ void main()
 #elif defined(FROM_ROWS)
 // A workgroup: the row sums of a TILE_W x COLS_TILE_H tile and SMOOTH_R rows above and
 // below (0 outside the image), filtered along columns, and the solve.
-#define CRH (COLS_TILE_H + 2 * SMOOTH_R)
-#define CTASKS (TILE_W * (COLS_TILE_H / SEG_C))
-shared vec4 R[CRH][TILE_W];
 void main()
 {
   int z = layer_z();
@@ -209,23 +230,10 @@ void main()
     vec4 P = vec4(0.0);
     if (p.y >= 0 && p.y < size.y && p.x < size.x)
       P = imageLoad(terms_img, ivec3(p, z));
-    R[i / TILE_W][i % TILE_W] = P;
+    T[i / TILE_W][i % TILE_W] = P;
   }
   barrier();
-  for (int t = li; t < CTASKS; t += NT) {
-    int tx = t % TILE_W, y0 = (t / TILE_W) * SEG_C;
-    vec4 acc[SEG_C];
-    for (int q = 0; q < SEG_C; q++)
-      acc[q] = vec4(0.0);
-    for (int k = 0; k < SEG_C + 2 * SMOOTH_R; k++) {
-      vec4 v = R[y0 + k][tx];
-      for (int q = 0; q < SEG_C; q++)
-        if (k - q >= 0 && k - q <= 2 * SMOOTH_R)
-          acc[q] += taps[k - q] * v;
-    }
-    for (int q = 0; q < SEG_C; q++)
-      solve(tile + ivec2(tx, y0 + q), acc[q], z);
-  }
+  columns_and_solve(tile, COLS_TILE_H, li, z);
 }
 #else
 void main()
@@ -278,23 +286,6 @@ void main()
     }
   }
   barrier();
-  // Columns and the solve: task t has column t % TILE_W, rows (t / TILE_W) SEG_C ...
-  for (int j = 0; j < COL_TASKS_PER_THREAD; j++) {
-    int t = li + j * NT;
-    if (t >= COL_TASKS)
-      break;
-    int tx = t % TILE_W, y0 = (t / TILE_W) * SEG_C;
-    vec4 acc[SEG_C];
-    for (int q = 0; q < SEG_C; q++)
-      acc[q] = vec4(0.0);
-    for (int k = 0; k < SEG_C + 2 * SMOOTH_R; k++) {
-      vec4 v = T[y0 + k][tx];
-      for (int q = 0; q < SEG_C; q++)
-        if (k - q >= 0 && k - q <= 2 * SMOOTH_R)
-          acc[q] += taps[k - q] * v;
-    }
-    for (int q = 0; q < SEG_C; q++)
-      solve(tile + ivec2(tx, y0 + q), acc[q], z);
-  }
+  columns_and_solve(tile, TILE_H, li, z);
 }
 #endif
