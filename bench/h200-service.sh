@@ -25,7 +25,7 @@
 #     stats lines summed by this script;
 #  5. flow.txt: stereod-flow --bench on a Middlebury pair resampled to 1920x1080, one
 #     camera and 8 cameras in one engine (--pairs 8);
-#  6. tests.txt: the gpu, stage, engine and accuracy tests on the H200;
+#  6. tests.txt: the gpu, stage, engine and accuracy tests on that GPU;
 #  7. summary.txt: every "# summary:" line, in the form bench/RESULTS.md records.
 set -uo pipefail
 mode=${1:-}
@@ -145,7 +145,7 @@ name, n, path, size, fps = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[
 text = open(path, errors="replace").read()
 gpu = re.search(r"GPU: .*", text)
 line = gpu.group(0) if gpu else ""
-device = "H200" if "H200" in line else "llvmpipe" if "llvmpipe" in line else "GPU"
+device = "H200" if "H200" in line else "H100" if "H100" in line else "llvmpipe" if "llvmpipe" in line else "GPU"
 w, h = (int(v) for v in size.split("x"))
 levels = max(1, min(5, 1 + int(math.floor(math.log2(min(w, h) / 24.0)))))   # stereod's automatic levels
 lines = [l for l in text.splitlines() if re.search(r"pair p\d+: .*out [0-9.]+ fps", l)]
@@ -191,7 +191,7 @@ if [ -d "$here/mbflow" ] && [ "${H200_FLOW:-1}" != 0 ]; then   # H200_FLOW=0 ski
 fi
 grep -i 'ms per flow\|summary' "$out/flow.txt" | sed 's/^# summary: //; s/^/# summary: flow: /' >> "$summary"
 
-echo "== 6. tests on the H200" | tee "$out/tests.txt"
+echo "== 6. tests on this GPU" | tee "$out/tests.txt"
 export STEREOD_REQUIRE_GPU=1 STEREOD_REQUIRE_DATA=1 STEREOD_MIDDLEBURY_DIR="${H200_MB:-$here/mb}"
 for t in ${H200_TESTS-test-gpu test-stages test-stages-search test-stages-phase test-stages-post \
          test-engine test-accuracy}; do
