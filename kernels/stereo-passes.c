@@ -97,6 +97,7 @@ struct StereoPasses {
   PhaseSplit phase_split;    /* where a phase round is two passes (terms, then the rest) */
   bool phase_rows;           /* the split round filters rows in its first pass */
   bool lr_coarse;            /* the L-R check reads level 1's right view */
+  int quad_tile;             /* the quadrature pass's tile width (its QUAD_TILE_W) */
   GpuPass *pass[PASS_COUNT];
   bool search_tiled;
 };
@@ -184,6 +185,7 @@ stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
   ps->gpu = gpu;
   ps->params = *params;
   ps->phase_split = phase_split(gpu);
+  ps->quad_tile = stereo_quad_tile_width();   /* as the programs' defines, read once */
   /* The split round by rows: its first pass filters the terms along rows (a row segment a
    * workgroup, 2 SMOOTH_R terms of halo), its second reads the row sums of a tile with
    * halo rows only; the former split (STEREOD_PHASE_ROWS=0, benchmarks) read a tile's
@@ -309,10 +311,9 @@ stereo_pass_reduce(StereoPasses *ps, GpuImage *src, GpuImage *dst)
 }
 
 int
-stereo_pass_quadrature_groups(int width, int height)
+stereo_pass_quadrature_groups(const StereoPasses *ps, int width, int height)
 {
-  int tw = stereo_quad_tile_width();
-  return ((width + tw - 1) / tw) * ((height + 15) / 16);
+  return ((width + ps->quad_tile - 1) / ps->quad_tile) * ((height + 15) / 16);
 }
 
 void
@@ -330,13 +331,12 @@ stereo_pass_quadrature(StereoPasses *ps, const StereoQuadLevel *levels, int n,
     for (int i = 0; i < STEREO_QUAD_LEVELS_PER_PASS; i++) {
       const StereoQuadLevel *l = &levels[first + MIN(i, m - 1)];
       int w = gpu_image_get_width(l->quad), h = gpu_image_get_height(l->quad);
-      int tw = stereo_quad_tile_width();
-      int lv[4] = { w, h, (w + tw - 1) / tw, l->level };
+      int lv[4] = { w, h, (w + ps->quad_tile - 1) / ps->quad_tile, l->level };
       gpu_pass_set_ivec4(p, i, lv);
       if (i < m) {
         run.images[i] = (GpuPassImage)IMG(l->img, READ);
         run.images[STEREO_QUAD_LEVELS_PER_PASS + i] = (GpuPassImage)IMG(l->quad, WRITE);
-        start[i + 1] = start[i] + stereo_pass_quadrature_groups(w, h);
+        start[i + 1] = start[i] + stereo_pass_quadrature_groups(ps, w, h);
         base[i] = l->partial_base;
         inv[i] = (float)(1.0 / ((double)w * h));
         layers = gpu_image_get_layers(l->quad);

@@ -52,7 +52,7 @@ void stereo_pass_reduce(StereoPasses *ps, GpuImage *src, GpuImage *dst);
 /* §3 and §4 for several levels: for each level its intensities img (RG32F) -> responses
  * quad, and the mean |qL|, |qR| of each layer into means[layer * STEREO_MAX_LEVELS +
  * level] (vec2). One dispatch per STEREO_QUAD_LEVELS_PER_PASS levels. `partials` holds
- * (vec2) stereo_pass_quadrature_groups(level size) entries per layer from each level's
+ * (vec2) stereo_pass_quadrature_groups(ps, level size) entries per layer from each level's
  * partial_base; `counters` (uint, layers * STEREO_MAX_LEVELS, zero at first use) is left
  * zero again. */
 #define STEREO_QUAD_LEVELS_PER_PASS 3
@@ -66,7 +66,7 @@ typedef struct {
 } StereoQuadLevel;
 void stereo_pass_quadrature(StereoPasses *ps, const StereoQuadLevel *levels, int n,
                             GpuBuffer *partials, GpuBuffer *counters, GpuBuffer *means);
-int stereo_pass_quadrature_groups(int width, int height);
+int stereo_pass_quadrature_groups(const StereoPasses *ps, int width, int height);
 /* The discrete search (§5), both directions, on the intensities of the search level
  * (layer = pair) into disp (layer pair * DIRS + direction: d, cert, 0, v). */
 void stereo_pass_search(StereoPasses *ps, GpuImage *img, GpuImage *disp, int t_min,

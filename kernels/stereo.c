@@ -133,7 +133,7 @@ engine_alloc(StereoEngine *e, const float *map, bool defer_maps, GError **error)
                                         GPU_FORMAT_RGBA32F, e->n_dirs * B, error)))
         return false;
     e->partial_base[s] = partials;
-    partials += B * stereo_pass_quadrature_groups(w, h);
+    partials += B * stereo_pass_quadrature_groups(e->passes, w, h);
   }
   if (!(e->post = make_image(e, "post", 0, w0, h0, GPU_FORMAT_RGBA32F, B, error)))
     return false;

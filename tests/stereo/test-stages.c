@@ -130,7 +130,7 @@ quadrature_case(void)
       g_assert_true(gpu_image_upload(img[l], k, buf, (size_t)w * 8, &error));
     }
     ql[l] = (StereoQuadLevel){ img[l], quad[l], level_of[l], base };
-    base += PAIRS * stereo_pass_quadrature_groups(w, h) + 3;
+    base += PAIRS * stereo_pass_quadrature_groups(f.ps, w, h) + 3;
   }
   g_autoptr(GpuBuffer) partials = storage_buffer(f.ctx, "partials", (size_t)base * 8);
   g_autoptr(GpuBuffer) counters = storage_buffer(f.ctx, "counters",
