@@ -227,7 +227,7 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
      * the 2 SMOOTH_R rows of its halo in shared memory (16 bytes a value). Taller tiles
      * read fewer halo rows (16: 1.75 row sums an output at the default radius 6, 32:
      * 1.4), but 16 was the fastest on an H100: level 0 of 16 1080p pairs 1.74 ms, 1.93
-     * with 32, 2.4 with 64 (bench/results/2026-12-06-h100-variants; one task an
+     * with 32, 3.11 with 64 (bench/results/2026-12-06-h100-variants; one task an
      * invocation, less shared memory a workgroup). STEREOD_PHASE_COLS_H=N (benchmarks):
      * N rows where they fit. */
     int ch = 16;
