@@ -47,6 +47,11 @@ typedef struct {
 /* Uniform handles: the index in PassInfo.uniforms. */
 enum { U_SIZE, U_SIZE2, U_3, U_4, U_5, U_6 };
 
+/* phase.comp's programs: one constant set and uniform list, their variant's defines */
+#define PHASE_PASS(variant)                                                              \
+  { "phase.comp", (variant), D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,          \
+    { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } }
+
 static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_INGEST] = { "ingest.comp", NULL, 0, { "size0", "size1" } },
   [PASS_INGEST_RECTIFY] = { "ingest.comp", "#define RECTIFY 1\n", 0, { "size0", "size1" } },
@@ -61,20 +66,11 @@ static const PassInfo pass_info[PASS_COUNT] = {
                     { "size", "t_min", "t_max", "prior_size" } },
   [PASS_REFINE_TILED] = { "search.comp", "#define SEARCH_TILED 1\n#define SEARCH_REFINE 1\n",
                           D_SEARCH | D_DIRS, { "size", "t_min", "t_max", "prior_size" } },
-  [PASS_PHASE] = { "phase.comp", NULL, D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
-                   { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } },
-  [PASS_PHASE_TERMS] = { "phase.comp", "#define TERMS_ONLY 1\n",
-                         D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
-                         { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } },
-  [PASS_PHASE_SPLIT] = { "phase.comp", "#define FROM_TERMS 1\n",
-                         D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
-                         { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } },
-  [PASS_PHASE_ROWS] = { "phase.comp", "#define TERMS_ONLY 1\n#define TERMS_ROWS 1\n",
-                        D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
-                        { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } },
-  [PASS_PHASE_COLS] = { "phase.comp", "#define FROM_ROWS 1\n",
-                        D_PHASE | D_SMOOTH | D_LEVELS | D_DIRS | D_QUAD,
-                        { "size", "prior_size", "level", "upsample", "d_range", "guard", "z_step" } },
+  [PASS_PHASE] = PHASE_PASS(NULL),
+  [PASS_PHASE_TERMS] = PHASE_PASS("#define TERMS_ONLY 1\n"),
+  [PASS_PHASE_SPLIT] = PHASE_PASS("#define FROM_TERMS 1\n"),
+  [PASS_PHASE_ROWS] = PHASE_PASS("#define TERMS_ONLY 1\n#define TERMS_ROWS 1\n"),
+  [PASS_PHASE_COLS] = PHASE_PASS("#define FROM_ROWS 1\n"),
   [PASS_FILL] = { "fill.comp", NULL, D_FILL, { "size" } },
   [PASS_FILL_REST] = { "fill.comp", NULL, D_FILL | D_FILL_REST, { "size" } },
   [PASS_POST] = { "post.comp", NULL, D_POST | D_DIRS, { "size" } },
@@ -136,17 +132,18 @@ stereo_passes_poll(StereoPasses *ps, GError **error)
 }
 
 /* Where a phase round runs as two passes (the terms filtered along rows into an image,
- * then the column filter and the solve from it; phase_rows) instead of one. On a software renderer the fused round computes the
- * terms of the tiles' halos again (1.9 times the terms), which costs more there than the
- * pass it saves: every level is split. On the H200 the split round is faster too (its
- * second pass holds fewer registers), by less on small levels, where the dispatch it adds
- * counts more: levels of at least PHASE_SPLIT_PIXELS are split. 16 1080p pairs, one
- * round a level: level 0 split 4.19 ms (bench/RESULTS.md, 2026-12-02: 8.6 against 10.1
- * ms for two rounds fused), level 1 (960 x 540) 1.03 split against 1.27 fused, level 2
- * (480 x 270) 0.25 against 0.29 (bench/results/2026-12-06-h200-engine): levels 0 and 1
- * are split at 1920 x 1080, 15 dispatches a batch (with the split by rows, level 2 split
- * took 0.085 ms less a batch on an H100, under 1 %: the rule stays). STEREOD_PHASE_SPLIT=0 (never),
- * 1 (every level) or "large" (the GPU rule) overrides. */
+ * then the column filter and the solve from it; phase_rows) instead of one. On a
+ * software renderer the fused round computes the terms of the tiles' halos again (1.9
+ * times the terms), which costs more there than the pass it saves: every level is
+ * split. On the H200 the split round is faster too (its second pass holds fewer
+ * registers), by less on small levels, where the dispatch it adds counts more: levels
+ * of at least PHASE_SPLIT_PIXELS are split. 16 1080p pairs, one round a level: level 0
+ * split 4.19 ms (bench/RESULTS.md, 2026-12-02: 8.6 against 10.1 ms for two rounds
+ * fused), level 1 (960 x 540) 1.03 split against 1.27 fused, level 2 (480 x 270) 0.25
+ * against 0.29 (bench/results/2026-12-06-h200-engine): levels 0 and 1 are split at
+ * 1920 x 1080, 15 dispatches a batch (with the split by rows, level 2 split took 0.085
+ * ms less a batch on an H100, under 1 %: the rule stays). STEREOD_PHASE_SPLIT=0
+ * (never), 1 (every level) or "large" (the GPU rule) overrides. */
 #define PHASE_SPLIT_PIXELS (1 << 18)
 
 static PhaseSplit
