@@ -23,7 +23,8 @@ post_fields(const StereoParams *p, int w, int h, RefImage *fl, RefImage *fr, boo
       l[REF_D] = (float)(6.0 + 4.0 * sin(0.1 * x + 0.2 * y) + g_rand_double_range(stages_rng, -0.3, 0.3));
       if (!keep_r)
         r[REF_D] = (float)(6.0 + 4.0 * sin(0.1 * (x + 6) + 0.2 * y) +
-                           (g_rand_double(stages_rng) < 0.5 ? 0.0 : g_rand_double_range(stages_rng, -3, 3)));
+                           (g_rand_double(stages_rng) < 0.5
+                              ? 0.0 : g_rand_double_range(stages_rng, -3, 3)));
       l[REF_CERT] = g_rand_double(stages_rng) < 0.1 ? 0.0 : (float)g_rand_double_range(stages_rng, 0.03, 1.0);
       do
         l[REF_SIGMA] = (float)g_rand_double_range(stages_rng, 0.0, 1.3);
