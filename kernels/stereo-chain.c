@@ -33,7 +33,7 @@ stereo_chain_run(StereoEngine *e, StereoSlot *sl)
   gpu_timer_stamp(sl->timer, 4);
 
   /* the L-R check against level 1's right view: level 0 computes the left views alone */
-  bool lr_coarse = stereo_passes_lr_coarse(ps) && e->start >= 1;
+  bool lr_coarse = stereo_passes_lr_coarse(ps);   /* so e->start >= 1 */
   int cur1 = 0;   /* level 1's final state image */
   for (int s = e->start; s >= 0; s--) {
     float guard = 0.0f;

@@ -176,6 +176,13 @@ stereo_params_use_refine(const StereoParams *p)
   return p->refine && stereo_params_use_search(p) && stereo_params_start_level(p) > 0;
 }
 
+bool
+stereo_params_lr_coarse(const StereoParams *p)
+{
+  return p->lr_check && !p->refine && stereo_params_start_level(p) > 0 &&
+         g_strcmp0(g_getenv("STEREOD_LR_LEVEL"), "0") != 0;
+}
+
 int
 stereo_params_start_level(const StereoParams *p)
 {

@@ -124,6 +124,11 @@ bool stereo_params_use_search(const StereoParams *p);
 /* Whether the level-0 refinement search (§5b) runs: refine, the search runs, and it runs
  * above level 0. Its candidates are bounded by floor(min_disparity)..ceil(max_disparity). */
 bool stereo_params_use_refine(const StereoParams *p);
+/* Whether the L-R check reads the right view of level 1 (docs/algorithm.md §10, §11):
+ * lr_check, without refine (which runs both views at level 0) and with a level above 0;
+ * level 0 then computes the left view alone. STEREOD_LR_LEVEL=0 in the environment
+ * (benchmarks) checks against level 0's right view, computed for it. */
+bool stereo_params_lr_coarse(const StereoParams *p);
 /* The phase rounds of level s: iterations above level 0, iterations_level0 at level 0.
  * STEREO_ITERATIONS_AUTO (the default of both) is one round a level on images of
  * STEREO_ONE_ROUND_PIXELS and more and two on smaller ones (docs/algorithm.md §11: at

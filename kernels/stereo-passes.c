@@ -190,10 +190,7 @@ stereo_passes_new_async(GpuContext *gpu, const StereoParams *params, bool async,
    * columns. On an H100, level 0 of 16 1080p pairs: 1.55 + 1.74 ms against 1.44 + 2.93
    * (bench/results/2026-12-06-h100-variants). */
   ps->phase_rows = g_strcmp0(g_getenv("STEREOD_PHASE_ROWS"), "0") != 0;
-  /* STEREOD_LR_LEVEL=1 (to be timed): the L-R check against level 1's right view, and
-   * level 0 computes the left views alone (docs/algorithm.md §11) */
-  ps->lr_coarse = params->lr_check && !params->refine &&
-                  !g_strcmp0(g_getenv("STEREOD_LR_LEVEL"), "1");
+  ps->lr_coarse = stereo_params_lr_coarse(params);   /* read once, as the defines */
   for (int i = 0; i < PASS_COUNT; i++) {
     const PassInfo *pi = &pass_info[i];
     if ((i == PASS_REFINE || i == PASS_REFINE_TILED) && !params->refine)

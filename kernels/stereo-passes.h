@@ -91,8 +91,7 @@ void stereo_pass_phase(StereoPasses *ps, GpuImage *quad, GpuImage *prior, bool u
                        float guard, GpuImage *scratch, bool left_only);
 /* Whether the L-R check compares level 0's left view with level 1's right view, so that
  * level 0 computes the left views alone (stereo_pass_phase's `left_only`,
- * stereo_pass_post's `coarse`): STEREOD_LR_LEVEL=1 (read when the passes are made),
- * with lr_check and without refine. */
+ * stereo_pass_post's `coarse`): stereo_params_lr_coarse when the passes were made. */
 bool stereo_passes_lr_coarse(const StereoPasses *ps);
 /* Whether the phase round of a level of this size runs as two passes (every level on
  * software renderers, levels of 2^20 pixels and more on GPUs; env STEREOD_PHASE_SPLIT=0,

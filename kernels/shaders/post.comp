@@ -28,18 +28,25 @@ layout(rgba32f, binding = 2) writeonly uniform image2DArray dst;
 uniform ivec2 size;
 #ifdef LR_COARSE
 // The L-R check's right view from level 1 (the right view is not computed at level 0):
-// d_R at level-0 pixel (x, y) is 2 x the bilinear value at (x / 2, y / 2) there.
+// d_R at level-0 pixel (x, y) is 2 x the bilinear value at (x / 2, y / 2) there. The
+// check interpolates those values linearly between the two pixels around xr; both lie
+// in one level-1 cell (xr / 2 and its neighbour share the cell's linear piece), so that
+// is the bilinear value at (xr / 2, y / 2) itself: 4 loads (2 on even rows, where the
+// two rows are one), not 8 or 16.
 layout(rgba32f, binding = 3) readonly uniform image2DArray coarse;   // layers pair * DIRS (+ 1)
 uniform ivec2 coarse_size;
 
-float coarse_d(int x, int yy, int zr)
+float coarse_dr(float xr, int yy, int zr)
 {
-  int y0 = yy >> 1, y1 = min(y0 + (yy & 1), coarse_size.y - 1);
-  float fx = 0.5 * float(x);
-  int x0 = int(floor(fx)), x1 = min(x0 + 1, coarse_size.x - 1);
-  float f = fx - float(x0);
+  float u = 0.5 * xr;
+  int x0 = int(floor(u)), x1 = min(x0 + 1, coarse_size.x - 1);
+  float f = u - float(x0);
+  int y0 = yy >> 1;
   float a = mix(imageLoad(coarse, ivec3(x0, y0, zr)).x, imageLoad(coarse, ivec3(x1, y0, zr)).x, f);
-  float b = mix(imageLoad(coarse, ivec3(x0, y1, zr)).x, imageLoad(coarse, ivec3(x1, y1, zr)).x, f);
+  if ((yy & 1) == 0 || y0 + 1 >= coarse_size.y)
+    return a + a;
+  float b = mix(imageLoad(coarse, ivec3(x0, y0 + 1, zr)).x,
+                imageLoad(coarse, ivec3(x1, y0 + 1, zr)).x, f);
   return a + b;   // 2 x their mean
 }
 #endif
@@ -61,13 +68,13 @@ vec2 validity(int x, int yy)
     if (xr < 0.0 || xr > float(size.x - 1)) {
       valid = false;
     } else {
+      int zr = pair * DIRS + DIRS - 1;
+#ifdef LR_COARSE
+      float dr = coarse_dr(xr, yy, zr);
+#else
       float fl = floor(xr);
       int i0 = int(fl);
       int i1 = min(i0 + 1, size.x - 1);
-      int zr = pair * DIRS + DIRS - 1;
-#ifdef LR_COARSE
-      float dr = mix(coarse_d(i0, yy, zr), coarse_d(i1, yy, zr), xr - fl);
-#else
       float dr = mix(imageLoad(disp, ivec3(i0, yy, zr)).x, imageLoad(disp, ivec3(i1, yy, zr)).x,
                      xr - fl);
 #endif

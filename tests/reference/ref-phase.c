@@ -163,6 +163,12 @@ ref_upsample(const RefImage *field, int w, int h)
 RefImage *
 ref_direction_run(const StereoParams *p, const RefPyramid *pyr, int eta)
 {
+  return ref_direction_run_to(p, pyr, eta, 0);
+}
+
+RefImage *
+ref_direction_run_to(const StereoParams *p, const RefPyramid *pyr, int eta, int last)
+{
   int ir = eta > 0 ? 0 : 1, io = 1 - ir;
   int s0 = stereo_params_start_level(p);
   g_autoptr(RefImage) d = NULL;
@@ -172,7 +178,8 @@ ref_direction_run(const StereoParams *p, const RefPyramid *pyr, int eta)
   } else {
     d = ref_image_new(pyr->img[ir][s0]->w, pyr->img[ir][s0]->h, REF_FIELD_CHANNELS);
   }
-  for (int s = s0; s >= 0; s--) {
+  g_return_val_if_fail(last >= 0 && last <= s0, NULL);
+  for (int s = s0; s >= last; s--) {
     double guard = 0.0;
     if (s < s0) {
       ref_fill_holes(p, d);
@@ -195,5 +202,7 @@ ref_direction_run(const StereoParams *p, const RefPyramid *pyr, int eta)
       d = nd;
     }
   }
+  if (last > 0)
+    ref_fill_holes(p, d);   /* what the next level's upsample would read */
   return g_steal_pointer(&d);
 }

@@ -180,7 +180,16 @@ ref_stereo_run(const StereoParams *p, const uint8_t *left, size_t left_stride,
     return false;
   g_autoptr(RefPyramid) pyr = ref_pyramid_new(p, left, left_stride, right, right_stride);
   g_autoptr(RefImage) fl = ref_direction_run(p, pyr, +1);
-  g_autoptr(RefImage) fr = p->lr_check ? ref_direction_run(p, pyr, -1) : NULL;
+  g_autoptr(RefImage) fr = NULL;
+  if (stereo_params_lr_coarse(p)) {
+    /* the right view of level 1, read at level 0 as 2 x bilinear at (x / 2, y / 2); the
+     * check's linear interpolation between two such pixels is the bilinear value at
+     * (xr / 2, y / 2) (post.comp reads that) */
+    g_autoptr(RefImage) c = ref_direction_run_to(p, pyr, -1, 1);
+    fr = ref_upsample(c, fl->w, fl->h);
+  } else if (p->lr_check) {
+    fr = ref_direction_run(p, pyr, -1);
+  }
   ref_post(p, fl, fr, pyr->img[0][0], disparity, confidence);
   return true;
 }

@@ -128,6 +128,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(RefPyramid, ref_pyramid_free)
  * iterations and levels down to 0. Returns the final level-0 field (d, cert, sigma_d)
  * after the last round, i.e. before any post-processing. */
 RefImage *ref_direction_run(const StereoParams *p, const RefPyramid *pyr, int eta);
+/* The same down to level `last` (0 .. the start level): with last > 0 the field of that
+ * level after its rounds and its hole fill, which the next level's upsample reads. */
+RefImage *ref_direction_run_to(const StereoParams *p, const RefPyramid *pyr, int eta,
+                               int last);
 
 /* §10, step by step. `valid` arrays hold w*h booleans of the left grid. */
 /* valid = (cert >= c_min) AND LR-valid AND the sigma_d test. field_r may be NULL (no

@@ -511,13 +511,14 @@ test_batch_calibrated(void)
   batch_case(true);
 }
 
-/* The same with the L-R check against level 1's right view (STEREOD_LR_LEVEL=1): level
- * 0 runs the left views of the batch's pairs alone */
+/* The same with the L-R check against level 0's right view (STEREOD_LR_LEVEL=0; the
+ * default checks against level 1's, and level 0 runs the left views alone): level 0
+ * runs both views of the batch's pairs */
 static void
-test_batch_lr_level1(void)
+test_batch_lr_level0(void)
 {
   g_autofree char *saved = g_strdup(g_getenv("STEREOD_LR_LEVEL"));
-  g_setenv("STEREOD_LR_LEVEL", "1", TRUE);
+  g_setenv("STEREOD_LR_LEVEL", "0", TRUE);
   batch_case(true);
   gpu_test_setenv("STEREOD_LR_LEVEL", saved);
 }
@@ -676,7 +677,7 @@ main(int argc, char **argv)
   g_test_add_func("/engine/batch/plain", test_batch_plain);
   g_test_add_func("/engine/batch/calibrated", test_batch_calibrated);
   g_test_add_func("/engine/batch/hold", test_batch_hold);
-  g_test_add_func("/engine/batch/lr-level1", test_batch_lr_level1);
+  g_test_add_func("/engine/batch/lr-level0", test_batch_lr_level0);
   g_test_add_func("/engine/dispatch-count", test_dispatch_count);
   int r = g_test_run();
   g_rand_free(rng);

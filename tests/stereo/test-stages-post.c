@@ -78,11 +78,13 @@ post_case(bool median, bool densify, bool lr_check, bool coarse)
   f.p.median = median;
   f.p.densify = densify;
   f.p.lr_check = lr_check;
-  if (coarse)
+  if (coarse) {
     f.p.refine = false;   /* the refinement runs both views at level 0 */
+    f.p.levels = 2;       /* a level above 0 (this size alone gets one level) */
+  }
   GError *error = NULL;
   g_autofree char *saved_lr = g_strdup(g_getenv("STEREOD_LR_LEVEL"));
-  gpu_test_setenv("STEREOD_LR_LEVEL", coarse ? "1" : NULL);
+  gpu_test_setenv("STEREOD_LR_LEVEL", coarse ? NULL : "0");
   g_autoptr(StereoPasses) ps = stereo_passes_new(f.ctx, &f.p, &error);
   gpu_test_setenv("STEREOD_LR_LEVEL", saved_lr);
   g_assert_no_error(error);
