@@ -4,7 +4,11 @@
  * are not). Player cells are grouped 8-connected by a flood fill with an explicit stack
  * (the grid can be millions of cells: no recursion). Blobs whose area is outside
  * [min_area, max_area] are dropped: the ball (0.04 m^2) and noise below, goal frames and
- * merged crowds above.
+ * merged crowds above. So are the blobs whose centre lies more than play_margin beyond
+ * the touch or goal lines (half_width, half_length): the players are on the pitch; around
+ * it stand the perimeter boards (their range smear reaches into the grid as fragments of
+ * a player's size, the most frequent false detection with two pairs on one stand), the
+ * substitutes, stewards and photographers.
  *
  * Merged players (split_depth > 0): two players close together make one 8-connected
  * blob with two tops. The blob's cells are taken from the highest down and joined to
@@ -387,6 +391,18 @@ heightmap_blob_finder_get_labels(const HeightmapBlobFinder *f)
   return f->label;
 }
 
+/* Whether a measured blob's centre lies on the pitch or within play_margin of its lines
+ * (true when the lines are not known). */
+static bool
+on_pitch(const HeightmapBlobFinder *f, const HeightmapBlob *b)
+{
+  const HeightmapBlobParams *p = &f->params;
+  if (p->half_length <= 0.0 || p->half_width <= 0.0)
+    return true;
+  return fabs(b->x) <= p->half_length + p->play_margin &&
+         fabs(b->y) <= p->half_width + p->play_margin;
+}
+
 int
 heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t *masks,
                           const HeightmapBlob **blobs)
@@ -417,11 +433,15 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
         dropped++;
         keep = false;
       }
+      if (keep) {
+        measure(f, h, masks, pc, m, &f->blobs[count]);
+        keep = on_pitch(f, &f->blobs[count]);
+      }
       /* visited, but no blob's (heightmap_blob_finder_get_labels), or the new blob's */
       for (int j = 0; j < m; j++)
         f->label[pc[j]] = keep ? count : -2;
       if (keep)
-        measure(f, h, masks, pc, m, &f->blobs[count++]);
+        count++;
     }
   }
   if (dropped)

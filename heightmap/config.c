@@ -18,6 +18,7 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
   "min_confidence", "min_points", "pool", "carve", "goal_line", "goal_width", "goal_height",
+  "touch_line", "play_margin",
   "top_fraction", "blob_min_area",
   "blob_max_area", "split_depth", "top_band", "visible_offset", "disparity_noise", "gate",
   "acceleration", "max_missed", "confirm", "socket", "ring", "format", "metrics", NULL
@@ -130,6 +131,8 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_int(c, "pool", 0, 4, &cfg->pool, error) ||
       !keyfile_get_bool(c->kf, c->group, "carve", KEYFILE_OPTIONAL, &cfg->carve, error) ||
       !get_double(c, "goal_line", 0, 1000, &cfg->goal_line, error) ||
+      !get_double(c, "touch_line", 0, 1000, &cfg->touch_line, error) ||
+      !get_double(c, "play_margin", 0, 1000, &cfg->play_margin, error) ||
       !get_double(c, "goal_width", 0.5, 50, &cfg->goal_width, error) ||
       !get_double(c, "goal_height", 0.5, 10, &cfg->goal_height, error) ||
       !get_double(c, "top_fraction", 0, 1, &cfg->top_fraction, error) ||
@@ -215,6 +218,8 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->goal_line = 52.5;
   cfg->goal_width = 7.32;
   cfg->goal_height = 2.44;
+  cfg->touch_line = 34.0;
+  cfg->play_margin = 1.0;
   cfg->blob_min_area = 0.1;
   cfg->blob_max_area = 3.0;
   cfg->top_band = 1.0;
@@ -313,7 +318,9 @@ heightmap_config_blob_params(const HeightmapConfig *c)
                                  .max_area = c->blob_max_area, .top_band = c->top_band,
                                  .visible_offset = c->visible_offset,
                                  .disparity_noise = c->disparity_noise,
-                                 .split_depth = c->split_depth };
+                                 .split_depth = c->split_depth,
+                                 .half_length = c->goal_line, .half_width = c->touch_line,
+                                 .play_margin = c->play_margin };
 }
 
 HeightmapVelocityParams

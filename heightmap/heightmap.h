@@ -109,6 +109,10 @@ typedef struct {
                                goal frames (heightmap_scatter.comp) */
   double goal_width;        /* m, between the posts' axes */
   double goal_height;       /* m, the bar's axis above the ground */
+  double touch_line;        /* m, the touch lines at y = -touch_line and +touch_line */
+  double play_margin;       /* m: blobs centred farther than this beyond the touch or goal
+                               lines are not players (blobs.c); goal_line or touch_line 0:
+                               no such limit */
   double top_fraction;      /* 0..1, share of a cell's points at or above its top */
   double blob_min_area;     /* m^2 */
   double blob_max_area;     /* m^2 */
@@ -272,6 +276,11 @@ typedef struct {
   double split_depth;       /* m, > 0: a blob with two tops, each at least this above the
                                lowest cells that join them and HEIGHTMAP_SPLIT_SEPARATION
                                apart, is two blobs (merged players); 0: no split */
+  double half_length, half_width;   /* m, the lines at x = +-half_length, y = +-half_width;
+                                       either 0: no play area */
+  double play_margin;       /* m: a blob whose centre lies farther than this beyond the
+                               lines is dropped (perimeter boards, the people and things
+                               around the pitch) */
 } HeightmapBlobParams;
 
 #define HEIGHTMAP_SPLIT_SEPARATION 0.4   /* m between two tops of one blob to split it */

@@ -37,6 +37,9 @@ test_config_defaults(void)
   HeightmapBlobParams bp = heightmap_config_blob_params(c);
   g_assert_cmpfloat(bp.disparity_noise, ==, 0.07);
   g_assert_cmpfloat(bp.top_band, ==, 1);
+  g_assert_cmpfloat(bp.half_length, ==, 52.5);   /* the play area: goal_line, touch_line */
+  g_assert_cmpfloat(bp.half_width, ==, 34);
+  g_assert_cmpfloat(bp.play_margin, ==, 1);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   g_assert_cmpfloat(tp.acceleration, ==, 10);
   g_assert_cmpint(tp.confirm, ==, 2);
@@ -99,6 +102,8 @@ test_config_errors(void)
       "hm.conf: [heightmap] acceleration: -1 is outside 0..100", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_width=0.1\n[pair a]\n",
       "hm.conf: [heightmap] goal_width: 0.1 is outside 0.5..50", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nplay_margin=-1\n[pair a]\n",
+      "hm.conf: [heightmap] play_margin: -1 is outside 0..1000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_line=-52.5\n[pair a]\n",
       "hm.conf: [heightmap] goal_line: -52.5 is outside 0..1000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ndisparity_noise=fast\n[pair a]\n",

@@ -633,6 +633,58 @@ test_blob_labels(void)
   g_assert_false(blobs[0].has_velocity);
 }
 
+/* The play area: with lines at x = +-5 and y = +-3 and a margin of 1 m, blobs centred
+ * on the pitch or within 1 m of a line are kept, those farther out are dropped (their
+ * cells labelled -2, not a blob's); a wider margin (a reload) or unknown lines keep all. */
+static void
+test_blobs_play_area(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -8, 8, -6, 6, 0.1));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = 0.02f;
+  static const double centre[][2] = {
+    { 0.0, 0.0 },     /* on the pitch */
+    { -4.6, 2.7 },    /* inside a corner */
+    { 2.0, 3.85 },    /* 0.85 m beyond a touch line: kept */
+    { 5.9, -1.0 },    /* 0.9 m beyond a goal line: kept */
+    { -6.25, 1.0 },   /* 1.25 m beyond a goal line: dropped */
+    { 1.0, -5.5 },    /* 2.5 m beyond a touch line: dropped */
+    { 6.6, 4.6 },     /* beyond both: dropped */
+  };
+  const int n_in = 4, n_all = G_N_ELEMENTS(centre);
+  for (int k = 0; k < n_all; k++)   /* 0.3 x 0.3 m bodies, 1.8 m */
+    fill_rect(&g, h, centre[k][0] - 0.15, centre[k][1] - 0.15, centre[k][0] + 0.15,
+              centre[k][1] + 0.15, 1.8f);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3, .half_length = 5, .half_width = 3,
+                            .play_margin = 1.0 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  int n = heightmap_blob_finder_run(f, h, NULL, &b);
+  g_assert_cmpint(n, ==, n_in);
+  for (int k = 0; k < n_all; k++) {
+    bool found = false;
+    for (int j = 0; j < n; j++)
+      found |= fabs(b[j].x - centre[k][0]) < 0.1 && fabs(b[j].y - centre[k][1]) < 0.1;
+    g_assert_cmpint(found, ==, k < n_in);
+    /* the dropped ones' cells belong to no blob */
+    int i = (int)((centre[k][1] - g.y0) / g.cell) * g.width + (int)((centre[k][0] - g.x0) / g.cell);
+    g_assert_cmpint(heightmap_blob_finder_get_labels(f)[i] >= 0, ==, k < n_in);
+  }
+  p.play_margin = 3.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_all);
+  p.play_margin = 1.0;
+  p.half_width = 0;   /* lines unknown */
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_all);
+  p.half_width = 3;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_in);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -642,6 +694,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/tracks/velocity", test_tracks_velocity);
   g_test_add_func("/heightmap/blobs", test_blobs);
   g_test_add_func("/heightmap/blobs/split", test_blobs_split);
+  g_test_add_func("/heightmap/blobs/play-area", test_blobs_play_area);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
   g_test_add_func("/heightmap/tracks/crossing", test_tracks);
   g_test_add_func("/heightmap/tracks/coast", test_tracks_coast);
