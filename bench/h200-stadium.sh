@@ -20,6 +20,10 @@
 # "defaults:": config/stereod.conf's; each NAME is one STADIUM_ENGINE); STADIUM_VARIANTS
 # (builder settings) passes through. No seed starts after H200_BUDGET_S seconds (default
 # 450): a call inside the device tool's 600 s pools the seeds it finished.
+# H200_RENDER_FIRST=1: every seed is rendered first, then the replays run one at a time
+# (H200_JOBS applies) on an otherwise idle machine: with the rendering and other seeds'
+# replays beside it, a builder on large sensors falls behind the replay's 25 frames/s and
+# fuses fewer frames (seen on 2026-12-06: 2-8 JSON lines for 8 frames).
 # Prints each seed's summary line and, per engine setting (and variant), the pooled
 # table; everything also goes to $OUT (ENGINE.txt, seeds.txt, summary.txt).
 set -uo pipefail
@@ -119,10 +123,18 @@ for seed in $(seq "$first" "$last"); do
   printf '# seed %d rendered in %d ms: %s\n' "$seed" $(( ($(date +%s%N) - ts) / 1000000 )) \
     "$(grep -h '^# sensor' "$base/clips/$seed/stadium.conf" | sed 's/^# sensor //' | cut -d, -f1 | paste -sd' ')" |
     tee -a "$out/seeds.txt"
+  done_seeds+=("$seed")
+  [ "${H200_RENDER_FIRST:-0}" = 1 ] && continue
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.5; done
   replay_seed "$seed" &
-  done_seeds+=("$seed")
 done
+if [ "${H200_RENDER_FIRST:-0}" = 1 ]; then
+  echo "# rendered in $(( $(date +%s) - t0 )) s; the replays follow" | tee -a "$out/seeds.txt"
+  for seed in "${done_seeds[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.5; done
+    replay_seed "$seed" &
+  done
+fi
 wait
 echo "# seeds done in $(( $(date +%s) - t0 )) s" | tee -a "$out/seeds.txt"
 [ "${#done_seeds[@]}" -gt 0 ] || { echo "h200-stadium: no seed was run" >&2; exit 1; }
