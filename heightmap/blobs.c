@@ -57,6 +57,7 @@ struct HeightmapBlobFinder {
   double camera[HEIGHTMAP_MAX_PAIRS][3];
   double focal_baseline[HEIGHTMAP_MAX_PAIRS];   /* f B, px m; 0 when unknown */
   uint32_t has_camera;     /* bit per pair */
+  const uint32_t *support; /* per cell, heightmap_fusion_get_support's; NULL: none */
 };
 
 void
@@ -391,6 +392,29 @@ heightmap_blob_finder_get_labels(const HeightmapBlobFinder *f)
   return f->label;
 }
 
+/* Whether a blob stands on the ground: its points 0.2-0.6 m high are at least
+ * body_support of its points from 0.2 m up (true without support data). */
+static bool
+stands(const HeightmapBlobFinder *f, const int32_t *cells, int n)
+{
+  if (f->params.body_support <= 0.0 || !f->support)
+    return true;
+  double legs = 0.0, body = 0.0;
+  for (int j = 0; j < n; j++) {
+    uint32_t s = f->support[cells[j]];
+    legs += s & 0xffffu;
+    body += s >> 16;
+  }
+  return legs >= f->params.body_support * body;
+}
+
+void
+heightmap_blob_finder_set_support(HeightmapBlobFinder *f, const uint32_t *support)
+{
+  g_return_if_fail(f);
+  f->support = support;
+}
+
 /* Whether a measured blob's centre lies on the pitch or within play_margin of its lines
  * (true when the lines are not known). */
 static bool
@@ -428,7 +452,8 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
       const int32_t *pc = cells + starts[k];
       int m = starts[k + 1] - starts[k];
       double area = m * f->grid.cell * f->grid.cell;
-      bool keep = area >= f->params.min_area && area <= f->params.max_area;
+      bool keep = area >= f->params.min_area && area <= f->params.max_area &&
+                  stands(f, pc, m);
       if (keep && count == MAX_BLOBS) {
         dropped++;
         keep = false;

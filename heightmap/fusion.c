@@ -34,6 +34,7 @@ struct HeightmapFusion {
   GpuBuffer *out;          /* heights then masks of the cells, written by the resolve */
   GpuBuffer *readback;     /* persistently mapped copy of `out` */
   GpuFence *fence;         /* the copy's completion */
+  bool finished;           /* the readback holds a resolved frame */
   GpuProgram *scatter;
   GpuProgram *resolve;
   PairImages pairs[HEIGHTMAP_MAX_PAIRS];
@@ -107,7 +108,7 @@ heightmap_fusion_new(GpuContext *gpu, const HeightmapFusionParams *params, GErro
   if (!(f->bins = image_new(f, "bins", g->width, g->height, layers, GPU_FORMAT_R32UI,
                             error)))
     return NULL;
-  size_t out_bytes = (size_t) g->width * g->height * 2 * sizeof(uint32_t);
+  size_t out_bytes = (size_t) g->width * g->height * 3 * sizeof(uint32_t);
   g_autofree char *out_label = g_strdup_printf("%s out", f->label);
   g_autofree char *rb_label = g_strdup_printf("%s readback", f->label);
   GpuBufferParams ob = { .label = out_label, .size = out_bytes, .usage = GPU_BUFFER_STORAGE };
@@ -322,7 +323,7 @@ heightmap_fusion_finish(HeightmapFusion *f, float *heights, uint32_t *masks, GEr
   gpu_barrier();
   /* one copy into the mapped buffer and a fence: no synchronous texture download */
   size_t cells = (size_t) g->width * g->height;
-  gpu_buffer_copy(f->readback, 0, f->out, 0, cells * 2 * sizeof(uint32_t));
+  gpu_buffer_copy(f->readback, 0, f->out, 0, cells * 3 * sizeof(uint32_t));
   if (!gpu_fence_reset(f->fence, error) ||
       !gpu_fence_wait(f->fence, 10 * G_GUINT64_CONSTANT(1000000000), error) ||
       !gpu_context_check(f->gpu, "heightmap resolve", error))
@@ -331,5 +332,16 @@ heightmap_fusion_finish(HeightmapFusion *f, float *heights, uint32_t *masks, GEr
   memcpy(heights, map, cells * sizeof(float));
   if (masks)
     memcpy(masks, map + cells, cells * sizeof(uint32_t));
+  f->finished = true;
   return true;
+}
+
+const uint32_t *
+heightmap_fusion_get_support(const HeightmapFusion *f)
+{
+  g_return_val_if_fail(f, NULL);
+  if (!f->finished)
+    return NULL;
+  size_t cells = (size_t) f->params.grid.width * f->params.grid.height;
+  return (const uint32_t *) gpu_buffer_get_map(f->readback) + 2 * cells;
 }

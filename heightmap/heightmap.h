@@ -113,6 +113,8 @@ typedef struct {
   double play_margin;       /* m: blobs centred farther than this beyond the touch or goal
                                lines are not players (blobs.c); goal_line or touch_line 0:
                                no such limit */
+  double body_support;      /* 0..1: blobs with fewer of their points 0.2-0.6 m high stand
+                               on nothing (blobs.c); 0 = off */
   double top_fraction;      /* 0..1, share of a cell's points at or above its top */
   double blob_min_area;     /* m^2 */
   double blob_max_area;     /* m^2 */
@@ -145,7 +147,8 @@ void heightmap_config_free(HeightmapConfig *config);
 
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
- * min_confidence, min_points, top_fraction, blob_min_area, blob_max_area, top_band,
+ * min_confidence, min_points, goal_line, goal_width, goal_height, touch_line, play_margin,
+ * body_support, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
  * visible_offset, disparity_noise, gate, acceleration, max_missed, confirm; appends "key old -> new" for each one that
  * differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1 cell:
  * the GPU images and the output ring; pool: a shader constant; socket, ring, format; the
@@ -249,6 +252,11 @@ bool heightmap_fusion_add(HeightmapFusion *fusion, int pair, const HeightmapPair
  * size) receives the bit set of the pairs whose points fell into the cell. */
 bool heightmap_fusion_finish(HeightmapFusion *fusion, float *heights, uint32_t *masks,
                              GError **error);
+/* The body support of every cell of the last heightmap_fusion_finish (NULL before one):
+ * grid width * height words, the cell's points 0.2-0.6 m high (a standing player's shins
+ * and knees) in the low 16 bits and all its points from 0.2 m up in the high 16
+ * (saturated at 65535; carved bins not counted). Valid until the next finish. */
+const uint32_t *heightmap_fusion_get_support(const HeightmapFusion *fusion);
 
 /* ---------------------------------------------------------------- blobs */
 
@@ -281,6 +289,10 @@ typedef struct {
   double play_margin;       /* m: a blob whose centre lies farther than this beyond the
                                lines is dropped (perimeter boards, the people and things
                                around the pitch) */
+  double body_support;      /* 0..1, 0 = off: with the cells' support
+                               (heightmap_blob_finder_set_support), a blob whose points
+                               0.2-0.6 m high are fewer than this share of its points from
+                               0.2 m up stands on nothing: the ball in flight, not a player */
 } HeightmapBlobParams;
 
 #define HEIGHTMAP_SPLIT_SEPARATION 0.4   /* m between two tops of one blob to split it */
@@ -298,6 +310,10 @@ void heightmap_blob_finder_set_params(HeightmapBlobFinder *finder,
  * does not move the centres of the blobs it sees, nor add to their covariance. */
 void heightmap_blob_finder_set_camera(HeightmapBlobFinder *finder, int pair,
                                       const HeightmapPairGeometry *geometry);
+/* The cells' body support (heightmap_fusion_get_support) for the next runs, for
+ * body_support; NULL: none (body_support then drops nothing). The finder keeps the
+ * pointer: it must stay valid until the run. */
+void heightmap_blob_finder_set_support(HeightmapBlobFinder *finder, const uint32_t *support);
 /* The blob of every cell in the last heightmap_blob_finder_run: its index in the blobs
  * returned, or < 0 (not a player cell, or a blob dropped for its area). grid width *
  * height, row-major; valid until the next run. */

@@ -325,6 +325,7 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
     return true;   /* every frame of the set was refused: nothing to publish */
   if (!heightmap_fusion_finish(b->fusion, b->heights, b->masks, error))
     return false;
+  heightmap_blob_finder_set_support(b->finder, heightmap_fusion_get_support(b->fusion));
   const HeightmapBlob *blobs;
   int nb = heightmap_blob_finder_run(b->finder, b->heights, b->masks, &blobs);
   /* the blobs' velocities from the flow of the pixels fused into them; every fused

@@ -13,7 +13,10 @@ layout(local_size_x = 16, local_size_y = 16) in;
 
 layout(r32ui, binding = 0) uniform readonly uimage2DArray u_bins;
 // The output, read back in one buffer copy: the heights (float bits) of the cells in
-// row-major order, then their pair masks (the bins' last layer).
+// row-major order, then their pair masks (the bins' last layer), then their body support:
+// the points from LEG_LO_BIN up to LEG_HI_BIN (0.2-0.6 m: a standing player's shins and
+// knees) in the low 16 bits and all points from LEG_LO_BIN up in the high 16 (both
+// saturated at 65535; the ground bin not counted).
 layout(std430, binding = 2) writeonly buffer Out { uint u_out[]; };
 
 uniform ivec2 u_cells;
@@ -30,6 +33,8 @@ uniform float u_top_fraction;
 #define BIN_HEIGHT 0.2
 #endif
 #define CEIL_KEY 65535u
+#define LEG_LO_BIN 1
+#define LEG_HI_BIN 3   // exclusive
 #define CARVE_TOL 0.2
 
 void main()
@@ -73,7 +78,13 @@ void main()
       above += c[b];
     }
   }
+  uint legs = 0u, body = 0u;
+  for (int b = LEG_LO_BIN; b < BINS; b++) {
+    body += c[b];
+    legs += b < LEG_HI_BIN ? c[b] : 0u;
+  }
   int cell = p.y * u_cells.x + p.x;
   u_out[cell] = floatBitsToUint(h);
   u_out[u_cells.x * u_cells.y + cell] = imageLoad(u_bins, ivec3(p, BINS / 2)).r;
+  u_out[2 * u_cells.x * u_cells.y + cell] = min(legs, 65535u) | (min(body, 65535u) << 16);
 }

@@ -40,6 +40,7 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.half_length, ==, 52.5);   /* the play area: goal_line, touch_line */
   g_assert_cmpfloat(bp.half_width, ==, 34);
   g_assert_cmpfloat(bp.play_margin, ==, 1);
+  g_assert_cmpfloat(bp.body_support, ==, 0);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   g_assert_cmpfloat(tp.acceleration, ==, 10);
   g_assert_cmpint(tp.confirm, ==, 2);
@@ -102,6 +103,8 @@ test_config_errors(void)
       "hm.conf: [heightmap] acceleration: -1 is outside 0..100", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_width=0.1\n[pair a]\n",
       "hm.conf: [heightmap] goal_width: 0.1 is outside 0.5..50", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nbody_support=1.5\n[pair a]\n",
+      "hm.conf: [heightmap] body_support: 1.5 is outside 0..1", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nplay_margin=-1\n[pair a]\n",
       "hm.conf: [heightmap] play_margin: -1 is outside 0..1000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_line=-52.5\n[pair a]\n",

@@ -196,7 +196,10 @@ test_triangulate_gpu(void)
  *    (0.30375, -0.30375) -> cell (13, 6) and (0.3087, -0.3562) -> cell (13, 6); that cell
  *    holds 2 ground points, one in bin 2 ([0.4, 0.6)) and one in bin 9: from the top 1,
  *    then 2 >= need at bin 2 with rank 0.5 of 1 -> h = (3 - 0.5) * 0.2 = 0.5 m.
- *  - mask: the pair is number 3 -> bit 8 in every cell that got a point. */
+ *  - mask: the pair is number 3 -> bit 8 in every cell that got a point.
+ *  - body support (points 0.2-0.6 m high | points from 0.2 m up << 16): cell (13, 6)
+ *    1 | 2 << 16 (the 0.5 m point is a shin's, both raised points count), cell (6, 13)
+ *    0 | 1 << 16, every other cell 0 (ground points do not count). */
 static void
 test_fusion_hand(void)
 {
@@ -235,6 +238,7 @@ test_fusion_hand(void)
                         .confidence_size = sizeof conf };
   float h[400];
   uint32_t m[400];
+  g_assert_null(heightmap_fusion_get_support(f));   /* no frame resolved yet */
   for (int run = 0; run < 2; run++) {   /* twice: begin clears the previous frame */
     for (int i = 0; i < 400; i++) {
       h[i] = -7.0f;
@@ -265,6 +269,10 @@ test_fusion_hand(void)
     /* pixels (8, 8), (9, 8) -> pitch (0.025, -0.025), (0.075, -0.025) -> cells (10, 9),
      * (10, 9): 2 points left there -> rank 1.5 of 2 -> (1 - 0.75) * 0.2 = 0.05 */
     g_assert_cmpfloat_with_epsilon(h[9 * 20 + 10], 0.05, 1e-5);
+    const uint32_t *s = heightmap_fusion_get_support(f);
+    g_assert_nonnull(s);
+    for (int c = 0; c < 400; c++)
+      g_assert_cmphex(s[c], ==, c == 6 * 20 + 13 ? 1u | 2u << 16 : c == 13 * 20 + 6 ? 1u << 16 : 0u);
   }
 
   /* New thresholds on the same object (a reload): min_points 3 -> need = 3; a ground cell
@@ -281,6 +289,7 @@ test_fusion_hand(void)
   g_assert_cmpfloat_with_epsilon(h[8 * 20 + 8], 0.075, 1e-5);
   g_assert_cmpfloat_with_epsilon(h[9 * 20 + 10], 0.05, 1e-5);
   g_assert_true(isnan(h[0]));
+  g_assert_cmphex(heightmap_fusion_get_support(f)[9 * 20 + 10], ==, 1u << 16);   /* the 3 m point */
 }
 
 /* A camera at `centre` looking at `target`, OpenCV axes (x right, y down, z forward):

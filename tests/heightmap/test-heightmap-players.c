@@ -685,6 +685,49 @@ test_blobs_play_area(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_in);
 }
 
+/* Body support: a standing body (a fifth of its points 0.2-0.6 m high) and the ball in
+ * flight (none) make the same blob in the height grid; with body_support 0.1 and the
+ * cells' support only the body stays (the ball's cells labelled -2); without support data
+ * or with body_support 0 both stay. */
+static void
+test_blobs_body_support(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -3, 3, -3, 3, 0.1));
+  int n_cells = g.width * g.height;
+  g_autofree float *h = g_new(float, n_cells);
+  g_autofree uint32_t *support = g_new0(uint32_t, n_cells);
+  for (int i = 0; i < n_cells; i++)
+    h[i] = 0.02f;
+  fill_rect(&g, h, -1.15, -0.15, -0.85, 0.15, 1.8f);   /* the body, around (-1, 0) */
+  fill_rect(&g, h, 0.85, -0.15, 1.15, 0.15, 2.3f);     /* the ball's smear, around (1, 0) */
+  for (int i = 0; i < n_cells; i++) {
+    if (h[i] > 2.0f)
+      support[i] = 1u | 30u << 16;     /* a stray low point, 30 high */
+    else if (h[i] > 1.0f)
+      support[i] = 6u | 30u << 16;     /* 6 of 30: a fifth */
+  }
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3, .body_support = 0.1 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);   /* no support yet */
+  heightmap_blob_finder_set_support(f, support);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  g_assert_cmpfloat_with_epsilon(b[0].height, 1.8, 1e-6);
+  const int32_t *labels = heightmap_blob_finder_get_labels(f);
+  for (int i = 0; i < n_cells; i++)
+    if (h[i] > 2.0f)
+      g_assert_cmpint(labels[i], ==, -2);
+  p.body_support = 0.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+  p.body_support = 0.25;   /* more than the body's fifth */
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -695,6 +738,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs", test_blobs);
   g_test_add_func("/heightmap/blobs/split", test_blobs_split);
   g_test_add_func("/heightmap/blobs/play-area", test_blobs_play_area);
+  g_test_add_func("/heightmap/blobs/body-support", test_blobs_body_support);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
   g_test_add_func("/heightmap/tracks/crossing", test_tracks);
   g_test_add_func("/heightmap/tracks/coast", test_tracks_coast);
