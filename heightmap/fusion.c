@@ -3,10 +3,10 @@
  * Per fused frame: begin clears the histogram image (HEIGHTMAP_BINS / 2 layers of two
  * 16-bit counters, then one layer of pair masks), add uploads one pair's disparity and
  * confidence and runs heightmap_scatter.comp over its pixels, finish runs
- * heightmap_resolve.comp over the cells, which writes heights and masks into one
- * storage buffer, copied into a mapped buffer and fenced (one readback). Every GL object
- * is made in heightmap_fusion_new, except the input images of a pair, made at its
- * first frame and remade only when its size changes.
+ * heightmap_resolve.comp over the cells, which writes heights, masks and body support
+ * into one storage buffer, copied into a mapped buffer and fenced (one readback). Every
+ * GL object is made in heightmap_fusion_new, except the input images of a pair, made at
+ * its first frame and remade only when its size changes.
  */
 #include "heightmap/heightmap.h"
 
@@ -31,7 +31,7 @@ struct HeightmapFusion {
   char *label;
   HeightmapFusionParams params;
   GpuImage *bins;          /* r32ui, MASK_LAYER + 1 layers, CEILING_LAYER + 1 with carve */
-  GpuBuffer *out;          /* heights then masks of the cells, written by the resolve */
+  GpuBuffer *out;          /* heights, masks, support of the cells (the resolve) */
   GpuBuffer *readback;     /* persistently mapped copy of `out` */
   GpuFence *fence;         /* the copy's completion */
   bool finished;           /* the readback holds a resolved frame */
