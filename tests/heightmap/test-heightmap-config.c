@@ -281,19 +281,23 @@ test_config_update(void)
   g_autoptr(HeightmapConfig) n = load(
     "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\ncell=0.2\npool=1\ncarve=true\nformat=mm\n"
     "min_height=0.7\nconfirm=3\nwait_ms=40\nmin_points=4\ntop_fraction=0.25\n"
-    "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\n[pair a]\nring=a2\n"
+    "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\nplay_margin=2\n"
+    "body_support=0.05\n[pair a]\nring=a2\n"
     "[pair c]\n",
     &error);
   g_assert_no_error(error);
   g_assert_true(heightmap_config_update(r, n, changed, fixed));
   g_assert_cmpstr(changed->str, ==, "wait_ms 100 -> 40, min_height 0.5 -> 0.7, "
-                  "min_points 2 -> 4, goal_line 52.5 -> 50, top_fraction 0.1 -> 0.25, "
+                  "min_points 2 -> 4, goal_line 52.5 -> 50, play_margin 1 -> 2, "
+                  "body_support 0 -> 0.05, top_fraction 0.1 -> 0.25, "
                   "split_depth 0 -> 0.3, "
                   "disparity_noise 0.07 -> 0.1, "
                   "acceleration 10 -> 0, confirm 2 -> 3");
   g_assert_cmpfloat(r->acceleration, ==, 0);
   g_assert_cmpfloat(r->disparity_noise, ==, 0.1);
   g_assert_cmpfloat(r->goal_line, ==, 50);
+  g_assert_cmpfloat(r->play_margin, ==, 2);
+  g_assert_cmpfloat(r->body_support, ==, 0.05);
   const char *expect[] = {
     "[heightmap] cell changed: needs a restart, keeping 0.1",
     "[heightmap] pool changed: needs a restart, keeping 0",
