@@ -146,7 +146,7 @@ for spec in $engines; do
   echo "== engine $ename (${ekeys:-as config/stereod.conf})" | tee "$out/$ename.txt"
   jsons=()
   for seed in "${done_seeds[@]}"; do
-    grep -h '^# summary: players\|^# seed .*failed\|^# stadium\|^# [0-9]* lines scored' "$base/run-$ename/$seed.txt" |
+    grep -h '^# summary: players\|^# seed .*failed\|^# stadium\|^# builder\|^# [0-9]* lines scored' "$base/run-$ename/$seed.txt" |
       tee -a "$out/$ename.txt"
     [ -f "$base/run-$ename/$seed.json" ] && jsons+=("$base/run-$ename/$seed.json")
     grep -q 'failed' "$base/run-$ename/$seed.txt" && tail -n 8 "$base/run-$ename/$seed.txt" |

@@ -87,6 +87,8 @@ offline_service stadium-bench "$build" "$st_conf" "$clip/heightmap.conf" "$work"
   "$timeout_s" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
 echo "# stadium $seed: $n_pairs pairs, scale $scale, $frames frames, engine ${STADIUM_ENGINE:-as config/stereod.conf}; stereod: ${published:-?}"
+# the builder's time (its summary at exit): more than a frame period means skipped frames
+echo "# builder: $(grep -o '[0-9]* fused frames, .*' "$work/heightmap.log" | tail -n 1)"
 /usr/bin/python3 "$root/bench/stadium-score.py" --clip "$clip" --lines "$work/lines.jsonl" \
   --prefix "$prefix" --seed "$seed" ${STADIUM_JSON:+--json "$STADIUM_JSON"}
 for vname in "${variant_names[@]}"; do

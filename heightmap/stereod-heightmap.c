@@ -93,6 +93,7 @@ typedef struct {
   uint64_t fused;
   double ms_sum, ms_max;
   uint64_t ms_count;
+  double run_ms_sum, run_ms_max;   /* over the whole run, for the summary at exit */
   gint64 last_status, last_table, last_ping;
 } Builder;
 
@@ -345,6 +346,8 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   b->ms_sum += ms;
   b->ms_max = MAX(b->ms_max, ms);
   b->ms_count++;
+  b->run_ms_sum += ms;
+  b->run_ms_max = MAX(b->run_ms_max, ms);
   if (b->metrics)
     heightmap_metrics_fused(b->metrics, fused_pairs, n_names, nt, ms * 1e-3);
   if (b->server)
@@ -506,6 +509,9 @@ main(int argc, char **argv)
     builder_tick(&b);
   }
   stereod_notify("STOPPING=1");
+  if (b.fused)   /* a short run (an offline replay) ends before the first status line */
+    g_message("%" G_GUINT64_FORMAT " fused frames, %.1f ms each (max %.1f)", b.fused,
+              b.run_ms_sum / (double) b.fused, b.run_ms_max);
   builder_clear(&b);
   return status;
 }
