@@ -2,8 +2,8 @@
  * choice of frames to fuse, the JSON line and the socket server (a client that does not
  * read is dropped, the sender never blocks; clients over the limit are refused with a line per
  * burst whose counts add up; a live socket is never replaced, a stale one is), and the
- * instance locks. Blobs and tracks: test-heightmap-players.c; the configuration:
- * test-heightmap-config.c. */
+ * instance locks. Blobs: test-heightmap-blobs.c; tracks: test-heightmap-players.c; the
+ * configuration: test-heightmap-config.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>

@@ -1,0 +1,388 @@
+/* test-heightmap-blobs: the blob finder (cells -> blobs, their centres, the pairs'
+ * precision weights and covariances, the cell labels, merged players, the play area,
+ * body support) on hand-made height grids. */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "heightmap/heightmap.h"
+
+static void
+fill_rect(const HeightmapGrid *g, float *h, double x0, double y0, double x1, double y1, float v)
+{
+  for (int j = 0; j < g->height; j++)
+    for (int i = 0; i < g->width; i++) {
+      double x = g->x0 + (i + 0.5) * g->cell, y = g->y0 + (j + 0.5) * g->cell;
+      if (x >= x0 && x < x1 && y >= y0 && y < y1)
+        h[j * g->width + i] = v;
+    }
+}
+
+static void
+test_blobs(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -5, 5, -5, 5, 0.1));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = i % 3 ? 0.05f : NAN;        /* ground and holes */
+  /* A: 0.5 x 0.4 m at 1.0 with a 0.2 x 0.2 m top at 1.8 in its corner */
+  fill_rect(&g, h, -2.0, -1.0, -1.5, -0.6, 1.0f);
+  fill_rect(&g, h, -1.7, -0.8, -1.5, -0.6, 1.8f);
+  /* B: 0.3 x 0.3 m at 1.5 */
+  fill_rect(&g, h, 2.0, 2.0, 2.3, 2.3, 1.5f);
+  /* a single cell (too small) and a long wall (too big) */
+  fill_rect(&g, h, 0.0, 0.0, 0.1, 0.1, 2.0f);
+  fill_rect(&g, h, -4.5, 4.0, 4.5, 4.4, 1.0f);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  int n = heightmap_blob_finder_run(f, h, NULL, &b);
+  g_assert_cmpint(n, ==, 2);
+  /* rows first: A (y -1.0) comes before B (y 2.0) */
+  g_assert_cmpint(b[0].cells, ==, 20);
+  g_assert_cmpfloat_with_epsilon(b[0].area, 0.2, 1e-9);
+  g_assert_cmpfloat_with_epsilon(b[0].height, 1.8, 1e-6);
+  g_assert_cmpfloat_with_epsilon(b[0].x, -1.6, 1e-6);     /* the top's centre */
+  g_assert_cmpfloat_with_epsilon(b[0].y, -0.7, 1e-6);
+  g_assert_cmpint(b[1].cells, ==, 9);
+  g_assert_cmpfloat_with_epsilon(b[1].x, 2.15, 1e-6);
+  g_assert_cmpfloat_with_epsilon(b[1].y, 2.15, 1e-6);
+
+  /* top_band 0: height-weighted centroid of all of A: (12 cells at 1.0, 4 at 1.8 ...) */
+  p.top_band = 0;
+  g_autoptr(HeightmapBlobFinder) f2 = heightmap_blob_finder_new(&g, &p);
+  n = heightmap_blob_finder_run(f2, h, NULL, &b);
+  double sw = 16 * 1.0 + 4 * 1.8;
+  double ex = (1.0 * (-1.95 - 1.85 - 1.75 - 1.65 - 1.55) * 4 +
+               0.8 * (-1.65 - 1.55) * 2) / sw;
+  g_assert_cmpfloat_with_epsilon(b[0].x, ex, 1e-6);
+
+  /* visible_offset: moved away from the camera that saw it */
+  p.top_band = 0.3;
+  p.visible_offset = 0.2;
+  g_autoptr(HeightmapBlobFinder) f3 = heightmap_blob_finder_new(&g, &p);
+  const HeightmapPairGeometry cam = { .centre = { -1.6, -40.7, 20 } };   /* "south" of A */
+  heightmap_blob_finder_set_camera(f3, 2, &cam);
+  g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    masks[i] = 1u << 2;
+  n = heightmap_blob_finder_run(f3, h, masks, &b);
+  g_assert_cmpint(n, ==, 2);
+  g_assert_cmpuint(b[0].pairs, ==, 4);
+  g_assert_cmpfloat_with_epsilon(b[0].x, -1.6, 1e-6);
+  g_assert_cmpfloat_with_epsilon(b[0].y, -0.5, 1e-6);
+  /* a second camera on the opposite side cancels the move */
+  const HeightmapPairGeometry cam2 = { .centre = { -1.6, 39.3, 20 } };
+  heightmap_blob_finder_set_camera(f3, 5, &cam2);
+  for (int i = 0; i < g.width * g.height; i++)
+    masks[i] |= 1u << 5;
+  n = heightmap_blob_finder_run(f3, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].y, -0.7, 1e-6);
+
+  /* new parameters (a reload): at 1.2 m only A's top (0.04 m^2, too small) and B remain */
+  p.min_height = 1.2;
+  heightmap_blob_finder_set_params(f3, &p);
+  n = heightmap_blob_finder_run(f3, h, masks, &b);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpint(b[0].cells, ==, 9);
+}
+
+/* Merged players (split_depth): two bodies side by side, tops 1.8 and 1.7 m 0.6 m apart
+ * over a 1.3 m saddle, make one blob without the split and two with split_depth 0.25 (or
+ * 0.4: both tops stand 0.4 and 0.5 m above the saddle), each centred on its own top, the
+ * saddle going to the higher top; split_depth 0.6 keeps one. A body whose shoulder is a
+ * second top only 0.1 m above its dip stays one blob; two tops 0.3 m apart (one head)
+ * are not split either (HEIGHTMAP_SPLIT_SEPARATION), nor a body with a spike of 2 cells
+ * (under min_area by itself) 0.5 m from its top over a 1.3 m strip. Labels follow the
+ * blobs. */
+static void
+test_blobs_split(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -5, 5, -5, 5, 0.1));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = 0.05f;
+  /* the pair: x -1.0 .. 0.0 (10 columns) by 0.4 m: left body at 1.5 with a 0.2 m top at
+   * 1.8 (x -0.9 .. -0.7), saddle column at 1.3 (x -0.5 .. -0.4), right body at 1.5 with its
+   * top at 1.7 (x -0.3 .. -0.1) */
+  fill_rect(&g, h, -1.0, 0.0, 0.0, 0.4, 1.5f);
+  fill_rect(&g, h, -0.9, 0.1, -0.7, 0.3, 1.8f);
+  fill_rect(&g, h, -0.5, 0.0, -0.4, 0.4, 1.3f);
+  fill_rect(&g, h, -0.3, 0.1, -0.1, 0.3, 1.7f);
+  /* one body (2.0 .. 2.6 by 0.4): head 1.8 at x 2.1 .. 2.3, shoulder top 1.6 at 2.4 .. 2.5
+   * over a dip of 1.5: 0.1 m */
+  fill_rect(&g, h, 2.0, 0.0, 2.6, 0.4, 1.5f);
+  fill_rect(&g, h, 2.1, 0.1, 2.3, 0.3, 1.8f);
+  fill_rect(&g, h, 2.4, 0.1, 2.5, 0.3, 1.6f);
+  /* one head with two tops 0.3 m apart (x -3.0 and -2.7), 0.5 m above the 1.3 m between */
+  fill_rect(&g, h, -3.1, 2.0, -2.5, 2.3, 1.3f);
+  fill_rect(&g, h, -3.1, 2.1, -3.0, 2.2, 1.8f);
+  fill_rect(&g, h, -2.8, 2.1, -2.7, 2.2, 1.8f);
+  /* the body with a spike: 1.5 at x 3.0 .. 3.4, top 1.8 at 3.1 .. 3.3; strip 1.3 at
+   * 3.4 .. 3.5, spike 1.9 at 3.5 .. 3.6 (2 cells, y 2.1 .. 2.3) */
+  fill_rect(&g, h, 3.0, 2.0, 3.4, 2.4, 1.5f);
+  fill_rect(&g, h, 3.1, 2.1, 3.3, 2.3, 1.8f);
+  fill_rect(&g, h, 3.4, 2.1, 3.5, 2.3, 1.3f);
+  fill_rect(&g, h, 3.5, 2.1, 3.6, 2.3, 1.9f);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.15 };
+  const HeightmapBlob *b;
+  for (int run = 0; run < 4; run++) {
+    p.split_depth = (double[]) { 0.0, 0.25, 0.4, 0.6 }[run];
+    g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+    int n = heightmap_blob_finder_run(f, h, NULL, &b);
+    bool split = run == 1 || run == 2;
+    g_assert_cmpint(n, ==, split ? 5 : 4);
+    /* rows first: the pair and the body start on row y 0.0, the head on 2.0; within a
+     * split blob the higher top first */
+    g_assert_cmpint(b[0].cells, ==, split ? 24 : 40);   /* the saddle column joins the left */
+    g_assert_cmpfloat_with_epsilon(b[0].height, 1.8, 1e-6);
+    /* merged: the centre of both tops (4 cells at 1.8 m, 4 at 1.7 m), between the two */
+    g_assert_cmpfloat_with_epsilon(b[0].x, split ? -0.8 : (7.2 * -0.8 + 6.8 * -0.2) / 14,
+                                   1e-6);
+    g_assert_cmpfloat_with_epsilon(b[0].y, 0.2, 1e-6);
+    int k = 1;
+    if (split) {
+      g_assert_cmpint(b[1].cells, ==, 16);
+      g_assert_cmpfloat_with_epsilon(b[1].height, 1.7, 1e-6);
+      g_assert_cmpfloat_with_epsilon(b[1].x, -0.2, 1e-6);
+      k = 2;
+    }
+    g_assert_cmpint(b[k].cells, ==, 24);                 /* the body: one blob */
+    g_assert_cmpfloat_with_epsilon(b[k].height, 1.8, 1e-6);
+    g_assert_cmpint(b[k + 1].cells, ==, 18);             /* the head: one blob */
+    g_assert_cmpint(b[k + 2].cells, ==, 16 + 2 + 2);     /* the body with its spike */
+    g_assert_cmpfloat_with_epsilon(b[k + 2].height, 1.9, 1e-6);
+    const int32_t *label = heightmap_blob_finder_get_labels(f);
+    for (int j = 0; j < n; j++) {
+      int cnt = 0;
+      for (int i = 0; i < g.width * g.height; i++)
+        cnt += label[i] == j;
+      g_assert_cmpint(cnt, ==, b[j].cells);
+    }
+  }
+}
+
+/* A pair seen from `centre` with focal length * baseline `fb` (Q as calib.c makes it). */
+static HeightmapPairGeometry
+pair_at(double x, double y, double z, double fb)
+{
+  HeightmapPairGeometry g = { .centre = { x, y, z } };
+  g.q[11] = 700;
+  g.q[14] = 700 / fb;
+  return g;
+}
+
+/* Precision weights: a blob's two halves, one seen by a near pair, one by a far pair on
+ * the other side; the near half gives the centre, the covariance is the information sum,
+ * visible_offset moves the centre away from the near pair. */
+static void
+test_blobs_precision(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -5, 5, -5, 5, 0.1));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = 0.05f;
+  /* P (x -0.2..0, seen by pair 0) and Q (x 0..0.2, seen by pair 1), y 0..0.2, at 1.8 m */
+  fill_rect(&g, h, -0.2, 0.0, 0.2, 0.2, 1.8f);
+  for (int j = 0; j < g.height; j++)
+    for (int i = 0; i < g.width; i++) {
+      double x = g.x0 + (i + 0.5) * g.cell;
+      masks[j * g.width + i] = x < 0 ? 1u : 2u;
+    }
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 1, .disparity_noise = 0.07 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  /* cameras level with the top (D = L): pair 0 30 m south of P, pair 1 60 m north of Q */
+  const HeightmapPairGeometry near = pair_at(-0.1, -29.9, 1.8, 2100);
+  const HeightmapPairGeometry far = pair_at(0.1, 60.1, 1.8, 2100);
+  heightmap_blob_finder_set_camera(f, 0, &near);
+  heightmap_blob_finder_set_camera(f, 1, &far);
+  const HeightmapBlob *b;
+  int n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpint(n, ==, 1);
+  g_assert_cmpuint(b[0].pairs, ==, 3);
+  /* weights 1 / sigma^2, sigma = L^2 0.07 / 2100: P's cells are (60 / 30)^4 = 16 times
+   * Q's, so x = (-0.1 * 16 + 0.1) / 17 */
+  g_assert_cmpfloat_with_epsilon(b[0].x, (-0.1 * 16 + 0.1) / 17, 2e-3);
+  g_assert_cmpfloat_with_epsilon(b[0].y, 0.1, 1e-3);
+  /* covariance: along y 1 / (1 / s0^2 + 1 / s1^2), across x cell^2 / 2 */
+  double s0 = 30.0 * 30.0 * 0.07 / 2100, s1 = 60.0 * 60.0 * 0.07 / 2100;
+  double cyy = 1.0 / (1.0 / (s0 * s0) + 1.0 / (s1 * s1));
+  g_assert_cmpfloat_with_epsilon(b[0].cov[2] / cyy, 1.0, 0.02);
+  g_assert_cmpfloat_with_epsilon(b[0].cov[0] / (0.01 / 2), 1.0, 0.02);
+  g_assert_cmpfloat(fabs(b[0].cov[1]), <, 0.01 * b[0].cov[0]);
+
+  /* visible_offset 0.2: along +y (away from the near pair) by 0.2 (16 - 1) / 17 */
+  p.visible_offset = 0.2;
+  heightmap_blob_finder_set_params(f, &p);
+  n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].y, 0.1 + 0.2 * 15 / 17, 2e-3);
+
+  /* disparity_noise 0: equal weights, no covariance, the plain mean of directions */
+  p.disparity_noise = 0;
+  heightmap_blob_finder_set_params(f, &p);
+  n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].x, 0.0, 1e-3);
+  g_assert_cmpfloat_with_epsilon(b[0].y, 0.1, 1e-3);   /* the two directions cancel */
+  g_assert_cmpfloat(b[0].cov[0], ==, 0);
+  g_assert_cmpfloat(b[0].cov[2], ==, 0);
+
+  /* only the near pair: cov along y s0^2, across cell^2 */
+  for (int i = 0; i < g.width * g.height; i++)
+    masks[i] = 1u;
+  p.disparity_noise = 0.07;
+  p.visible_offset = 0;
+  heightmap_blob_finder_set_params(f, &p);
+  n = heightmap_blob_finder_run(f, h, masks, &b);
+  g_assert_cmpfloat_with_epsilon(b[0].x, 0.0, 1e-4);
+  g_assert_cmpfloat_with_epsilon(b[0].cov[2] / (s0 * s0), 1.0, 0.02);
+  g_assert_cmpfloat_with_epsilon(b[0].cov[0] / 0.01, 1.0, 0.02);
+}
+
+/* The labels of the last run: a blob's cells carry its index, a blob dropped for its
+ * area none (< 0). */
+static void
+test_blob_labels(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, 0, 10, 0, 10, 0.2));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = NAN;
+  fill_rect(&g, h, 1.0, 1.0, 1.6, 1.6, 1.8);   /* 9 cells, 0.36 m^2 */
+  fill_rect(&g, h, 5.0, 5.0, 5.2, 5.2, 1.8);   /* one cell: below min_area */
+  fill_rect(&g, h, 8.0, 8.0, 8.6, 8.6, 1.8);
+  HeightmapBlobParams bp = { .min_height = 0.5, .min_area = 0.1, .max_area = 2.0 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &bp);
+  const HeightmapBlob *blobs;
+  int n = heightmap_blob_finder_run(f, h, NULL, &blobs);
+  g_assert_cmpint(n, ==, 2);
+  const int32_t *labels = heightmap_blob_finder_get_labels(f);
+  int cells[2] = { 0, 0 }, dropped = 0;
+  for (int i = 0; i < g.width * g.height; i++) {
+    if (labels[i] >= 0) {
+      g_assert_cmpint(labels[i], <, n);
+      cells[labels[i]]++;
+    } else if (h[i] >= 0.5) {
+      dropped++;
+    }
+  }
+  g_assert_cmpint(cells[0], ==, blobs[0].cells);
+  g_assert_cmpint(cells[1], ==, blobs[1].cells);
+  g_assert_cmpint(dropped, ==, 1);
+  g_assert_false(blobs[0].has_velocity);
+}
+
+/* The play area: with lines at x = +-5 and y = +-3 and a margin of 1 m, blobs centred
+ * on the pitch or within 1 m of a line are kept, those farther out are dropped (their
+ * cells labelled -2, not a blob's); a wider margin (a reload) or unknown lines keep all. */
+static void
+test_blobs_play_area(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -8, 8, -6, 6, 0.1));
+  g_autofree float *h = g_new(float, g.width * g.height);
+  for (int i = 0; i < g.width * g.height; i++)
+    h[i] = 0.02f;
+  static const double centre[][2] = {
+    { 0.0, 0.0 },     /* on the pitch */
+    { -4.6, 2.7 },    /* inside a corner */
+    { 2.0, 3.85 },    /* 0.85 m beyond a touch line: kept */
+    { 5.9, -1.0 },    /* 0.9 m beyond a goal line: kept */
+    { -6.25, 1.0 },   /* 1.25 m beyond a goal line: dropped */
+    { 1.0, -5.5 },    /* 2.5 m beyond a touch line: dropped */
+    { 6.6, 4.6 },     /* beyond both: dropped */
+  };
+  const int n_in = 4, n_all = G_N_ELEMENTS(centre);
+  for (int k = 0; k < n_all; k++)   /* 0.3 x 0.3 m bodies, 1.8 m */
+    fill_rect(&g, h, centre[k][0] - 0.15, centre[k][1] - 0.15, centre[k][0] + 0.15,
+              centre[k][1] + 0.15, 1.8f);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3, .half_length = 5, .half_width = 3,
+                            .play_margin = 1.0 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  int n = heightmap_blob_finder_run(f, h, NULL, &b);
+  g_assert_cmpint(n, ==, n_in);
+  for (int k = 0; k < n_all; k++) {
+    bool found = false;
+    for (int j = 0; j < n; j++)
+      found |= fabs(b[j].x - centre[k][0]) < 0.1 && fabs(b[j].y - centre[k][1]) < 0.1;
+    g_assert_cmpint(found, ==, k < n_in);
+    /* the dropped ones' cells belong to no blob */
+    int i = (int)((centre[k][1] - g.y0) / g.cell) * g.width + (int)((centre[k][0] - g.x0) / g.cell);
+    g_assert_cmpint(heightmap_blob_finder_get_labels(f)[i] >= 0, ==, k < n_in);
+  }
+  p.play_margin = 3.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_all);
+  p.play_margin = 1.0;
+  p.half_width = 0;   /* lines unknown */
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_all);
+  p.half_width = 3;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_in);
+}
+
+/* Body support: a standing body (a fifth of its points 0.2-0.6 m high) and the ball in
+ * flight (none) make the same blob in the height grid; with body_support 0.1 and the
+ * cells' support only the body stays (the ball's cells labelled -2); without support data
+ * or with body_support 0 both stay. */
+static void
+test_blobs_body_support(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -3, 3, -3, 3, 0.1));
+  int n_cells = g.width * g.height;
+  g_autofree float *h = g_new(float, n_cells);
+  g_autofree uint32_t *support = g_new0(uint32_t, n_cells);
+  for (int i = 0; i < n_cells; i++)
+    h[i] = 0.02f;
+  fill_rect(&g, h, -1.15, -0.15, -0.85, 0.15, 1.8f);   /* the body, around (-1, 0) */
+  fill_rect(&g, h, 0.85, -0.15, 1.15, 0.15, 2.3f);     /* the ball's smear, around (1, 0) */
+  for (int i = 0; i < n_cells; i++) {
+    if (h[i] > 2.0f)
+      support[i] = 1u | 30u << 16;     /* a stray low point, 30 high */
+    else if (h[i] > 1.0f)
+      support[i] = 6u | 30u << 16;     /* 6 of 30: a fifth */
+  }
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3, .body_support = 0.1 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);   /* no support yet */
+  heightmap_blob_finder_set_support(f, support);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  g_assert_cmpfloat_with_epsilon(b[0].height, 1.8, 1e-6);
+  const int32_t *labels = heightmap_blob_finder_get_labels(f);
+  for (int i = 0; i < n_cells; i++)
+    if (h[i] > 2.0f)
+      g_assert_cmpint(labels[i], ==, -2);
+  p.body_support = 0.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+  p.body_support = 0.25;   /* more than the body's fifth */
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/heightmap/blobs/labels", test_blob_labels);
+  g_test_add_func("/heightmap/blobs", test_blobs);
+  g_test_add_func("/heightmap/blobs/split", test_blobs_split);
+  g_test_add_func("/heightmap/blobs/play-area", test_blobs_play_area);
+  g_test_add_func("/heightmap/blobs/body-support", test_blobs_body_support);
+  g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
+  return g_test_run();
+}
