@@ -171,6 +171,7 @@ ref_direction_run_to(const StereoParams *p, const RefPyramid *pyr, int eta, int 
 {
   int ir = eta > 0 ? 0 : 1, io = 1 - ir;
   int s0 = stereo_params_start_level(p);
+  g_return_val_if_fail(last >= 0 && last <= s0, NULL);   /* before the search's work */
   g_autoptr(RefImage) d = NULL;
   if (stereo_params_use_search(p)) {
     d = ref_search(p, pyr->img[ir][s0], pyr->img[io][s0], eta);
@@ -178,7 +179,6 @@ ref_direction_run_to(const StereoParams *p, const RefPyramid *pyr, int eta, int 
   } else {
     d = ref_image_new(pyr->img[ir][s0]->w, pyr->img[ir][s0]->h, REF_FIELD_CHANNELS);
   }
-  g_return_val_if_fail(last >= 0 && last <= s0, NULL);
   for (int s = s0; s >= last; s--) {
     double guard = 0.0;
     if (s < s0) {
