@@ -20,10 +20,10 @@
 # "defaults:": config/stereod.conf's; each NAME is one STADIUM_ENGINE); STADIUM_VARIANTS
 # (builder settings) passes through. No seed starts after H200_BUDGET_S seconds (default
 # 450): a call inside the device tool's 600 s pools the seeds it finished.
-# H200_RENDER_FIRST=1: every seed is rendered first, then the replays run one at a time
-# (H200_JOBS applies) on an otherwise idle machine: with the rendering and other seeds'
-# replays beside it, a builder on large sensors falls behind the replay's 25 frames/s and
-# fuses fewer frames (seen on 2026-12-06: 2-8 JSON lines for 8 frames).
+# H200_RENDER_FIRST=1: every seed is rendered first, then the replays run (H200_JOBS at
+# once) on an otherwise idle machine: with the rendering and other seeds' replays beside
+# it a builder falls behind the replay's 25 frames/s sooner and fuses fewer frames (on
+# 2026-12-06: 2-8 JSON lines for 8 frames; alone, with a 3840x2160 pair, 4-6).
 # Prints each seed's summary line and, per engine setting (and variant), the pooled
 # table; everything also goes to $OUT (ENGINE.txt, seeds.txt, summary.txt).
 set -uo pipefail
@@ -104,8 +104,10 @@ replay_seed() {
       echo "# seed $seed: failed (status $?)" >> "$base/run-$ename/$seed.txt"
   done
 }
-echo "== seeds $first-$last (${pairs:-drawn} pairs, scale $scale, $frames frames): each" \
-  "rendered, then played while the next renders ($jobs at once); no seed starts after" \
+if [ "${H200_RENDER_FIRST:-0}" = 1 ]; then how="all rendered, then played"; else
+  how="each rendered, then played while the next renders"; fi
+echo "== seeds $first-$last (${pairs:-drawn} pairs, scale $scale, $frames frames): $how" \
+  "($jobs at once); no seed starts after" \
   "${H200_BUDGET_S:-450} s" | tee "$out/seeds.txt"
 done_seeds=()
 for seed in $(seq "$first" "$last"); do
