@@ -10,6 +10,12 @@
  * a player's size, the most frequent false detection with two pairs on one stand), the
  * substitutes, stewards and photographers.
  *
+ * Body support (body_support > 0, with heightmap_blob_finder_set_support): a player stands
+ * on the grass, so a share of a blob's points lies 0.2-0.6 m high; the ball in flight
+ * has none. Only the blobs that some pair which saw them images at support_scale px/m
+ * or more are judged: farther, a leg is narrower than the filter, its disparity is the
+ * grass's, and a far player would be dropped with the ball.
+ *
  * Merged players (split_depth > 0): two players close together make one 8-connected
  * blob with two tops. The blob's cells are taken from the highest down and joined to
  * the components of their neighbours already taken (union-find, a watershed of the
@@ -56,6 +62,7 @@ struct HeightmapBlobFinder {
   HeightmapBlob *blobs;
   double camera[HEIGHTMAP_MAX_PAIRS][3];
   double focal_baseline[HEIGHTMAP_MAX_PAIRS];   /* f B, px m; 0 when unknown */
+  double focal[HEIGHTMAP_MAX_PAIRS];            /* f, px; 0 when unknown */
   uint32_t has_camera;     /* bit per pair */
   const uint32_t *support; /* per cell, heightmap_fusion_get_support's; NULL: none */
 };
@@ -70,6 +77,8 @@ heightmap_blob_finder_set_camera(HeightmapBlobFinder *f, int pair,
   /* Q's third row is (0 0 0 f), its fourth (0 0 1/B ...): Z = f B / d */
   double fb = geom->q[14] != 0 ? geom->q[11] / geom->q[14] : 0;
   f->focal_baseline[pair] = isfinite(fb) && fb > 0 ? fb : 0;
+  double focal = fabs(geom->q[11]);
+  f->focal[pair] = isfinite(focal) ? focal : 0;
   f->has_camera |= 1u << pair;
 }
 
@@ -392,12 +401,33 @@ heightmap_blob_finder_get_labels(const HeightmapBlobFinder *f)
   return f->label;
 }
 
-/* Whether a blob stands on the ground: its points 0.2-0.6 m high are at least
- * body_support of its points from 0.2 m up (true without support data). */
+/* Whether one of `pairs` images a leg at (x, y) sharply enough to judge the blob's body
+ * support: at support_scale px/m or more (f / D at 0.4 m up), or support_scale 0. */
 static bool
-stands(const HeightmapBlobFinder *f, const int32_t *cells, int n)
+resolves_legs(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y)
 {
-  if (f->params.body_support <= 0.0 || !f->support)
+  if (f->params.support_scale <= 0.0)
+    return true;
+  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
+    if (!(pairs & f->has_camera & (1u << p)) || !(f->focal[p] > 0))
+      continue;
+    double d = sqrt((x - f->camera[p][0]) * (x - f->camera[p][0]) +
+                    (y - f->camera[p][1]) * (y - f->camera[p][1]) +
+                    (0.4 - f->camera[p][2]) * (0.4 - f->camera[p][2]));
+    if (d > 0 && f->focal[p] / d >= f->params.support_scale)
+      return true;
+  }
+  return false;
+}
+
+/* Whether a measured blob stands on the ground: its points 0.2-0.6 m high are at least
+ * body_support of its points from 0.2 m up. True without support data, and for a blob no
+ * pair sees sharply enough for its legs (resolves_legs): a far player's legs are lost in
+ * the grass, and such a blob is judged by its area and height alone. */
+static bool
+stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells, int n)
+{
+  if (f->params.body_support <= 0.0 || !f->support || !resolves_legs(f, b->pairs, b->x, b->y))
     return true;
   double legs = 0.0, body = 0.0;
   for (int j = 0; j < n; j++) {
@@ -452,15 +482,14 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
       const int32_t *pc = cells + starts[k];
       int m = starts[k + 1] - starts[k];
       double area = m * f->grid.cell * f->grid.cell;
-      bool keep = area >= f->params.min_area && area <= f->params.max_area &&
-                  stands(f, pc, m);
+      bool keep = area >= f->params.min_area && area <= f->params.max_area;
       if (keep && count == MAX_BLOBS) {
         dropped++;
         keep = false;
       }
       if (keep) {
         measure(f, h, masks, pc, m, &f->blobs[count]);
-        keep = on_pitch(f, &f->blobs[count]);
+        keep = on_pitch(f, &f->blobs[count]) && stands(f, &f->blobs[count], pc, m);
       }
       /* visited, but no blob's (heightmap_blob_finder_get_labels), or the new blob's */
       for (int j = 0; j < m; j++)

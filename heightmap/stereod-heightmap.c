@@ -94,6 +94,9 @@ typedef struct {
   double ms_sum, ms_max;
   uint64_t ms_count;
   double run_ms_sum, run_ms_max;   /* over the whole run, for the summary at exit */
+  double run_scatter_ms, run_resolve_ms;   /* of run_ms_sum: the uploads and scatter, the
+                                              resolve and its readback; the rest is blobs,
+                                              tracks and outputs */
   gint64 last_status, last_table, last_ping;
 } Builder;
 
@@ -324,8 +327,10 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   }
   if (n_names == 0)
     return true;   /* every frame of the set was refused: nothing to publish */
+  gint64 t_scatter = g_get_monotonic_time();
   if (!heightmap_fusion_finish(b->fusion, b->heights, b->masks, error))
     return false;
+  gint64 t_resolve = g_get_monotonic_time();
   heightmap_blob_finder_set_support(b->finder, heightmap_fusion_get_support(b->fusion));
   const HeightmapBlob *blobs;
   int nb = heightmap_blob_finder_run(b->finder, b->heights, b->masks, &blobs);
@@ -347,6 +352,8 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   b->ms_max = MAX(b->ms_max, ms);
   b->ms_count++;
   b->run_ms_sum += ms;
+  b->run_scatter_ms += (double) (t_scatter - t0) * 1e-3;
+  b->run_resolve_ms += (double) (t_resolve - t_scatter) * 1e-3;
   b->run_ms_max = MAX(b->run_ms_max, ms);
   if (b->metrics)
     heightmap_metrics_fused(b->metrics, fused_pairs, n_names, nt, ms * 1e-3);
@@ -509,9 +516,13 @@ main(int argc, char **argv)
     builder_tick(&b);
   }
   stereod_notify("STOPPING=1");
-  if (b.fused)   /* a short run (an offline replay) ends before the first status line */
-    g_message("%" G_GUINT64_FORMAT " fused frames, %.1f ms each (max %.1f)", b.fused,
-              b.run_ms_sum / (double) b.fused, b.run_ms_max);
+  if (b.fused) {   /* a short run (an offline replay) ends before the first status line */
+    double n = (double) b.fused;
+    g_message("%" G_GUINT64_FORMAT " fused frames, %.1f ms each (max %.1f): uploads and "
+              "scatter %.1f, resolve and readback %.1f, blobs, tracks and outputs %.1f",
+              b.fused, b.run_ms_sum / n, b.run_ms_max, b.run_scatter_ms / n,
+              b.run_resolve_ms / n, (b.run_ms_sum - b.run_scatter_ms - b.run_resolve_ms) / n);
+  }
   builder_clear(&b);
   return status;
 }

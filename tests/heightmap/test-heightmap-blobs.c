@@ -331,10 +331,29 @@ test_blobs_play_area(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_in);
 }
 
-/* Body support: a standing body (a fifth of its points 0.2-0.6 m high) and the ball in
- * flight (none) make the same blob in the height grid; with body_support 0.1 and the
- * cells' support only the body stays (the ball's cells labelled -2); without support data
- * or with body_support 0 both stay. */
+/* The scene of the body-support tests: a standing body around (-1, 0) (a fifth of its
+ * points 0.2-0.6 m high) and the ball's smear around (1, 0), as high and wide (a stray
+ * low point of 30). */
+static void
+support_scene(const HeightmapGrid *g, float *h, uint32_t *support)
+{
+  int n_cells = g->width * g->height;
+  for (int i = 0; i < n_cells; i++)
+    h[i] = 0.02f;
+  fill_rect(g, h, -1.15, -0.15, -0.85, 0.15, 1.8f);   /* the body */
+  fill_rect(g, h, 0.85, -0.15, 1.15, 0.15, 2.3f);     /* the ball's smear */
+  for (int i = 0; i < n_cells; i++) {
+    support[i] = 0;
+    if (h[i] > 2.0f)
+      support[i] = 1u | 30u << 16;     /* a stray low point, 30 high */
+    else if (h[i] > 1.0f)
+      support[i] = 6u | 30u << 16;     /* 6 of 30: a fifth */
+  }
+}
+
+/* Body support: a standing body and the ball in flight make the same blob in the height
+ * grid; with body_support 0.1 and the cells' support only the body stays (the ball's
+ * cells labelled -2); without support data or with body_support 0 both stay. */
 static void
 test_blobs_body_support(void)
 {
@@ -343,16 +362,7 @@ test_blobs_body_support(void)
   int n_cells = g.width * g.height;
   g_autofree float *h = g_new(float, n_cells);
   g_autofree uint32_t *support = g_new0(uint32_t, n_cells);
-  for (int i = 0; i < n_cells; i++)
-    h[i] = 0.02f;
-  fill_rect(&g, h, -1.15, -0.15, -0.85, 0.15, 1.8f);   /* the body, around (-1, 0) */
-  fill_rect(&g, h, 0.85, -0.15, 1.15, 0.15, 2.3f);     /* the ball's smear, around (1, 0) */
-  for (int i = 0; i < n_cells; i++) {
-    if (h[i] > 2.0f)
-      support[i] = 1u | 30u << 16;     /* a stray low point, 30 high */
-    else if (h[i] > 1.0f)
-      support[i] = 6u | 30u << 16;     /* 6 of 30: a fifth */
-  }
+  support_scene(&g, h, support);
   HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
                             .top_band = 0.3, .body_support = 0.1 };
   g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
@@ -374,6 +384,53 @@ test_blobs_body_support(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
 }
 
+/* support_scale: body_support judges a blob only when a pair that saw it (its mask)
+ * images it at support_scale px/m or more (f / D, D from the camera to the blob's centre
+ * 0.4 m up); the others keep their blobs. f = 700 px: 20 px/m is 35 m. */
+static void
+test_blobs_support_scale(void)
+{
+  HeightmapGrid g;
+  g_assert_true(heightmap_grid_init(&g, -3, 3, -3, 3, 0.1));
+  int n_cells = g.width * g.height;
+  g_autofree float *h = g_new(float, n_cells);
+  g_autofree uint32_t *support = g_new0(uint32_t, n_cells);
+  g_autofree uint32_t *masks = g_new0(uint32_t, n_cells);
+  support_scene(&g, h, support);
+  for (int i = 0; i < n_cells; i++)
+    masks[i] = 1u << 3;   /* pair 3 saw everything */
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3, .body_support = 0.1, .support_scale = 20 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  heightmap_blob_finder_set_support(f, support);
+  const HeightmapBlob *b;
+  /* pair 3's camera unknown: nothing is judged */
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);
+  /* 30 m south, level with the legs: 23.3 px/m, both judged, the ball dropped */
+  const HeightmapPairGeometry near = pair_at(0, -30, 0.4, 2100);
+  heightmap_blob_finder_set_camera(f, 3, &near);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  p.support_scale = 25;   /* 23.3 px/m is not enough */
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);
+  p.support_scale = 0;    /* everything judged */
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
+  /* 40 m away (17.5 px/m): not judged; a near pair that did not see the blobs (pair 1,
+   * not in the masks) does not count; once it saw them, they are judged */
+  p.support_scale = 20;
+  heightmap_blob_finder_set_params(f, &p);
+  const HeightmapPairGeometry far = pair_at(0, -40, 0.4, 2100);
+  heightmap_blob_finder_set_camera(f, 3, &far);
+  heightmap_blob_finder_set_camera(f, 1, &near);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);
+  for (int i = 0; i < n_cells; i++)
+    masks[i] |= 1u << 1;
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -383,6 +440,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/split", test_blobs_split);
   g_test_add_func("/heightmap/blobs/play-area", test_blobs_play_area);
   g_test_add_func("/heightmap/blobs/body-support", test_blobs_body_support);
+  g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
   return g_test_run();
 }

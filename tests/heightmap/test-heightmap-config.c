@@ -41,6 +41,7 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.half_width, ==, 34);
   g_assert_cmpfloat(bp.play_margin, ==, 1);
   g_assert_cmpfloat(bp.body_support, ==, 0);
+  g_assert_cmpfloat(bp.support_scale, ==, 20);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   g_assert_cmpfloat(tp.acceleration, ==, 10);
   g_assert_cmpint(tp.confirm, ==, 2);
@@ -105,6 +106,8 @@ test_config_errors(void)
       "hm.conf: [heightmap] goal_width: 0.1 is outside 0.5..50", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nbody_support=1.5\n[pair a]\n",
       "hm.conf: [heightmap] body_support: 1.5 is outside 0..1", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nsupport_scale=-5\n[pair a]\n",
+      "hm.conf: [heightmap] support_scale: -5 is outside 0..10000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nplay_margin=-1\n[pair a]\n",
       "hm.conf: [heightmap] play_margin: -1 is outside 0..1000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_line=-52.5\n[pair a]\n",
@@ -282,14 +285,14 @@ test_config_update(void)
     "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\ncell=0.2\npool=1\ncarve=true\nformat=mm\n"
     "min_height=0.7\nconfirm=3\nwait_ms=40\nmin_points=4\ntop_fraction=0.25\n"
     "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\nplay_margin=2\n"
-    "body_support=0.05\n[pair a]\nring=a2\n"
+    "body_support=0.05\nsupport_scale=30\n[pair a]\nring=a2\n"
     "[pair c]\n",
     &error);
   g_assert_no_error(error);
   g_assert_true(heightmap_config_update(r, n, changed, fixed));
   g_assert_cmpstr(changed->str, ==, "wait_ms 100 -> 40, min_height 0.5 -> 0.7, "
                   "min_points 2 -> 4, goal_line 52.5 -> 50, play_margin 1 -> 2, "
-                  "body_support 0 -> 0.05, top_fraction 0.1 -> 0.25, "
+                  "body_support 0 -> 0.05, support_scale 20 -> 30, top_fraction 0.1 -> 0.25, "
                   "split_depth 0 -> 0.3, "
                   "disparity_noise 0.07 -> 0.1, "
                   "acceleration 10 -> 0, confirm 2 -> 3");
