@@ -25,7 +25,8 @@
 # it a builder falls behind the replay's 25 frames/s sooner and fuses fewer frames (on
 # 2026-12-06: 2-8 JSON lines for 8 frames; alone, with a 3840x2160 pair, 4-6).
 # Prints each seed's summary line and, per engine setting (and variant), the pooled
-# table; everything also goes to $OUT (ENGINE.txt, seeds.txt, summary.txt).
+# table; everything also goes to $OUT (ENGINE.txt, seeds.txt, summary.txt; with
+# H200_KEEP=1 the seeds' JSON lines and ground truth, keep.tar.gz).
 set -uo pipefail
 mode=${1:-}
 if [ "$mode" = pack ]; then
@@ -170,4 +171,21 @@ for spec in $engines; do
     done
   fi
 done
+# H200_KEEP=1: every seed's JSON lines (each variant's too) and the clip's ground truth
+# and geometry come back in $OUT/keep.tar.gz (ENGINE/SEED/, ENGINE/SEED/clip/), for
+# bench/stadium-score.py or an analysis of the misses and false detections (tuning
+# seeds only); one file, as the device tool brings back no deep folders
+if [ "${H200_KEEP:-0}" = 1 ]; then
+  keep=$base/keep
+  for spec in $engines; do
+    ename=${spec%%:*}
+    for seed in "${done_seeds[@]}"; do
+      k=$keep/$ename/$seed
+      mkdir -p "$k/clip"
+      cp "$base/run-$ename/$seed"/lines*.jsonl "$k/" 2>/dev/null
+      cp "$base/clips/$seed"/{players.csv,ball.csv,stadium.conf} "$k/clip/" 2>/dev/null
+    done
+  done
+  tar -C "$keep" -czf "$out/keep.tar.gz" .
+fi
 cat "$out/summary.txt"

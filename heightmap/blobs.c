@@ -401,33 +401,38 @@ heightmap_blob_finder_get_labels(const HeightmapBlobFinder *f)
   return f->label;
 }
 
-/* Whether one of `pairs` images a leg at (x, y) sharply enough to judge the blob's body
- * support: at support_scale px/m or more (f / D at 0.4 m up), or support_scale 0. */
-static bool
-resolves_legs(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y)
+/* The sharpest scale at which one of `pairs` images (x, y, z): the largest f / D over
+ * them, px/m (D the 3-D distance from its camera); 0 when none of them is known. */
+static double
+sharpest(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, double z)
 {
-  if (f->params.support_scale <= 0.0)
-    return true;
+  double best = 0.0;
   for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
     if (!(pairs & f->has_camera & (1u << p)) || !(f->focal[p] > 0))
       continue;
     double d = sqrt((x - f->camera[p][0]) * (x - f->camera[p][0]) +
                     (y - f->camera[p][1]) * (y - f->camera[p][1]) +
-                    (0.4 - f->camera[p][2]) * (0.4 - f->camera[p][2]));
-    if (d > 0 && f->focal[p] / d >= f->params.support_scale)
-      return true;
+                    (z - f->camera[p][2]) * (z - f->camera[p][2]));
+    if (d > 0)
+      best = MAX(best, f->focal[p] / d);
   }
-  return false;
+  return best;
 }
 
-/* Whether a measured blob stands on the ground: its points 0.2-0.6 m high are at least
- * body_support of its points from 0.2 m up. True without support data, and for a blob no
- * pair sees sharply enough for its legs (resolves_legs): a far player's legs are lost in
- * the grass, and such a blob is judged by its area and height alone. */
+/* Whether a measured blob stands on the ground and is backed by a body's worth of
+ * points (true without support data):
+ * - body_support: its points 0.2-0.6 m high are at least body_support of its points from
+ *   0.2 m up; judged only when a pair that saw it images its legs (0.4 m up) at
+ *   support_scale px/m or more: farther, a leg is narrower than the filter and its
+ *   points fall to the grass behind it;
+ * - min_surface: its points from 0.2 m up are at least min_surface m^2 of surface as the
+ *   sharpest pair that saw it images it (s^2 points a m^2 at s px/m, 1 m up): a player
+ *   shows that pair about 0.6 m^2, the ball 0.04, a fragment of a smear a few points. */
 static bool
 stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells, int n)
 {
-  if (f->params.body_support <= 0.0 || !f->support || !resolves_legs(f, b->pairs, b->x, b->y))
+  const HeightmapBlobParams *p = &f->params;
+  if (!f->support || (p->body_support <= 0.0 && p->min_surface <= 0.0))
     return true;
   double legs = 0.0, body = 0.0;
   for (int j = 0; j < n; j++) {
@@ -435,7 +440,12 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
     legs += s & 0xffffu;
     body += s >> 16;
   }
-  return legs >= f->params.body_support * body;
+  if (p->body_support > 0.0 &&
+      (p->support_scale <= 0.0 || sharpest(f, b->pairs, b->x, b->y, 0.4) >= p->support_scale) &&
+      legs < p->body_support * body)
+    return false;
+  double s = sharpest(f, b->pairs, b->x, b->y, 1.0);
+  return !(p->min_surface > 0.0 && s > 0.0 && body < p->min_surface * s * s);
 }
 
 void

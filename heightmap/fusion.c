@@ -1,12 +1,16 @@
 /* fusion.c: the pairs' depth -> one height grid of the pitch, on the GPU.
  *
  * Per fused frame: begin clears the histogram image (HEIGHTMAP_BINS / 2 layers of two
- * 16-bit counters, then one layer of pair masks), add uploads one pair's disparity and
- * confidence and runs heightmap_scatter.comp over its pixels, finish runs
- * heightmap_resolve.comp over the cells, which writes heights, masks and body support
- * into one storage buffer, copied into a mapped buffer and fenced (one readback). Every
- * GL object is made in heightmap_fusion_new, except the input images of a pair, made at
- * its first frame and remade only when its size changes.
+ * 16-bit counters, then one layer of pair masks), add copies one pair's disparity and
+ * confidence into the pair's persistently mapped staging buffer, queues their uploads
+ * from it (no synchronous texture upload) and runs heightmap_scatter.comp over its
+ * pixels, finish runs heightmap_resolve.comp over the cells, which writes heights, masks
+ * and body support into one storage buffer, copied into a mapped buffer and fenced (one
+ * readback). That fence also covers the uploads: a staging buffer is written again only
+ * after it (begin waits when a frame was added to but not finished). Every GL object is
+ * made in heightmap_fusion_new, except a pair's input images and staging buffer, made by
+ * heightmap_fusion_prepare when its ring opens (or at its first frame) and remade only
+ * when its size changes.
  */
 #include "heightmap/heightmap.h"
 
@@ -23,6 +27,7 @@ GResource *stereod_heightmap_shaders_get_resource(void);
 typedef struct {
   GpuImage *disparity;     /* r16i */
   GpuImage *confidence;    /* r8 */
+  GpuBuffer *staging;      /* upload: disparity (tight rows), then confidence */
   int width, height;
 } PairImages;
 
@@ -35,6 +40,7 @@ struct HeightmapFusion {
   GpuBuffer *readback;     /* persistently mapped copy of `out` */
   GpuFence *fence;         /* the copy's completion */
   bool finished;           /* the readback holds a resolved frame */
+  bool pending;            /* uploads queued since the last fence wait */
   GpuProgram *scatter;
   GpuProgram *resolve;
   PairImages pairs[HEIGHTMAP_MAX_PAIRS];
@@ -140,6 +146,7 @@ heightmap_fusion_free(HeightmapFusion *f)
   for (int i = 0; i < HEIGHTMAP_MAX_PAIRS; i++) {
     gpu_image_free(f->pairs[i].disparity);
     gpu_image_free(f->pairs[i].confidence);
+    gpu_buffer_free(f->pairs[i].staging);
   }
   gpu_program_free(f->scatter);
   gpu_program_free(f->resolve);
@@ -169,12 +176,25 @@ heightmap_fusion_set_params(HeightmapFusion *f, const HeightmapFusionParams *par
   f->params.goal_height = params->goal_height;
 }
 
+/* Waits for the uploads queued since the last wait: their staging buffers are free. */
+static bool
+uploads_wait(HeightmapFusion *f, GError **error)
+{
+  if (!f->pending)
+    return true;
+  if (!gpu_fence_reset(f->fence, error) ||
+      !gpu_fence_wait(f->fence, 10 * G_GUINT64_CONSTANT(1000000000), error))
+    return false;
+  f->pending = false;
+  return true;
+}
+
 bool
 heightmap_fusion_begin(HeightmapFusion *f, GError **error)
 {
   g_return_val_if_fail(f, false);
   const float zero[4] = { 0, 0, 0, 0 };
-  return gpu_image_fill(f->bins, zero, error);
+  return uploads_wait(f, error) && gpu_image_fill(f->bins, zero, error);
 }
 
 /* The pair's input images, (re)made for the input's size. */
@@ -186,13 +206,22 @@ pair_images(HeightmapFusion *f, int pair, int w, int h, GError **error)
     return pi;
   if (pi->disparity)
     g_info("%s: pair %d changed size to %dx%d, new input images", f->label, pair, w, h);
+  /* the old staging buffer may still feed a queued upload */
+  if (pi->staging && !uploads_wait(f, error))
+    return NULL;
   g_clear_pointer(&pi->disparity, gpu_image_free);
   g_clear_pointer(&pi->confidence, gpu_image_free);
+  g_clear_pointer(&pi->staging, gpu_buffer_free);
+  pi->width = pi->height = 0;
   g_autofree char *dn = g_strdup_printf("pair %d disparity", pair);
   g_autofree char *cn = g_strdup_printf("pair %d confidence", pair);
+  g_autofree char *sn = g_strdup_printf("%s pair %d staging", f->label, pair);
+  GpuBufferParams sp = { .label = sn, .size = (size_t) w * h * 3, .usage = GPU_BUFFER_UPLOAD };
   if (!(pi->disparity = image_new(f, dn, w, h, 1, GPU_FORMAT_R16I, error)) ||
-      !(pi->confidence = image_new(f, cn, w, h, 1, GPU_FORMAT_R8, error))) {
+      !(pi->confidence = image_new(f, cn, w, h, 1, GPU_FORMAT_R8, error)) ||
+      !(pi->staging = gpu_buffer_new(f->gpu, &sp, error))) {
     g_clear_pointer(&pi->disparity, gpu_image_free);
+    g_clear_pointer(&pi->confidence, gpu_image_free);
     return NULL;
   }
   pi->width = w;
@@ -212,6 +241,18 @@ set_geometry(GpuProgram *prog, const HeightmapPairGeometry *geom)
     pose[9 + i] = (float) geom->centre[i];
   gpu_program_set_float_array(prog, "u_q", q, 16);
   gpu_program_set_float_array(prog, "u_pose", pose, 12);
+}
+
+/* Copies `rows` rows of `row` bytes, `stride` bytes apart, into tight rows at dst. */
+static void
+copy_rows(uint8_t *dst, size_t row, const void *src, size_t stride, size_t rows)
+{
+  if (stride == row) {
+    memcpy(dst, src, row * rows);
+    return;
+  }
+  for (size_t y = 0; y < rows; y++)
+    memcpy(dst + y * row, (const uint8_t *) src + y * stride, row);
 }
 
 /* Whether a plane of `rows` rows of `row` bytes, `stride` bytes apart (a multiple of
@@ -257,25 +298,60 @@ input_check(HeightmapFusion *f, int pair, const HeightmapInput *in, GError **err
                                         in->confidence_size, error));
 }
 
+/* Queues the uploads of the staging buffer's planes (tight rows) into the pair's
+ * images; the confidence only when `confidence`. */
+static bool
+upload_staged(HeightmapFusion *f, PairImages *pi, bool confidence, GError **error)
+{
+  size_t w = (size_t) pi->width, h = (size_t) pi->height;
+  if (!gpu_image_upload_from_buffer(pi->disparity, 0, pi->staging, 0, w * 2, error) ||
+      (confidence &&
+       !gpu_image_upload_from_buffer(pi->confidence, 0, pi->staging, w * h * 2, w, error)))
+    return false;
+  f->pending = true;
+  return true;
+}
+
+bool
+heightmap_fusion_prepare(HeightmapFusion *f, int pair, int width, int height, GError **error)
+{
+  g_return_val_if_fail(f && pair >= 0 && pair < HEIGHTMAP_MAX_PAIRS, false);
+  if (width < 1 || height < 1 || width > G_MAXINT / 4 || height > G_MAXINT / 4) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                "%s: pair %d: a %dx%d input cannot be fused", f->label, pair, width, height);
+    return false;
+  }
+  PairImages *pi = &f->pairs[pair];
+  if (pi->disparity && pi->width == width && pi->height == height)
+    return true;
+  if (!(pi = pair_images(f, pair, width, height, error)))
+    return false;
+  /* one upload of zeros: the driver gives the images their memory now, not at the
+   * pair's first frame */
+  memset(gpu_buffer_get_map(pi->staging), 0, (size_t) width * height * 3);
+  return upload_staged(f, pi, true, error) &&
+         gpu_context_check(f->gpu, "heightmap prepare", error);
+}
+
 bool
 heightmap_fusion_add(HeightmapFusion *f, int pair, const HeightmapPairGeometry *geom,
                      const HeightmapInput *in, GError **error)
 {
   g_return_val_if_fail(f && geom && in, false);
   g_return_val_if_fail(pair >= 0 && pair < HEIGHTMAP_MAX_PAIRS, false);
-  if (!input_check(f, pair, in, error))
+  if (!input_check(f, pair, in, error) || !uploads_wait(f, error))
     return false;
   PairImages *pi = pair_images(f, pair, in->width, in->height, error);
   if (!pi)
     return false;
-  /* The images are the input's size (pair_images): the uploads read exactly the rows
-   * checked above, and gpu_image_upload_sized checks them again against the image. */
-  if (!gpu_image_upload_sized(pi->disparity, 0, in->disparity, in->disparity_size,
-                              in->disparity_stride, error))
-    return false;
-  if (in->confidence &&
-      !gpu_image_upload_sized(pi->confidence, 0, in->confidence, in->confidence_size,
-                              in->confidence_stride, error))
+  /* The images and the staging buffer are the input's size (pair_images): the copies
+   * read exactly the rows input_check checked against the planes' sizes. */
+  uint8_t *stage = gpu_buffer_get_map(pi->staging);
+  size_t w = (size_t) in->width, h = (size_t) in->height;
+  copy_rows(stage, w * 2, in->disparity, in->disparity_stride, h);
+  if (in->confidence)
+    copy_rows(stage + w * h * 2, w, in->confidence, in->confidence_stride, h);
+  if (!upload_staged(f, pi, in->confidence != NULL, error))
     return false;
 
   const HeightmapGrid *g = &f->params.grid;
@@ -328,6 +404,7 @@ heightmap_fusion_finish(HeightmapFusion *f, float *heights, uint32_t *masks, GEr
       !gpu_fence_wait(f->fence, 10 * G_GUINT64_CONSTANT(1000000000), error) ||
       !gpu_context_check(f->gpu, "heightmap resolve", error))
     return false;
+  f->pending = false;   /* the fence follows every upload of the frame */
   const uint32_t *map = gpu_buffer_get_map(f->readback);
   memcpy(heights, map, cells * sizeof(float));
   if (masks)

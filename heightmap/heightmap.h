@@ -117,6 +117,8 @@ typedef struct {
                                on nothing (blobs.c); 0 = off */
   double support_scale;     /* px/m: body_support judges the blobs seen this sharply or more
                                (blobs.c); 0 = all */
+  double min_surface;       /* m^2, 0 = off: blobs with fewer points than this much surface
+                               as the sharpest pair that saw them images it (blobs.c) */
   double top_fraction;      /* 0..1, share of a cell's points at or above its top */
   double blob_min_area;     /* m^2 */
   double blob_max_area;     /* m^2 */
@@ -150,7 +152,7 @@ void heightmap_config_free(HeightmapConfig *config);
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
  * min_confidence, min_points, goal_line, goal_width, goal_height, touch_line, play_margin,
- * body_support, support_scale, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
+ * body_support, support_scale, min_surface, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
  * visible_offset, disparity_noise, gate, acceleration, max_missed, confirm; appends "key old -> new" for each one that
  * differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1 cell:
  * the GPU images and the output ring; pool: a shader constant; socket, ring, format; the
@@ -235,9 +237,19 @@ void heightmap_fusion_set_params(HeightmapFusion *fusion, const HeightmapFusionP
 /* Starts a fused frame: clears the histograms. */
 bool heightmap_fusion_begin(HeightmapFusion *fusion, GError **error);
 
+/* Makes pair `pair`'s input images and staging buffer for width x height inputs and has
+ * the driver give them their memory, so that its first frame makes no GL object; nothing
+ * when they are that size already. The builder calls it when a pair's ring opens. FALSE
+ * with an error for a size below 1 (G_IO_ERROR_INVALID_DATA) or over the GPU's limits
+ * (GPU_ERROR_LIMIT). */
+bool heightmap_fusion_prepare(HeightmapFusion *fusion, int pair, int width, int height,
+                              GError **error);
+
 /* Uploads one pair's planes and scatters its points. `pair` (0..HEIGHTMAP_MAX_PAIRS-1)
  * picks the bit of the per-cell pair mask and the input images kept for that pair
- * (made at its first frame and remade only when its size changes). FALSE with an error
+ * (heightmap_fusion_prepare's, or made at its first frame; remade only when its size
+ * changes): the planes are copied into the pair's mapped staging buffer and uploaded from
+ * it without a wait. FALSE with an error
  * and nothing added for an input the pair's images cannot take: a size over the GPU's
  * limits (GPU_ERROR_LIMIT), a size, stride or plane size that does not hold together
  * (G_IO_ERROR_INVALID_DATA); the fusion goes on with the other pairs. A GL error makes
@@ -299,6 +311,10 @@ typedef struct {
                                pair that saw them images at this many pixels a metre or more
                                (f / D); farther, a leg is narrower than the filter and its
                                points fall to the grass behind it */
+  double min_surface;       /* m^2, 0 = off: with the cells' support, a blob whose points
+                               from 0.2 m up are fewer than this much surface as the
+                               sharpest pair that saw it images it (f / D px/m squared, a
+                               m^2) is a ball or a fragment, not a player */
 } HeightmapBlobParams;
 
 #define HEIGHTMAP_SPLIT_SEPARATION 0.4   /* m between two tops of one blob to split it */
@@ -572,8 +588,8 @@ HeightmapSources *heightmap_sources_new(const HeightmapConfig *config, GError **
 /* Stops and joins the threads, closes the rings. */
 void heightmap_sources_free(HeightmapSources *sources);
 /* Waits up to timeout_ns for a set of frames to fuse (heightmap_select_frames). Returns
- * the number of frames (0 on timeout or after heightmap_sources_wake); *frames is valid
- * until the next call. The frames are marked fused. */
+ * the number of frames (0 on timeout, after heightmap_sources_wake or when a ring
+ * opened); *frames is valid until the next call. The frames are marked fused. */
 int heightmap_sources_next(HeightmapSources *sources, uint64_t timeout_ns,
                            const HeightmapSourceFrame **frames);
 /* Makes a waiting heightmap_sources_next return (thread safe, e.g. from a signal
@@ -584,6 +600,9 @@ void heightmap_sources_set_select(HeightmapSources *sources,
                                   const HeightmapSelectParams *params);
 /* Whether pair i's ring is open now (thread safe). */
 bool heightmap_sources_is_open(HeightmapSources *sources, int pair);
+/* The frame size of pair `pair`'s open ring (thread safe); FALSE (0 x 0) when it has none
+ * open. */
+bool heightmap_sources_get_size(HeightmapSources *sources, int pair, int *width, int *height);
 /* Leaves pair i out because its frames cannot be fused (`why`, e.g. the fusion's error
  * message): as for a bad ring, one warning unless the pair is already left out, its
  * ring closed and opened again after the back-off. Thread safe. */

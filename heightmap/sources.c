@@ -220,6 +220,10 @@ pair_opened(Pair *pair, const HeightmapReader *rd)
   if (!pair->probation)
     g_message("heightmap: [pair %s] reading ring %s (%dx%d)", pair->cfg->name,
               pair->cfg->ring, pair->width, pair->height);
+  /* a waiting heightmap_sources_next returns: the builder makes the pair's GPU images
+   * before its first frame (heightmap_sources_get_size) */
+  s->woken = true;
+  g_cond_broadcast(&s->cond);
   g_mutex_unlock(&s->lock);
 }
 
@@ -503,6 +507,19 @@ heightmap_sources_is_open(HeightmapSources *s, int pair)
   g_return_val_if_fail(s && pair >= 0 && pair < s->n, false);
   g_mutex_lock(&s->lock);
   bool open = s->pairs[pair].open;
+  g_mutex_unlock(&s->lock);
+  return open;
+}
+
+bool
+heightmap_sources_get_size(HeightmapSources *s, int pair, int *width, int *height)
+{
+  g_return_val_if_fail(s && pair >= 0 && pair < s->n && width && height, false);
+  g_mutex_lock(&s->lock);
+  const Pair *p = &s->pairs[pair];
+  bool open = p->open;
+  *width = open ? p->width : 0;
+  *height = open ? p->height : 0;
   g_mutex_unlock(&s->lock);
   return open;
 }

@@ -98,6 +98,8 @@ typedef struct {
                                               resolve and its readback; the rest is blobs,
                                               tracks and outputs */
   gint64 last_status, last_table, last_ping;
+  int prepared[HEIGHTMAP_MAX_PAIRS][2];   /* the size each pair's fusion images were made
+                                             for when its ring opened (builder_prepare) */
 } Builder;
 
 static bool builder_start_ring(Builder *b, GError **error);
@@ -379,6 +381,26 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   return true;
 }
 
+/* A pair whose ring opened (or changed size) gets its fusion images now, not in its
+ * first fused frame: the frame loop makes no GL object. A size the GPU cannot take is
+ * logged; that pair's frames are then refused one by one (builder_fuse). */
+static void
+builder_prepare(Builder *b)
+{
+  for (int i = 0; i < b->cfg->n_pairs; i++) {
+    int w, h;
+    if (!heightmap_sources_get_size(b->sources, i, &w, &h) ||
+        (b->prepared[i][0] == w && b->prepared[i][1] == h))
+      continue;
+    b->prepared[i][0] = w;
+    b->prepared[i][1] = h;
+    g_autoptr(GError) error = NULL;
+    if (!heightmap_fusion_prepare(b->fusion, i, w, h, &error))
+      g_warning("heightmap: [pair %s] %dx%d frames: %s", b->cfg->pairs[i].name, w, h,
+                error_text(error));
+  }
+}
+
 static void
 builder_tick(Builder *b)
 {
@@ -506,6 +528,7 @@ main(int argc, char **argv)
       reload_requested = 0;
       builder_reload(&b);
     }
+    builder_prepare(&b);
     const HeightmapSourceFrame *f;
     int n = heightmap_sources_next(b.sources, LOOP_SLICE_NS, &f);
     if (n > 0 && !builder_fuse(&b, f, n, &error)) {

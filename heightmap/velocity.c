@@ -189,6 +189,12 @@ heightmap_velocity_add(HeightmapVelocity *v, int pair, const HeightmapPairGeomet
     v->focal_baseline[pair] = isfinite(fb) && fb > 0 ? fb : 0;
     sample(v, pair, geom, in, h, v->dt[pair]);
   }
+  if (!flow) {
+    /* a ring without flow planes never has them (stereod's flow is set at start): no
+     * history to keep, no copy of the disparity per frame */
+    h->valid = false;
+    return true;
+  }
   size_t n = (size_t) w * ht;
   if (n > h->capacity) {   /* the pair's first frame or a new size: not per frame */
     g_free(h->disparity);

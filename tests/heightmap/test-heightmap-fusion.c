@@ -236,6 +236,23 @@ test_fusion_hand(void)
                         .disparity_size = sizeof d, .disparity_scale = 1.0 / 32,
                         .confidence = conf, .confidence_stride = W,
                         .confidence_size = sizeof conf };
+  /* the same planes with padded rows (2 and 3 bytes more), for the second run */
+  enum { DS = W * 2 + 6, CS = W + 3 };
+  _Alignas(int16_t) uint8_t dpad[DS * W];
+  uint8_t cpad[CS * W];
+  memset(dpad, 0x55, sizeof dpad);
+  memset(cpad, 0x55, sizeof cpad);
+  for (int y = 0; y < W; y++) {
+    memcpy(dpad + y * DS, d + y * W, W * 2);
+    memcpy(cpad + y * CS, conf + y * W, W);
+  }
+  HeightmapInput padded = { .width = W, .height = W, .disparity = (const int16_t *) dpad,
+                            .disparity_stride = DS, .disparity_size = sizeof dpad,
+                            .disparity_scale = 1.0 / 32, .confidence = cpad,
+                            .confidence_stride = CS, .confidence_size = sizeof cpad };
+  g_assert_false(heightmap_fusion_prepare(f, 3, 0, W, &error));
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_clear_error(&error);
   float h[400];
   uint32_t m[400];
   g_assert_null(heightmap_fusion_get_support(f));   /* no frame resolved yet */
@@ -244,8 +261,11 @@ test_fusion_hand(void)
       h[i] = -7.0f;
       m[i] = 0xdeadbeef;
     }
+    /* run 0: the pair's images made before its first frame (its ring opened); run 1:
+     * made for another size, remade by the frame, and padded rows */
+    g_assert_true(heightmap_fusion_prepare(f, 3, run == 0 ? W : 8, run == 0 ? W : 8, &error));
     g_assert_true(heightmap_fusion_begin(f, &error));
-    g_assert_true(heightmap_fusion_add(f, 3, &g, &in, &error));
+    g_assert_true(heightmap_fusion_add(f, 3, &g, run == 0 ? &in : &padded, &error));
     g_assert_true(heightmap_fusion_finish(f, h, m, &error));
     g_assert_no_error(error);
     for (int j = 0; j < 20; j++)

@@ -277,7 +277,12 @@ test_velocity(void)
   vel_flow(&c, 0.1, 0.2, vx * dt, vy * dt, u, v);
   HeightmapBlob blob[2] = { { .x = 0.1, .y = 0.2, .height = 1.8 },
                             { .x = 3, .y = 3, .height = 1.8 } };
-  HeightmapInput in0 = vel_input(d0, NULL, NULL), in1 = vel_input(d1, u, v);
+  /* stereod's first frame of a ring with flow has its planes, all unknown */
+  g_autofree int16_t *unknown = g_new(int16_t, VW * VH);
+  for (int i = 0; i < VW * VH; i++)
+    unknown[i] = INT16_MIN;
+  HeightmapInput in0 = vel_input(d0, unknown, unknown), in1 = vel_input(d1, u, v);
+  HeightmapInput plain = vel_input(d0, NULL, NULL);
 
   /* the first frame: no previous one */
   heightmap_velocity_begin(vel, labels, 2);
@@ -299,18 +304,22 @@ test_velocity(void)
   g_assert_cmpfloat(out[0].velocity_cov[2], >, 4 * out[0].velocity_cov[0]);
   g_assert_cmpfloat(sqrt(out[0].velocity_cov[0]), >=, HEIGHTMAP_VELOCITY_MIN_SIGMA - 1e-9);
 
-  /* a gap: frame 10 after 8 has no previous frame; nor a frame without flow planes */
+  /* a gap: frame 10 after 8 has no previous frame; nor a frame without flow planes, nor
+   * the frame after it (a ring without flow keeps no history) */
   heightmap_velocity_begin(vel, labels, 2);
   g_assert_true(heightmap_velocity_add(vel, 0, &geom, &in1, 10, t1 + 80000000u));
   g_assert_false(heightmap_velocity_finish(vel, blob, 2)[0].has_velocity);
   heightmap_velocity_begin(vel, labels, 2);
-  g_assert_true(heightmap_velocity_add(vel, 0, &geom, &in0, 11, t1 + 120000000u));
+  g_assert_true(heightmap_velocity_add(vel, 0, &geom, &plain, 11, t1 + 120000000u));
+  g_assert_false(heightmap_velocity_finish(vel, blob, 2)[0].has_velocity);
+  heightmap_velocity_begin(vel, labels, 2);
+  g_assert_true(heightmap_velocity_add(vel, 0, &geom, &in1, 12, t1 + 160000000u));
   g_assert_false(heightmap_velocity_finish(vel, blob, 2)[0].has_velocity);
   /* planes that do not fit their sizes are refused, and the pair's history with them */
   HeightmapInput bad = in1;
   bad.flow_v_size = VW * 2;
   heightmap_velocity_begin(vel, labels, 2);
-  g_assert_false(heightmap_velocity_add(vel, 0, &geom, &bad, 12, t1 + 160000000u));
+  g_assert_false(heightmap_velocity_add(vel, 0, &geom, &bad, 13, t1 + 200000000u));
   g_assert_false(heightmap_velocity_finish(vel, blob, 2)[0].has_velocity);
 }
 
