@@ -419,20 +419,17 @@ sharpest(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, doubl
   return best;
 }
 
-/* Whether a measured blob stands on the ground and is backed by a body's worth of
- * points (true without support data):
- * - body_support: its points 0.2-0.6 m high are at least body_support of its points from
- *   0.2 m up; judged only when a pair that saw it images its legs (0.4 m up) at
- *   support_scale px/m or more: farther, a leg is narrower than the filter and its
- *   points fall to the grass behind it;
- * - min_surface: its points from 0.2 m up are at least min_surface m^2 of surface as the
- *   sharpest pair that saw it images it (s^2 points a m^2 at s px/m, 1 m up): a player
- *   shows that pair about 0.6 m^2, the ball 0.04, a fragment of a smear a few points. */
+/* Whether a measured blob stands on the ground: its points 0.2-0.6 m high are at least
+ * body_support of its points from 0.2 m up. True without support data, and for a blob
+ * that no pair which saw it images at support_scale px/m or more at its legs (0.4 m up):
+ * farther, a leg is narrower than the filter and its points fall to the grass behind
+ * it, and such a blob is judged by its area and height alone. */
 static bool
 stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells, int n)
 {
   const HeightmapBlobParams *p = &f->params;
-  if (!f->support || (p->body_support <= 0.0 && p->min_surface <= 0.0))
+  if (!f->support || p->body_support <= 0.0 ||
+      (p->support_scale > 0.0 && sharpest(f, b->pairs, b->x, b->y, 0.4) < p->support_scale))
     return true;
   double legs = 0.0, body = 0.0;
   for (int j = 0; j < n; j++) {
@@ -440,12 +437,7 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
     legs += s & 0xffffu;
     body += s >> 16;
   }
-  if (p->body_support > 0.0 &&
-      (p->support_scale <= 0.0 || sharpest(f, b->pairs, b->x, b->y, 0.4) >= p->support_scale) &&
-      legs < p->body_support * body)
-    return false;
-  double s = sharpest(f, b->pairs, b->x, b->y, 1.0);
-  return !(p->min_surface > 0.0 && s > 0.0 && body < p->min_surface * s * s);
+  return legs >= p->body_support * body;
 }
 
 void

@@ -117,8 +117,6 @@ typedef struct {
                                on nothing (blobs.c); 0 = off */
   double support_scale;     /* px/m: body_support judges the blobs seen this sharply or more
                                (blobs.c); 0 = all */
-  double min_surface;       /* m^2, 0 = off: blobs with fewer points than this much surface
-                               as the sharpest pair that saw them images it (blobs.c) */
   double top_fraction;      /* 0..1, share of a cell's points at or above its top */
   double blob_min_area;     /* m^2 */
   double blob_max_area;     /* m^2 */
@@ -152,7 +150,7 @@ void heightmap_config_free(HeightmapConfig *config);
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
  * min_confidence, min_points, goal_line, goal_width, goal_height, touch_line, play_margin,
- * body_support, support_scale, min_surface, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
+ * body_support, support_scale, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
  * visible_offset, disparity_noise, gate, acceleration, max_missed, confirm; appends "key old -> new" for each one that
  * differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1 cell:
  * the GPU images and the output ring; pool: a shader constant; socket, ring, format; the
@@ -311,10 +309,6 @@ typedef struct {
                                pair that saw them images at this many pixels a metre or more
                                (f / D); farther, a leg is narrower than the filter and its
                                points fall to the grass behind it */
-  double min_surface;       /* m^2, 0 = off: with the cells' support, a blob whose points
-                               from 0.2 m up are fewer than this much surface as the
-                               sharpest pair that saw it images it (f / D px/m squared, a
-                               m^2) is a ball or a fragment, not a player */
 } HeightmapBlobParams;
 
 #define HEIGHTMAP_SPLIT_SEPARATION 0.4   /* m between two tops of one blob to split it */
