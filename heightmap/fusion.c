@@ -46,7 +46,9 @@ typedef struct {
   uint64_t generation;            /* a new set of jobs */
   bool stop;
   CopyJob jobs[COPY_MAX_JOBS];
-  int n_jobs, next, left;         /* jobs set, the next to take, not finished */
+  int n_staged;                   /* jobs added for the next run (the caller's) */
+  int n_jobs, next, left;         /* of the run: jobs, the next to take, not finished;
+                                     all 0 between runs */
   int n_threads;
   GThread *threads[COPY_THREADS];
 } Copier;
@@ -155,11 +157,12 @@ copier_clear(Copier *c)
 static void
 copier_add(Copier *c, uint8_t *dst, size_t row, const void *src, size_t stride, size_t rows)
 {
+  /* the threads read jobs[] only during a run (n_jobs is 0 between runs) */
   int parts = c->n_threads > 0 ? COPY_PARTS : 1;
   for (int k = 0; k < parts; k++) {
     size_t y0 = rows * (size_t) k / (size_t) parts, y1 = rows * (size_t) (k + 1) / (size_t) parts;
-    if (y1 > y0 && c->n_jobs < COPY_MAX_JOBS)
-      c->jobs[c->n_jobs++] = (CopyJob) { dst, src, row, stride, y0, y1 };
+    if (y1 > y0 && c->n_staged < COPY_MAX_JOBS)
+      c->jobs[c->n_staged++] = (CopyJob) { dst, src, row, stride, y0, y1 };
   }
 }
 
@@ -168,8 +171,8 @@ static void
 copier_run(Copier *c)
 {
   g_mutex_lock(&c->lock);
+  c->n_jobs = c->left = c->n_staged;
   c->next = 0;
-  c->left = c->n_jobs;
   if (c->left > 0) {
     c->generation++;
     g_cond_broadcast(&c->start);
@@ -177,7 +180,7 @@ copier_run(Copier *c)
     while (c->left > 0)
       g_cond_wait(&c->done, &c->lock);
   }
-  c->n_jobs = 0;
+  c->n_jobs = c->next = c->n_staged = 0;
   g_mutex_unlock(&c->lock);
 }
 
