@@ -529,6 +529,9 @@ typedef struct {
   bool opened;              /* no frame yet, but its ring is open (since arrived_ns): it is
                              * waited for like a pair whose frame is fused, so that the
                              * first set is not fused before the other pairs' first frames */
+  uint64_t pending_ns;      /* when the first of the unfused frames that the latest one
+                             * replaced arrived (0: arrived_ns): a set waits wait_ms from
+                             * there, not from each newer frame */
 } HeightmapPairState;
 
 typedef struct {
@@ -543,7 +546,10 @@ typedef struct {
  * never chosen, so that the output's time never goes back. The newest unfused live frame
  * that is not late sets the time T; chosen[i] is set for the live pairs with such a frame
  * within tolerance of T. Returns the number chosen when the set is complete (every live
- * pair chosen) or has waited wait_ns since its first frame arrived, 0 otherwise (then
+ * pair chosen) or has waited wait_ns since its first frame arrived (the chosen pairs'
+ * pending_ns: a newer frame that replaced an unfused one does not start the wait again,
+ * so a pair always more than a frame behind cannot hold the others back for good), 0
+ * otherwise (then
  * *deadline_ns, when not NULL, is when to decide again, or 0 when only a new frame can
  * change anything). Unfused frames older than T - tolerance are marked in skipped[] (they
  * can never be fused: their pair is behind). */

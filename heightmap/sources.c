@@ -63,6 +63,7 @@ typedef struct {
   /* the builder's */
   Held taken;
   uint64_t late;                   /* frames skipped as too late */
+  uint64_t behind;                 /* frames skipped as older than a set's time */
 } Pair;
 struct HeightmapSources {
   const HeightmapConfig *cfg;
@@ -122,7 +123,8 @@ heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
     if (newest - p[i].capture_ns <= sp->tolerance_ns) {
       chosen[i] = true;
       count++;
-      first = MIN(first, p[i].arrived_ns);
+      first = MIN(first, p[i].pending_ns ? MIN(p[i].pending_ns, p[i].arrived_ns)
+                                         : p[i].arrived_ns);
     }
   }
   if (count < n_live && now - first < sp->wait_ns) {
@@ -251,9 +253,15 @@ pair_publish(Pair *pair)
     Held t = pair->latest;
     pair->latest = pair->work;
     pair->work = t;
+    uint64_t now = now_ns();
+    /* a frame that replaces an unfused one keeps the time the first of them arrived */
+    bool replaced = pair->state.has_frame && !pair->state.fused;
+    uint64_t pending = replaced && pair->state.pending_ns ? pair->state.pending_ns
+                                                          : replaced ? pair->state.arrived_ns
+                                                                     : now;
     pair->state = (HeightmapPairState) {
-      .has_frame = true, .capture_ns = pair->latest.frame.capture_ns, .arrived_ns = now_ns(),
-      .fused = false,
+      .has_frame = true, .capture_ns = pair->latest.frame.capture_ns, .arrived_ns = now,
+      .fused = false, .pending_ns = pending,
     };
     g_cond_broadcast(&s->cond);
   }
@@ -446,8 +454,17 @@ heightmap_sources_next(HeightmapSources *s, uint64_t timeout_ns,
       st[i] = s->pairs[i].state;
     count = heightmap_select_frames(st, s->n, now, s->last_ns, &s->select, chosen, skipped,
                                     late, &deadline);
+    uint64_t set_ns = 0;
+    for (int i = 0; i < s->n; i++)
+      if (chosen[i])
+        set_ns = MAX(set_ns, st[i].capture_ns);
     for (int i = 0; i < s->n; i++) {
       Pair *p = &s->pairs[i];
+      if (skipped[i] && p->behind++ % 100 == 0)
+        g_message("heightmap: [pair %s] frame captured %.1f ms before the fused set's time "
+                  "skipped (%" G_GUINT64_FORMAT " so far): it is more than tolerance_ms "
+                  "behind the other pairs", p->cfg->name,
+                  (double) (set_ns - st[i].capture_ns) * 1e-6, p->behind);
       if (late[i] && p->late++ % 100 == 0)
         g_message("heightmap: [pair %s] frame captured %.1f ms before the last fused one "
                   "skipped (%" G_GUINT64_FORMAT " so far): it came after wait_ms, or its "

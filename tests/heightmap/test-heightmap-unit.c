@@ -56,6 +56,29 @@ test_select(void)
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, &deadline), ==, 0);
   g_assert_cmpuint(deadline, ==, 0);
 
+  /* A pair always more than a frame behind (pair 2: its frames older than the others'
+   * by more than the tolerance, skipped each time) cannot hold the others back for good:
+   * pairs 0 and 1 have been replacing unfused frames since pending_ns, and the wait
+   * counts from there, not from their newest frames. Without pending_ns (0) the set
+   * would wait wait_ns from the newest arrival again, after every new frame. */
+  HeightmapPairState behind[3] = {
+    { .has_frame = true, .capture_ns = 6000000000ull, .arrived_ns = now - 1000,
+      .pending_ns = now - sp.wait_ns },
+    { .has_frame = true, .capture_ns = 6005000000ull, .arrived_ns = now - 2000,
+      .pending_ns = now - sp.wait_ns + 5 },
+    { .has_frame = true, .capture_ns = 5960000000ull, .arrived_ns = now - 500 },
+  };
+  g_assert_cmpint(heightmap_select_frames(behind, 3, now, 0, &sp, chosen, skipped, NULL, NULL),
+                  ==, 2);
+  g_assert_true(chosen[0] && chosen[1] && !chosen[2] && skipped[2]);
+  g_assert_cmpint(heightmap_select_frames(behind, 3, now - 10, 0, &sp, chosen, skipped, NULL,
+                                          &deadline), ==, 0);
+  g_assert_cmpuint(deadline, ==, now);   /* pending_ns + wait_ns */
+  behind[0].pending_ns = behind[1].pending_ns = 0;
+  g_assert_cmpint(heightmap_select_frames(behind, 3, now, 0, &sp, chosen, skipped, NULL,
+                                          &deadline), ==, 0);
+  g_assert_cmpuint(deadline, ==, now - 2000 + sp.wait_ns);
+
   /* Late frames: sets fused up to 5.010 s; pair 1 now brings a frame of 5.005 s (it came
    * after the wait) and pair 0 one of 5.050 s. Pair 1's is late: never chosen, marked
    * late, and does not hold the set back; it does not set the time either. */
@@ -109,6 +132,84 @@ test_select(void)
 }
 
 /* ---------------------------------------------------------------- output */
+
+
+/* The frame choice as heightmap_sources_next drives it (newest-wins mailboxes, the
+ * chosen, skipped and late frames marked fused, pending_ns kept as pair_publish keeps
+ * it), in 1 ms steps: 8 pairs publish frame k (captured k * 40 ms) 10 ms later, one of
+ * them `lag` ms later still; fusing takes 30 ms. Returns the sets fused of `frames` and
+ * the most pairs in one. */
+static int
+select_run(double lag, int frames, int *most_pairs)
+{
+  const HeightmapSelectParams sp = { .tolerance_ns = 20000000, .wait_ns = 100000000,
+                                     .stale_ns = 1000000000 };
+  const double period = 40, fuse = 30;
+  enum { N = 8 };
+  HeightmapPairState st[N] = { { 0 } };
+  bool fused[N] = { false };
+  uint64_t last = 0;
+  int sets = 0;
+  *most_pairs = 0;
+  for (double t = 0; t < frames * period + 300;) {
+    for (int i = 0; i < N; i++) {
+      double delay = 10 + (i == N - 1 ? lag : 0);
+      if (t < delay) {
+        st[i] = (HeightmapPairState) { .opened = true, .fused = true };
+        continue;
+      }
+      long k = MIN((long) ((t - delay) / period), frames - 1);
+      uint64_t cap = 1000000000ull + (uint64_t) (k * period * 1e6);
+      uint64_t arrived = (uint64_t) ((k * period + delay) * 1e6);
+      if (!st[i].has_frame || st[i].capture_ns != cap) {
+        bool replaced = st[i].has_frame && !fused[i];
+        uint64_t pending = replaced ? (st[i].pending_ns ? st[i].pending_ns : st[i].arrived_ns)
+                                    : arrived;
+        fused[i] = false;
+        st[i] = (HeightmapPairState) { .has_frame = true, .capture_ns = cap,
+                                       .arrived_ns = arrived, .pending_ns = pending };
+      }
+      st[i].fused = fused[i];
+    }
+    bool chosen[N], skipped[N], late[N];
+    int count = heightmap_select_frames(st, N, (uint64_t) (t * 1e6), last, &sp, chosen,
+                                        skipped, late, NULL);
+    for (int i = 0; i < N; i++) {
+      fused[i] |= skipped[i] || late[i] || chosen[i];
+      if (chosen[i])
+        last = MAX(last, st[i].capture_ns);
+    }
+    if (count > 0) {
+      sets++;
+      *most_pairs = MAX(*most_pairs, count);
+      t += fuse;
+    } else {
+      t += 1;
+    }
+  }
+  return sets;
+}
+
+/* A pair whose frames come more than a frame period after the others' cannot join
+ * their sets (newest-wins: their frames of its time are replaced by then); it must not
+ * stop the others either: the wait counts from the first frame a set could have had
+ * (pending_ns), so the others' sets go out every wait_ms without it (before pending_ns:
+ * 1 set of 100). Nearer than the period less the tolerance, every frame is fused with
+ * all 8 pairs. */
+static void
+test_select_lagging_pair(void)
+{
+  int most;
+  for (double lag = 0; lag <= 30; lag += 10) {
+    g_assert_cmpint(select_run(lag, 100, &most), ==, 100);
+    g_assert_cmpint(most, ==, 8);
+  }
+  for (double lag = 45; lag <= 85; lag += 20) {
+    int sets = select_run(lag, 100, &most);
+    g_test_message("one pair %.0f ms behind: %d sets of 100 frames, %d pairs", lag, sets, most);
+    g_assert_cmpint(sets, >=, 30);   /* one a wait_ms (100 ms) and a fusion (30 ms) */
+  }
+}
 
 static void
 test_json(void)
@@ -389,6 +490,7 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/heightmap/select", test_select);
+  g_test_add_func("/heightmap/select/lagging-pair", test_select_lagging_pair);
   g_test_add_func("/heightmap/json", test_json);
   g_test_add_func("/heightmap/server", test_server);
   g_test_add_func("/heightmap/server/refusals", test_server_refusals);
