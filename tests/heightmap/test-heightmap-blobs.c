@@ -331,24 +331,28 @@ test_blobs_play_area(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_in);
 }
 
-/* The scene of the body-support tests: a standing body around (-1, 0) (a fifth of its
- * points 0.2-0.6 m high) and the ball's smear around (1, 0), as high and wide (a stray
- * low point of 30). */
-static void
-support_scene(const HeightmapGrid *g, float *h, uint32_t *support)
+/* The scene of the body-support tests, on a 6 x 6 m grid of 0.1 m (made here, with the
+ * heights and the support; returns the cells): a standing body around (-1, 0) (a fifth
+ * of its points 0.2-0.6 m high) and the ball's smear around (1, 0), as high and wide (a
+ * stray low point of 30). */
+static int
+support_scene(HeightmapGrid *g, float **heights, uint32_t **support)
 {
+  g_assert_true(heightmap_grid_init(g, -3, 3, -3, 3, 0.1));
   int n_cells = g->width * g->height;
+  float *h = *heights = g_new(float, n_cells);
+  uint32_t *s = *support = g_new0(uint32_t, n_cells);
   for (int i = 0; i < n_cells; i++)
     h[i] = 0.02f;
   fill_rect(g, h, -1.15, -0.15, -0.85, 0.15, 1.8f);   /* the body */
   fill_rect(g, h, 0.85, -0.15, 1.15, 0.15, 2.3f);     /* the ball's smear */
   for (int i = 0; i < n_cells; i++) {
-    support[i] = 0;
     if (h[i] > 2.0f)
-      support[i] = 1u | 30u << 16;     /* a stray low point, 30 high */
+      s[i] = 1u | 30u << 16;     /* a stray low point, 30 high */
     else if (h[i] > 1.0f)
-      support[i] = 6u | 30u << 16;     /* 6 of 30: a fifth */
+      s[i] = 6u | 30u << 16;     /* 6 of 30: a fifth */
   }
+  return n_cells;
 }
 
 /* Body support: a standing body and the ball in flight make the same blob in the height
@@ -358,11 +362,9 @@ static void
 test_blobs_body_support(void)
 {
   HeightmapGrid g;
-  g_assert_true(heightmap_grid_init(&g, -3, 3, -3, 3, 0.1));
-  int n_cells = g.width * g.height;
-  g_autofree float *h = g_new(float, n_cells);
-  g_autofree uint32_t *support = g_new0(uint32_t, n_cells);
-  support_scene(&g, h, support);
+  g_autofree float *h = NULL;
+  g_autofree uint32_t *support = NULL;
+  int n_cells = support_scene(&g, &h, &support);
   HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
                             .top_band = 0.3, .body_support = 0.1 };
   g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
@@ -391,12 +393,10 @@ static void
 test_blobs_support_scale(void)
 {
   HeightmapGrid g;
-  g_assert_true(heightmap_grid_init(&g, -3, 3, -3, 3, 0.1));
-  int n_cells = g.width * g.height;
-  g_autofree float *h = g_new(float, n_cells);
-  g_autofree uint32_t *support = g_new0(uint32_t, n_cells);
+  g_autofree float *h = NULL;
+  g_autofree uint32_t *support = NULL;
+  int n_cells = support_scene(&g, &h, &support);
   g_autofree uint32_t *masks = g_new0(uint32_t, n_cells);
-  support_scene(&g, h, support);
   for (int i = 0; i < n_cells; i++)
     masks[i] = 1u << 3;   /* pair 3 saw everything */
   HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
