@@ -57,6 +57,7 @@ typedef struct {
   GpuImage *disparity;     /* r16i */
   GpuImage *confidence;    /* r8 */
   GpuBuffer *staging;      /* upload: disparity (tight rows), then confidence */
+  bool queued;             /* uploads from `staging` queued since the last fence wait */
   int width, height;
 } PairImages;
 
@@ -69,7 +70,7 @@ struct HeightmapFusion {
   GpuBuffer *readback;     /* persistently mapped copy of `out` */
   GpuFence *fence;         /* the copy's completion */
   bool finished;           /* the readback holds a resolved frame */
-  bool pending;            /* uploads queued since the last fence wait */
+  bool pending;            /* some pair's uploads queued since the last fence wait */
   GpuProgram *scatter;
   GpuProgram *resolve;
   PairImages pairs[HEIGHTMAP_MAX_PAIRS];
@@ -316,17 +317,25 @@ heightmap_fusion_set_params(HeightmapFusion *f, const HeightmapFusionParams *par
   f->params.goal_height = params->goal_height;
 }
 
-/* Waits for the uploads queued since the last wait: their staging buffers are free. */
+/* Waits for everything queued so far (the resolve's readback, every pair's uploads):
+ * the staging buffers are free again. */
 static bool
-uploads_wait(HeightmapFusion *f, GError **error)
+fence_wait(HeightmapFusion *f, GError **error)
 {
-  if (!f->pending)
-    return true;
   if (!gpu_fence_reset(f->fence, error) ||
       !gpu_fence_wait(f->fence, 10 * G_GUINT64_CONSTANT(1000000000), error))
     return false;
   f->pending = false;
+  for (int i = 0; i < HEIGHTMAP_MAX_PAIRS; i++)
+    f->pairs[i].queued = false;
   return true;
+}
+
+/* Waits for the uploads queued since the last wait, when there are any. */
+static bool
+uploads_wait(HeightmapFusion *f, GError **error)
+{
+  return !f->pending || fence_wait(f, error);
 }
 
 bool
@@ -347,7 +356,7 @@ pair_images(HeightmapFusion *f, int pair, int w, int h, GError **error)
   if (pi->disparity)
     g_info("%s: pair %d changed size to %dx%d, new input images", f->label, pair, w, h);
   /* the old staging buffer may still feed a queued upload */
-  if (pi->staging && !uploads_wait(f, error))
+  if (pi->queued && !fence_wait(f, error))
     return NULL;
   g_clear_pointer(&pi->disparity, gpu_image_free);
   g_clear_pointer(&pi->confidence, gpu_image_free);
@@ -407,12 +416,18 @@ plane_fits(HeightmapFusion *f, int pair, const char *what, const HeightmapInput 
   return true;
 }
 
+/* Whether an input of width x height can be taken at all (the GPU's limits aside). */
+static bool
+size_ok(int width, int height)
+{
+  return width >= 1 && height >= 1 && width <= G_MAXINT / 4 && height <= G_MAXINT / 4;
+}
+
 /* Everything the input claims, against itself, before anything is made or uploaded. */
 static bool
 input_check(HeightmapFusion *f, int pair, const HeightmapInput *in, GError **error)
 {
-  if (!in->disparity || in->width < 1 || in->height < 1 || in->width > G_MAXINT / 4 ||
-      in->height > G_MAXINT / 4 || !(in->disparity_scale > 0.0) ||
+  if (!in->disparity || !size_ok(in->width, in->height) || !(in->disparity_scale > 0.0) ||
       !isfinite(in->disparity_scale)) {
     g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                 "%s: pair %d: a %dx%d input%s with disparity scale %g cannot be fused",
@@ -436,7 +451,7 @@ upload_staged(HeightmapFusion *f, PairImages *pi, bool confidence, GError **erro
       (confidence &&
        !gpu_image_upload_from_buffer(pi->confidence, 0, pi->staging, w * h * 2, w, error)))
     return false;
-  f->pending = true;
+  pi->queued = f->pending = true;
   return true;
 }
 
@@ -444,7 +459,7 @@ bool
 heightmap_fusion_prepare(HeightmapFusion *f, int pair, int width, int height, GError **error)
 {
   g_return_val_if_fail(f && pair >= 0 && pair < HEIGHTMAP_MAX_PAIRS, false);
-  if (width < 1 || height < 1 || width > G_MAXINT / 4 || height > G_MAXINT / 4) {
+  if (!size_ok(width, height)) {
     g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                 "%s: pair %d: a %dx%d input cannot be fused", f->label, pair, width, height);
     return false;
@@ -467,10 +482,12 @@ heightmap_fusion_add(HeightmapFusion *f, int pair, const HeightmapPairGeometry *
 {
   g_return_val_if_fail(f && geom && in, false);
   g_return_val_if_fail(pair >= 0 && pair < HEIGHTMAP_MAX_PAIRS, false);
-  if (!input_check(f, pair, in, error) || !uploads_wait(f, error))
+  if (!input_check(f, pair, in, error))
     return false;
   PairImages *pi = pair_images(f, pair, in->width, in->height, error);
-  if (!pi)
+  /* the other pairs' uploads go on meanwhile; this pair's staging buffer is free unless
+   * it was added already since begin */
+  if (!pi || (pi->queued && !fence_wait(f, error)))
     return false;
   /* The images and the staging buffer are the input's size (pair_images): the copies
    * read exactly the rows input_check checked against the planes' sizes. */
@@ -529,11 +546,9 @@ heightmap_fusion_finish(HeightmapFusion *f, float *heights, uint32_t *masks, GEr
   /* one copy into the mapped buffer and a fence: no synchronous texture download */
   size_t cells = (size_t) g->width * g->height;
   gpu_buffer_copy(f->readback, 0, f->out, 0, cells * 3 * sizeof(uint32_t));
-  if (!gpu_fence_reset(f->fence, error) ||
-      !gpu_fence_wait(f->fence, 10 * G_GUINT64_CONSTANT(1000000000), error) ||
+  if (!fence_wait(f, error) ||   /* it follows every upload of the frame too */
       !gpu_context_check(f->gpu, "heightmap resolve", error))
     return false;
-  f->pending = false;   /* the fence follows every upload of the frame */
   const uint32_t *map = gpu_buffer_get_map(f->readback);
   memcpy(heights, map, cells * sizeof(float));
   if (masks)
