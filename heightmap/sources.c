@@ -123,8 +123,7 @@ heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
     if (newest - p[i].capture_ns <= sp->tolerance_ns) {
       chosen[i] = true;
       count++;
-      first = MIN(first, p[i].pending_ns ? MIN(p[i].pending_ns, p[i].arrived_ns)
-                                         : p[i].arrived_ns);
+      first = MIN(first, p[i].pending_ns ? p[i].pending_ns : p[i].arrived_ns);
     }
   }
   if (count < n_live && now - first < sp->wait_ns) {
@@ -254,11 +253,10 @@ pair_publish(Pair *pair)
     pair->latest = pair->work;
     pair->work = t;
     uint64_t now = now_ns();
-    /* a frame that replaces an unfused one keeps the time the first of them arrived */
+    /* a frame that replaces an unfused one (whose state this function set) keeps the
+     * time the first of them arrived */
     bool replaced = pair->state.has_frame && !pair->state.fused;
-    uint64_t pending = replaced && pair->state.pending_ns ? pair->state.pending_ns
-                                                          : replaced ? pair->state.arrived_ns
-                                                                     : now;
+    uint64_t pending = replaced ? pair->state.pending_ns : now;
     pair->state = (HeightmapPairState) {
       .has_frame = true, .capture_ns = pair->latest.frame.capture_ns, .arrived_ns = now,
       .fused = false, .pending_ns = pending,

@@ -163,8 +163,7 @@ select_run(double lag, int frames, int *most_pairs)
       uint64_t arrived = (uint64_t) ((k * period + delay) * 1e6);
       if (!st[i].has_frame || st[i].capture_ns != cap) {
         bool replaced = st[i].has_frame && !fused[i];
-        uint64_t pending = replaced ? (st[i].pending_ns ? st[i].pending_ns : st[i].arrived_ns)
-                                    : arrived;
+        uint64_t pending = replaced ? st[i].pending_ns : arrived;
         fused[i] = false;
         st[i] = (HeightmapPairState) { .has_frame = true, .capture_ns = cap,
                                        .arrived_ns = arrived, .pending_ns = pending };
