@@ -18,6 +18,18 @@ fill_rect(const HeightmapGrid *g, float *h, double x0, double y0, double x1, dou
     }
 }
 
+/* A grid from (x0, y0) to (x1, y1) of `cell` m and its heights, every cell `ground`. */
+static float *
+ground_grid(HeightmapGrid *g, double x0, double x1, double y0, double y1, double cell,
+            float ground)
+{
+  g_assert_true(heightmap_grid_init(g, x0, x1, y0, y1, cell));
+  float *h = g_new(float, g->width * g->height);
+  for (int i = 0; i < g->width * g->height; i++)
+    h[i] = ground;
+  return h;
+}
+
 static void
 test_blobs(void)
 {
@@ -101,10 +113,7 @@ static void
 test_blobs_split(void)
 {
   HeightmapGrid g;
-  g_assert_true(heightmap_grid_init(&g, -5, 5, -5, 5, 0.1));
-  g_autofree float *h = g_new(float, g.width * g.height);
-  for (int i = 0; i < g.width * g.height; i++)
-    h[i] = 0.05f;
+  g_autofree float *h = ground_grid(&g, -5, 5, -5, 5, 0.1, 0.05f);
   /* the pair: x -1.0 .. 0.0 (10 columns) by 0.4 m: left body at 1.5 with a 0.2 m top at
    * 1.8 (x -0.9 .. -0.7), saddle column at 1.3 (x -0.5 .. -0.4), right body at 1.5 with its
    * top at 1.7 (x -0.3 .. -0.1) */
@@ -183,11 +192,8 @@ static void
 test_blobs_precision(void)
 {
   HeightmapGrid g;
-  g_assert_true(heightmap_grid_init(&g, -5, 5, -5, 5, 0.1));
-  g_autofree float *h = g_new(float, g.width * g.height);
+  g_autofree float *h = ground_grid(&g, -5, 5, -5, 5, 0.1, 0.05f);
   g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
-  for (int i = 0; i < g.width * g.height; i++)
-    h[i] = 0.05f;
   /* P (x -0.2..0, seen by pair 0) and Q (x 0..0.2, seen by pair 1), y 0..0.2, at 1.8 m */
   fill_rect(&g, h, -0.2, 0.0, 0.2, 0.2, 1.8f);
   for (int j = 0; j < g.height; j++)
@@ -251,10 +257,7 @@ static void
 test_blob_labels(void)
 {
   HeightmapGrid g;
-  g_assert_true(heightmap_grid_init(&g, 0, 10, 0, 10, 0.2));
-  g_autofree float *h = g_new(float, g.width * g.height);
-  for (int i = 0; i < g.width * g.height; i++)
-    h[i] = NAN;
+  g_autofree float *h = ground_grid(&g, 0, 10, 0, 10, 0.2, NAN);
   fill_rect(&g, h, 1.0, 1.0, 1.6, 1.6, 1.8);   /* 9 cells, 0.36 m^2 */
   fill_rect(&g, h, 5.0, 5.0, 5.2, 5.2, 1.8);   /* one cell: below min_area */
   fill_rect(&g, h, 8.0, 8.0, 8.6, 8.6, 1.8);
@@ -286,10 +289,7 @@ static void
 test_blobs_play_area(void)
 {
   HeightmapGrid g;
-  g_assert_true(heightmap_grid_init(&g, -8, 8, -6, 6, 0.1));
-  g_autofree float *h = g_new(float, g.width * g.height);
-  for (int i = 0; i < g.width * g.height; i++)
-    h[i] = 0.02f;
+  g_autofree float *h = ground_grid(&g, -8, 8, -6, 6, 0.1, 0.02f);
   static const double centre[][2] = {
     { 0.0, 0.0 },     /* on the pitch */
     { -4.6, 2.7 },    /* inside a corner */
@@ -338,12 +338,9 @@ test_blobs_play_area(void)
 static int
 support_scene(HeightmapGrid *g, float **heights, uint32_t **support)
 {
-  g_assert_true(heightmap_grid_init(g, -3, 3, -3, 3, 0.1));
+  float *h = *heights = ground_grid(g, -3, 3, -3, 3, 0.1, 0.02f);
   int n_cells = g->width * g->height;
-  float *h = *heights = g_new(float, n_cells);
   uint32_t *s = *support = g_new0(uint32_t, n_cells);
-  for (int i = 0; i < n_cells; i++)
-    h[i] = 0.02f;
   fill_rect(g, h, -1.15, -0.15, -0.85, 0.15, 1.8f);   /* the body */
   fill_rect(g, h, 0.85, -0.15, 1.15, 0.15, 2.3f);     /* the ball's smear */
   for (int i = 0; i < n_cells; i++) {
