@@ -171,7 +171,7 @@ for spec in $engines; do
     done
   fi
 done
-# H200_KEEP=1: every seed's JSON lines (each variant's too) and the clip's ground truth
+# H200_KEEP=1: every seed's JSON lines and logs (each variant's too) and the clip's ground truth
 # and geometry come back in $OUT/keep.tar.gz (ENGINE/SEED/, ENGINE/SEED/clip/), for
 # bench/stadium-score.py or an analysis of the misses and false detections (tuning
 # seeds only); one file, as the device tool brings back no deep folders
@@ -183,6 +183,8 @@ if [ "${H200_KEEP:-0}" = 1 ]; then
       k=$keep/$ename/$seed
       mkdir -p "$k/clip"
       cp "$base/run-$ename/$seed"/lines*.jsonl "$k/" 2>/dev/null
+      cp "$base/run-$ename/$seed"/*.log "$k/" 2>/dev/null
+      cp "$base/run-$ename/$seed.txt" "$k/bench.txt" 2>/dev/null
       cp "$base/clips/$seed"/{players.csv,ball.csv,stadium.conf} "$k/clip/" 2>/dev/null
     done
   done

@@ -4,10 +4,11 @@
  * the checks of every frame): it opens the ring (retrying every OPEN_RETRY_MS while the
  * writer is not there), waits for a frame (futex, no polling; woken at least every
  * WAIT_SLICE_MS to see a stop request), copies each new frame into its own StereodFrame
- * and swaps it with the pair's `latest` under the lock, then signals the condition the
- * builder waits on. The builder swaps `latest` with the frame it hands out, so nothing
- * is copied twice and the waiter never waits for the builder. When the writer closes or
- * restarts the ring (-EPIPE, -ESTALE) the waiter reopens it.
+ * and, under the lock, swaps it into the pair's history (the last HEIGHTMAP_HISTORY
+ * frames, oldest first; the oldest's buffers become the waiter's next), then signals the
+ * condition the builder waits on. The builder swaps the frame it hands out with its own
+ * `taken`, so nothing is copied twice and the waiter never waits for the builder. When
+ * the writer closes or restarts the ring (-EPIPE, -ESTALE) the waiter reopens it.
  *
  * A pair whose ring is bad (the reader says why, or the builder through
  * heightmap_sources_drop) is "left out": one warning, its state cleared so that the
@@ -47,7 +48,8 @@ typedef struct {
   GThread *thread;
   Held work;                       /* the waiter's */
   /* under s->lock */
-  Held latest;
+  Held held[HEIGHTMAP_HISTORY];    /* the frames of state.frames[] (a fused one's buffers
+                                    * may be the builder's old `taken` since) */
   HeightmapPairState state;
   bool open;
   int width, height;               /* of the open ring */
@@ -64,6 +66,9 @@ typedef struct {
   Held taken;
   uint64_t late;                   /* frames skipped as too late */
   uint64_t behind;                 /* frames skipped as older than a set's time */
+  /* under s->lock: heightmap_sources_get_counts */
+  uint64_t n_read, n_missed, n_fused, n_replaced;
+  uint64_t last_number;            /* frame number of the ring's last frame read, 0: none */
 } Pair;
 struct HeightmapSources {
   const HeightmapConfig *cfg;
@@ -86,56 +91,81 @@ now_ns(void)
 
 int
 heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
-                        uint64_t last_fused_ns, const HeightmapSelectParams *sp, bool *chosen,
-                        bool *skipped, bool *late, uint64_t *deadline)
+                        uint64_t last_fused_ns, const HeightmapSelectParams *sp, int *chosen,
+                        uint32_t *skipped, uint32_t *late, uint64_t *deadline)
 {
   if (deadline)
     *deadline = 0;
-  bool live[HEIGHTMAP_MAX_PAIRS], fused[HEIGHTMAP_MAX_PAIRS];
-  uint64_t newest = 0;
-  bool any = false;
+  bool live[HEIGHTMAP_MAX_PAIRS];
+  uint32_t usable[HEIGHTMAP_MAX_PAIRS];   /* bit j: frame j may go into a set */
+  int n_live = 0;
   for (int i = 0; i < n; i++) {
-    chosen[i] = skipped[i] = false;
-    /* a frame no newer than the last fused set came too late (its pair was left out of
-     * that set): fusing it now would send the output back in time */
-    bool too_late = p[i].has_frame && !p[i].fused && p[i].capture_ns <= last_fused_ns;
+    chosen[i] = -1;
+    skipped[i] = 0;
     if (late)
-      late[i] = too_late;
-    fused[i] = p[i].fused || too_late;
-    live[i] = (p[i].has_frame || p[i].opened) && now - p[i].arrived_ns <= sp->stale_ns;
-    if (!p[i].has_frame)
-      fused[i] = true;   /* an opened ring without a frame: waited for, never chosen */
-    if (live[i] && !fused[i] && (!any || p[i].capture_ns > newest)) {
-      newest = p[i].capture_ns;
-      any = true;
+      late[i] = 0;
+    int nf = p[i].n_frames;
+    uint64_t seen = nf ? p[i].frames[nf - 1].arrived_ns : p[i].opened_ns;
+    live[i] = (nf || p[i].opened) && now - seen <= sp->stale_ns;
+    n_live += live[i];
+    usable[i] = 0;
+    for (int j = 0; j < nf; j++) {
+      const HeightmapHeldFrame *f = &p[i].frames[j];
+      if (f->fused)
+        continue;
+      /* no newer than the last fused set: its pair was left out of that set, and fusing
+       * it now would send the output back in time */
+      if (f->capture_ns <= last_fused_ns) {
+        if (late)
+          late[i] |= 1u << j;
+      } else if (live[i]) {
+        usable[i] |= 1u << j;
+      }
     }
   }
-  if (!any)
-    return 0;
-  int count = 0, n_live = 0;
-  uint64_t first = UINT64_MAX;
-  for (int i = 0; i < n; i++) {
-    if (!live[i])
-      continue;
-    n_live++;
-    if (fused[i])
-      continue;
-    if (newest - p[i].capture_ns <= sp->tolerance_ns) {
-      chosen[i] = true;
-      count++;
-      first = MIN(first, p[i].pending_ns ? p[i].pending_ns : p[i].arrived_ns);
-    }
-  }
-  if (count < n_live && now - first < sp->wait_ns) {
-    if (deadline)
-      *deadline = first + sp->wait_ns;
+  /* the sets from the newest down; the newest ready one goes */
+  uint64_t below = UINT64_MAX;   /* a set's time is below the previous one's T - tolerance */
+  for (;;) {
+    uint64_t t = 0;
+    bool any = false;
     for (int i = 0; i < n; i++)
-      chosen[i] = false;
-    return 0;
+      for (int j = 0; j < p[i].n_frames; j++)
+        if ((usable[i] >> j & 1) && p[i].frames[j].capture_ns < below &&
+            (!any || p[i].frames[j].capture_ns > t)) {
+          t = p[i].frames[j].capture_ns;
+          any = true;
+        }
+    if (!any)
+      return 0;
+    int pick[HEIGHTMAP_MAX_PAIRS], count = 0;
+    uint64_t first = UINT64_MAX;
+    for (int i = 0; i < n; i++) {
+      pick[i] = -1;
+      for (int j = p[i].n_frames - 1; j >= 0 && pick[i] < 0; j--) {
+        uint64_t c = p[i].frames[j].capture_ns;
+        if ((usable[i] >> j & 1) && c <= t && t - c <= sp->tolerance_ns)
+          pick[i] = j;
+      }
+      if (pick[i] >= 0) {
+        count++;
+        first = MIN(first, p[i].frames[pick[i]].arrived_ns);
+      }
+    }
+    if (count == n_live || now - first >= sp->wait_ns) {
+      for (int i = 0; i < n; i++) {
+        chosen[i] = pick[i];
+        for (int j = 0; j < p[i].n_frames; j++)
+          if ((usable[i] >> j & 1) && j != pick[i] && p[i].frames[j].capture_ns <= t)
+            skipped[i] |= 1u << j;
+      }
+      if (deadline)
+        *deadline = 0;
+      return count;
+    }
+    if (deadline && (!*deadline || first + sp->wait_ns < *deadline))
+      *deadline = first + sp->wait_ns;
+    below = t >= sp->tolerance_ns ? t - sp->tolerance_ns : 0;
   }
-  for (int i = 0; i < n; i++)
-    skipped[i] = live[i] && !fused[i] && !chosen[i];
-  return count;
 }
 
 HeightmapSelectParams
@@ -213,11 +243,12 @@ pair_opened(Pair *pair, const HeightmapReader *rd)
   pair->width = heightmap_reader_get_width(rd);
   pair->height = heightmap_reader_get_height(rd);
   pair->ring_id = heightmap_reader_get_ring_id(rd);
+  pair->last_number = 0;
   pair->probation = pair->bad || pair->warned;
   /* a first ring (or one that left the pair without a frame): its first frame is waited
    * for like the next frame of a pair that has one, wait_ms per set until stale_ms */
-  if (!pair->probation && !pair->state.has_frame)
-    pair->state = (HeightmapPairState) { .opened = true, .arrived_ns = now_ns(), .fused = true };
+  if (!pair->probation && !pair->state.n_frames)
+    pair->state = (HeightmapPairState) { .opened = true, .opened_ns = now_ns() };
   if (!pair->probation)
     g_message("heightmap: [pair %s] reading ring %s (%dx%d)", pair->cfg->name,
               pair->cfg->ring, pair->width, pair->height);
@@ -241,26 +272,42 @@ pair_closed(Pair *pair, bool absent)
   g_mutex_unlock(&s->lock);
 }
 
-/* Under the lock: the waiter's frame becomes the pair's latest, unless the pair is left
- * out meanwhile. */
+/* Under the lock: the waiter's frame becomes the pair's newest, unless the pair is left
+ * out meanwhile; with HEIGHTMAP_HISTORY frames held the oldest goes (its buffers become
+ * the waiter's next). */
 static void
 pair_publish(Pair *pair)
 {
   HeightmapSources *s = pair->s;
   g_mutex_lock(&s->lock);
   if (pair->open && !pair->refused) {
-    Held t = pair->latest;
-    pair->latest = pair->work;
+    HeightmapPairState *st = &pair->state;
+    Held t;
+    if (st->n_frames == HEIGHTMAP_HISTORY) {
+      const HeightmapHeldFrame *old = &st->frames[0];
+      if (!old->fused) {
+        pair->n_replaced++;
+        g_debug("heightmap: [pair %s] frame %" G_GUINT64_FORMAT " dropped unfused from "
+                "its history", pair->cfg->name, old->capture_ns);
+      }
+      t = pair->held[0];
+      memmove(&pair->held[0], &pair->held[1], (HEIGHTMAP_HISTORY - 1) * sizeof pair->held[0]);
+      memmove(&st->frames[0], &st->frames[1], (HEIGHTMAP_HISTORY - 1) * sizeof st->frames[0]);
+      st->n_frames--;
+    } else {
+      t = pair->held[st->n_frames];
+    }
+    int k = st->n_frames++;
+    pair->held[k] = pair->work;
     pair->work = t;
-    uint64_t now = now_ns();
-    /* a frame that replaces an unfused one (whose state this function set) keeps the
-     * time the first of them arrived */
-    bool replaced = pair->state.has_frame && !pair->state.fused;
-    uint64_t pending = replaced ? pair->state.pending_ns : now;
-    pair->state = (HeightmapPairState) {
-      .has_frame = true, .capture_ns = pair->latest.frame.capture_ns, .arrived_ns = now,
-      .fused = false, .pending_ns = pending,
+    st->frames[k] = (HeightmapHeldFrame) {
+      .capture_ns = pair->held[k].frame.capture_ns, .arrived_ns = now_ns(),
     };
+    uint64_t number = pair->held[k].frame.frame_number;
+    pair->n_read++;
+    if (pair->last_number && number > pair->last_number + 1)
+      pair->n_missed += number - pair->last_number - 1;
+    pair->last_number = number;
     g_cond_broadcast(&s->cond);
   }
   g_mutex_unlock(&s->lock);
@@ -392,7 +439,8 @@ heightmap_sources_free(HeightmapSources *s)
     if (s->pairs[i].thread)
       g_thread_join(s->pairs[i].thread);
     stereod_frame_clear(&s->pairs[i].work.frame);
-    stereod_frame_clear(&s->pairs[i].latest.frame);
+    for (int j = 0; j < HEIGHTMAP_HISTORY; j++)
+      stereod_frame_clear(&s->pairs[i].held[j].frame);
     stereod_frame_clear(&s->pairs[i].taken.frame);
   }
   g_mutex_clear(&s->lock);
@@ -441,9 +489,11 @@ heightmap_sources_next(HeightmapSources *s, uint64_t timeout_ns,
 {
   g_return_val_if_fail(s && frames, 0);
   HeightmapPairState st[HEIGHTMAP_MAX_PAIRS];
-  bool chosen[HEIGHTMAP_MAX_PAIRS], skipped[HEIGHTMAP_MAX_PAIRS], late[HEIGHTMAP_MAX_PAIRS];
+  int chosen[HEIGHTMAP_MAX_PAIRS];
+  uint32_t skipped[HEIGHTMAP_MAX_PAIRS], late[HEIGHTMAP_MAX_PAIRS];
   uint64_t give_up = now_ns() + timeout_ns;
   int count = 0;
+  uint64_t set_ns = 0;
   g_mutex_lock(&s->lock);
   note_recoveries(s);
   for (;;) {
@@ -452,24 +502,27 @@ heightmap_sources_next(HeightmapSources *s, uint64_t timeout_ns,
       st[i] = s->pairs[i].state;
     count = heightmap_select_frames(st, s->n, now, s->last_ns, &s->select, chosen, skipped,
                                     late, &deadline);
-    uint64_t set_ns = 0;
+    set_ns = 0;
     for (int i = 0; i < s->n; i++)
-      if (chosen[i])
-        set_ns = MAX(set_ns, st[i].capture_ns);
+      if (chosen[i] >= 0)
+        set_ns = MAX(set_ns, st[i].frames[chosen[i]].capture_ns);
     for (int i = 0; i < s->n; i++) {
       Pair *p = &s->pairs[i];
-      if (skipped[i] && p->behind++ % 100 == 0)
-        g_message("heightmap: [pair %s] frame captured %.1f ms before the fused set's time "
-                  "skipped (%" G_GUINT64_FORMAT " so far): it is more than tolerance_ms "
-                  "behind the other pairs", p->cfg->name,
-                  (double) (set_ns - st[i].capture_ns) * 1e-6, p->behind);
-      if (late[i] && p->late++ % 100 == 0)
-        g_message("heightmap: [pair %s] frame captured %.1f ms before the last fused one "
-                  "skipped (%" G_GUINT64_FORMAT " so far): it came after wait_ms, or its "
-                  "clock is behind the others'", p->cfg->name,
-                  (double) (s->last_ns - p->state.capture_ns) * 1e-6, p->late);
-      if (skipped[i] || late[i])
-        p->state.fused = true;
+      for (int j = 0; j < st[i].n_frames; j++) {
+        uint64_t c = st[i].frames[j].capture_ns;
+        if ((skipped[i] >> j & 1) && p->behind++ % 100 == 0)
+          g_message("heightmap: [pair %s] frame captured %.1f ms before the fused set's "
+                    "time skipped (%" G_GUINT64_FORMAT " so far): the pair was more than "
+                    "tolerance_ms behind that set, or a newer set was ready first",
+                    p->cfg->name, (double) (set_ns - c) * 1e-6, p->behind);
+        if ((late[i] >> j & 1) && p->late++ % 100 == 0)
+          g_message("heightmap: [pair %s] frame captured %.1f ms before the last fused one "
+                    "skipped (%" G_GUINT64_FORMAT " so far): it came after wait_ms, or its "
+                    "clock is behind the others'", p->cfg->name,
+                    (double) (s->last_ns - c) * 1e-6, p->late);
+        if ((skipped[i] | late[i]) >> j & 1)
+          p->state.frames[j].fused = true;
+      }
     }
     if (count > 0 || s->woken || s->stop || now >= give_up)
       break;
@@ -478,17 +531,30 @@ heightmap_sources_next(HeightmapSources *s, uint64_t timeout_ns,
     g_cond_wait_until(&s->cond, &s->lock, until_us);
   }
   s->woken = false;
+  if (count > 0) {
+    uint64_t first = UINT64_MAX, last = 0;
+    for (int i = 0; i < s->n; i++)
+      if (chosen[i] >= 0) {
+        first = MIN(first, st[i].frames[chosen[i]].arrived_ns);
+        last = MAX(last, st[i].frames[chosen[i]].arrived_ns);
+      }
+    g_debug("heightmap: set %" G_GUINT64_FORMAT ": %d pairs, arrived over %.1f ms, taken "
+            "%.1f ms after its first", set_ns, count, (double) (last - first) * 1e-6,
+            (double) (now_ns() - first) * 1e-6);
+  }
   int k = 0;
   for (int i = 0; i < s->n && count > 0; i++) {
-    if (!chosen[i])
+    if (chosen[i] < 0)
       continue;
     Pair *p = &s->pairs[i];
+    int j = chosen[i];
     Held t = p->taken;
-    p->taken = p->latest;
-    p->latest = t;
-    p->state.fused = true;
+    p->taken = p->held[j];
+    p->held[j] = t;
+    p->state.frames[j].fused = true;
     p->handed = true;
-    s->last_ns = MAX(s->last_ns, p->state.capture_ns);
+    p->n_fused++;
+    s->last_ns = MAX(s->last_ns, p->state.frames[j].capture_ns);
     fill_out(p, &s->out[k++]);
   }
   g_mutex_unlock(&s->lock);
@@ -537,6 +603,19 @@ heightmap_sources_get_size(HeightmapSources *s, int pair, int *width, int *heigh
   *height = open ? p->height : 0;
   g_mutex_unlock(&s->lock);
   return open;
+}
+
+void
+heightmap_sources_get_counts(HeightmapSources *s, int pair, HeightmapPairCounts *c)
+{
+  g_return_if_fail(s && pair >= 0 && pair < s->n && c);
+  g_mutex_lock(&s->lock);
+  const Pair *p = &s->pairs[pair];
+  *c = (HeightmapPairCounts) {
+    .read = p->n_read, .missed = p->n_missed, .fused = p->n_fused,
+    .replaced = p->n_replaced, .behind = p->behind, .late = p->late,
+  };
+  g_mutex_unlock(&s->lock);
 }
 
 void

@@ -395,9 +395,31 @@ builder_prepare(Builder *b)
     b->prepared[i][0] = w;
     b->prepared[i][1] = h;
     g_autoptr(GError) error = NULL;
+    gint64 t0 = g_get_monotonic_time();
     if (!heightmap_fusion_prepare(b->fusion, i, w, h, &error))
       g_warning("heightmap: [pair %s] %dx%d frames: %s", b->cfg->pairs[i].name, w, h,
                 error_text(error));
+    else
+      g_message("heightmap: [pair %s] fusion images for %dx%d frames made in %.1f ms",
+                b->cfg->pairs[i].name, w, h, (double) (g_get_monotonic_time() - t0) * 1e-3);
+  }
+}
+
+/* At exit: what became of every pair's frames (heightmap_sources_get_counts), one line
+ * per pair that read any. */
+static void
+builder_log_counts(Builder *b)
+{
+  for (int i = 0; b->sources && i < b->cfg->n_pairs; i++) {
+    HeightmapPairCounts c;
+    heightmap_sources_get_counts(b->sources, i, &c);
+    if (!c.read)
+      continue;
+    g_message("heightmap: [pair %s] %" G_GUINT64_FORMAT " frames read (%" G_GUINT64_FORMAT
+              " passed over in the ring), %" G_GUINT64_FORMAT " fused, %" G_GUINT64_FORMAT
+              " replaced by the next before a set took them, %" G_GUINT64_FORMAT " behind a "
+              "set, %" G_GUINT64_FORMAT " late", b->cfg->pairs[i].name, c.read, c.missed,
+              c.fused, c.replaced, c.behind, c.late);
   }
 }
 
@@ -439,6 +461,9 @@ int
 main(int argc, char **argv)
 {
   setlocale(LC_ALL, "");
+  /* stdout carries the JSON lines or the table: debug and info messages (G_MESSAGES_DEBUG)
+   * go to stderr with the rest */
+  g_log_writer_default_set_use_stderr(TRUE);
   g_autofree char *config_path = NULL, *device = NULL, *png_dir = NULL;
   gboolean check = FALSE, json = FALSE, table = FALSE, no_publish = FALSE, version = FALSE;
   gint64 frames = 0;
@@ -546,6 +571,7 @@ main(int argc, char **argv)
               b.fused, b.run_ms_sum / n, b.run_ms_max, b.run_scatter_ms / n,
               b.run_resolve_ms / n, (b.run_ms_sum - b.run_scatter_ms - b.run_resolve_ms) / n);
   }
+  builder_log_counts(&b);
   builder_clear(&b);
   return status;
 }

@@ -208,10 +208,14 @@ grep -qF "publishes the ring /dev/shm/stereod.$hmring" "$tmp/second.err" ||
 n=$(wc -l < "$tmp/client.jsonl")
 wait_until 30 "lines on the socket after the second instance" served_at_least $((n + 3))
 status=0
-timeout 60 "$bin" --config "$conf" --no-publish --json --frames 3 > "$tmp/no-publish.out" \
-  2> "$tmp/no-publish.err" || status=$?
+# (with debug messages on: they go to stderr, stdout stays JSON lines only)
+G_MESSAGES_DEBUG=all timeout 60 "$bin" --config "$conf" --no-publish --json --frames 3 \
+  > "$tmp/no-publish.out" 2> "$tmp/no-publish.err" || status=$?
 [ "$status" = 0 ] || fail "--no-publish beside the service exited $status: $(cat "$tmp/no-publish.err")"
 [ "$(grep -c '"pairs"' "$tmp/no-publish.out")" = 3 ] || fail "--no-publish: not 3 lines"
+[ "$(grep -vc '^{' "$tmp/no-publish.out")" = 0 ] ||
+  fail "--no-publish with G_MESSAGES_DEBUG: stdout has more than JSON lines: $(grep -v '^{' "$tmp/no-publish.out" | head -n 2)"
+grep -q 'DEBUG' "$tmp/no-publish.err" || fail "--no-publish with G_MESSAGES_DEBUG: no debug message on stderr"
 [ "$(stat -c %i "$sock")" = "$inode" ] || fail "--no-publish replaced the socket"
 [ -e "/dev/shm/stereod.$hmring" ] || fail "--no-publish removed the ring"
 n=$(wc -l < "$tmp/client.jsonl")

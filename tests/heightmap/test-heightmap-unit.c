@@ -20,86 +20,117 @@
 
 /* ---------------------------------------------------------------- frame choice */
 
+/* A pair holding the frames (capture, arrival) given, oldest first, none fused. */
+static HeightmapPairState
+held(int n, const uint64_t (*frames)[2])
+{
+  HeightmapPairState st = { .n_frames = n };
+  for (int j = 0; j < n; j++)
+    st.frames[j] = (HeightmapHeldFrame) { .capture_ns = frames[j][0],
+                                          .arrived_ns = frames[j][1] };
+  return st;
+}
+
+static HeightmapPairState
+one(uint64_t capture_ns, uint64_t arrived_ns, bool fused)
+{
+  HeightmapPairState st = held(1, (const uint64_t[][2]) { { capture_ns, arrived_ns } });
+  st.frames[0].fused = fused;
+  return st;
+}
+
 static void
 test_select(void)
 {
   const HeightmapSelectParams sp = { .tolerance_ns = 20000000, .wait_ns = 100000000,
                                      .stale_ns = 1000000000 };
   const uint64_t now = 10000000000ull;
-  bool chosen[3], skipped[3];
+  int chosen[3];
+  uint32_t skipped[3], late[3];
   uint64_t deadline;
   /* all three fresh and within tolerance: fused at once */
   HeightmapPairState p[3] = {
-    { true, 5000000000ull, now - 1000, false },
-    { true, 5010000000ull, now - 2000, false },
-    { true, 5005000000ull, now - 3000, false },
+    one(5000000000ull, now - 1000, false),
+    one(5010000000ull, now - 2000, false),
+    one(5005000000ull, now - 3000, false),
   };
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, &deadline), ==, 3);
+  g_assert_true(chosen[0] == 0 && chosen[1] == 0 && chosen[2] == 0);
   /* pair 2 has not delivered this time yet (its frame is fused): wait, then go without */
-  p[2].fused = true;
+  p[2].frames[0].fused = true;
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, &deadline), ==, 0);
   g_assert_cmpuint(deadline, ==, now - 2000 + sp.wait_ns);
+  g_assert_true(chosen[0] < 0 && chosen[1] < 0 && chosen[2] < 0);
   g_assert_cmpint(heightmap_select_frames(p, 3, now + sp.wait_ns, 0, &sp, chosen, skipped, NULL, NULL),
                   ==, 2);
-  g_assert_true(chosen[0] && chosen[1] && !chosen[2]);
+  g_assert_true(chosen[0] == 0 && chosen[1] == 0 && chosen[2] < 0);
   /* pair 2 stopped publishing (stale): not waited for */
-  p[2].arrived_ns = now - 2 * sp.stale_ns;
+  p[2].frames[0].arrived_ns = now - 2 * sp.stale_ns;
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 2);
   /* pair 1 is behind by more than the tolerance: its frame is skipped, never fused late */
-  p[1].capture_ns = 4900000000ull;
+  p[2].frames[0].arrived_ns = now - 3000;
+  p[1].frames[0].capture_ns = 4900000000ull;
   g_assert_cmpint(heightmap_select_frames(p, 3, now + sp.wait_ns, 0, &sp, chosen, skipped, NULL, NULL),
                   ==, 1);
-  g_assert_true(chosen[0] && !chosen[1] && skipped[1] && !skipped[2]);
+  g_assert_true(chosen[0] == 0 && chosen[1] < 0 && skipped[1] == 1 && skipped[2] == 0);
   /* nothing new */
   for (int i = 0; i < 3; i++)
-    p[i].fused = true;
+    p[i].frames[0].fused = true;
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, &deadline), ==, 0);
   g_assert_cmpuint(deadline, ==, 0);
 
-  /* A pair always more than a frame behind (pair 2: its frames older than the others'
-   * by more than the tolerance, skipped each time) cannot hold the others back for good:
-   * pairs 0 and 1 have been replacing unfused frames since pending_ns, and the wait
-   * counts from there, not from their newest frames. Without pending_ns (0) the set
-   * would wait wait_ns from the newest arrival again, after every new frame. */
-  HeightmapPairState behind[3] = {
-    { .has_frame = true, .capture_ns = 6000000000ull, .arrived_ns = now - 1000,
-      .pending_ns = now - sp.wait_ns },
-    { .has_frame = true, .capture_ns = 6005000000ull, .arrived_ns = now - 2000,
-      .pending_ns = now - sp.wait_ns + 5 },
-    { .has_frame = true, .capture_ns = 5960000000ull, .arrived_ns = now - 500 },
+  /* A pair one frame behind (its frame of 5.00 s comes after the others' of 5.04 s) joins
+   * the set of 5.00 s from the others' history; the set of 5.04 s then waits for it. */
+  HeightmapPairState h[3] = {
+    held(2, (const uint64_t[][2]) { { 5000000000ull, now - 45000000 },
+                                    { 5040000000ull, now - 5000000 } }),
+    held(2, (const uint64_t[][2]) { { 5001000000ull, now - 44000000 },
+                                    { 5041000000ull, now - 4000000 } }),
+    one(5000000000ull, now - 1000, false),
   };
-  g_assert_cmpint(heightmap_select_frames(behind, 3, now, 0, &sp, chosen, skipped, NULL, NULL),
+  g_assert_cmpint(heightmap_select_frames(h, 3, now, 0, &sp, chosen, skipped, late, &deadline),
+                  ==, 3);
+  g_assert_true(chosen[0] == 0 && chosen[1] == 0 && chosen[2] == 0);
+  g_assert_true(!skipped[0] && !skipped[1] && !skipped[2] && !late[0] && !late[1] && !late[2]);
+  h[0].frames[0].fused = h[1].frames[0].fused = h[2].frames[0].fused = true;
+  g_assert_cmpint(heightmap_select_frames(h, 3, now, 5001000000ull, &sp, chosen, skipped, late,
+                                          &deadline), ==, 0);
+  g_assert_cmpuint(deadline, ==, now - 5000000 + sp.wait_ns);
+  /* with pair 2's frame of 5.04 s in as well both sets are complete: the newer goes, the
+   * older's frames are skipped */
+  h[0].frames[0].fused = h[1].frames[0].fused = h[2].frames[0].fused = false;
+  h[2] = held(2, (const uint64_t[][2]) { { 5000000000ull, now - 1000 },
+                                         { 5040000000ull, now - 500 } });
+  g_assert_cmpint(heightmap_select_frames(h, 3, now, 0, &sp, chosen, skipped, late, NULL), ==, 3);
+  g_assert_true(chosen[0] == 1 && chosen[1] == 1 && chosen[2] == 1);
+  g_assert_true(skipped[0] == 1 && skipped[1] == 1 && skipped[2] == 1);
+  /* an older partial set that waited out goes before a newer one that has not */
+  h[2] = one(4960000000ull, now - 1000, true);
+  h[0].frames[0].arrived_ns = now - sp.wait_ns;
+  g_assert_cmpint(heightmap_select_frames(h, 3, now, 0, &sp, chosen, skipped, late, &deadline),
                   ==, 2);
-  g_assert_true(chosen[0] && chosen[1] && !chosen[2] && skipped[2]);
-  g_assert_cmpint(heightmap_select_frames(behind, 3, now - 10, 0, &sp, chosen, skipped, NULL,
-                                          &deadline), ==, 0);
-  g_assert_cmpuint(deadline, ==, now);   /* pending_ns + wait_ns */
-  behind[0].pending_ns = behind[1].pending_ns = 0;
-  g_assert_cmpint(heightmap_select_frames(behind, 3, now, 0, &sp, chosen, skipped, NULL,
-                                          &deadline), ==, 0);
-  g_assert_cmpuint(deadline, ==, now - 2000 + sp.wait_ns);
+  g_assert_true(chosen[0] == 0 && chosen[1] == 0 && chosen[2] < 0 && !skipped[0]);
 
   /* Late frames: sets fused up to 5.010 s; pair 1 now brings a frame of 5.005 s (it came
    * after the wait) and pair 0 one of 5.050 s. Pair 1's is late: never chosen, marked
    * late, and does not hold the set back; it does not set the time either. */
-  bool late[3];
   HeightmapPairState q[3] = {
-    { true, 5050000000ull, now - 1000, false },
-    { true, 5005000000ull, now - 500, false },
-    { true, 5000000000ull, now - 2 * sp.stale_ns, true },   /* stale */
+    one(5050000000ull, now - 1000, false),
+    one(5005000000ull, now - 500, false),
+    one(5000000000ull, now - 2 * sp.stale_ns, true),   /* stale */
   };
   const uint64_t last = 5010000000ull;
   g_assert_cmpint(heightmap_select_frames(q, 3, now, last, &sp, chosen, skipped, late, NULL),
                   ==, 0);   /* pair 1 is live and has nothing newer: wait for it */
-  g_assert_true(late[1] && !late[0] && !late[2]);
-  g_assert_false(chosen[1]);
+  g_assert_true(late[1] == 1 && !late[0] && !late[2]);
+  g_assert_cmpint(chosen[1], <, 0);
   g_assert_cmpint(heightmap_select_frames(q, 3, now + sp.wait_ns, last, &sp, chosen, skipped,
                                           late, NULL), ==, 1);
-  g_assert_true(chosen[0] && !chosen[1] && late[1] && !skipped[1]);
+  g_assert_true(chosen[0] == 0 && chosen[1] < 0 && late[1] == 1 && !skipped[1]);
   /* a frame exactly at the last fused time is late as well; with last_fused_ns 0 none is */
-  q[1].capture_ns = last;
+  q[1].frames[0].capture_ns = last;
   heightmap_select_frames(q, 3, now, last, &sp, chosen, skipped, late, NULL);
-  g_assert_true(late[1]);
+  g_assert_true(late[1] == 1);
   heightmap_select_frames(q, 3, now, 0, &sp, chosen, skipped, late, NULL);
   g_assert_false(late[1]);
 
@@ -108,24 +139,25 @@ test_select(void)
    * The set waits for pair 1 (not for pair 2), and goes without it after wait_ns; a ring
    * opened longer than stale_ns ago without a frame is not waited for. */
   HeightmapPairState r[3] = {
-    { true, 5000000000ull, now - 1000, false, false },
-    { false, 0, now - 5000, true, true },
-    { false, 0, 0, false, false },
+    one(5000000000ull, now - 1000, false),
+    { .opened = true, .opened_ns = now - 5000 },
+    { 0 },
   };
   g_assert_cmpint(heightmap_select_frames(r, 3, now, 0, &sp, chosen, skipped, late, &deadline),
                   ==, 0);
   g_assert_cmpuint(deadline, ==, now - 1000 + sp.wait_ns);
-  g_assert_false(late[1] || skipped[1] || chosen[1]);
+  g_assert_true(!late[1] && !skipped[1] && chosen[1] < 0);
   g_assert_cmpint(heightmap_select_frames(r, 3, now + sp.wait_ns, 0, &sp, chosen, skipped, late,
                                           NULL), ==, 1);
-  g_assert_true(chosen[0] && !chosen[1] && !skipped[1] && !chosen[2]);
-  r[1] = (HeightmapPairState) { true, 5001000000ull, now - 500, false, true };
+  g_assert_true(chosen[0] == 0 && chosen[1] < 0 && !skipped[1] && chosen[2] < 0);
+  r[1] = one(5001000000ull, now - 500, false);
+  r[1].opened = true;
   g_assert_cmpint(heightmap_select_frames(r, 3, now, 0, &sp, chosen, skipped, late, NULL), ==, 2);
-  g_assert_true(chosen[0] && chosen[1]);
-  r[1] = (HeightmapPairState) { false, 0, now - 2 * sp.stale_ns, true, true };
+  g_assert_true(chosen[0] == 0 && chosen[1] == 0);
+  r[1] = (HeightmapPairState) { .opened = true, .opened_ns = now - 2 * sp.stale_ns };
   g_assert_cmpint(heightmap_select_frames(r, 3, now, 0, &sp, chosen, skipped, late, NULL), ==, 1);
   /* an opened ring without a frame never sets the time nor makes a set on its own */
-  HeightmapPairState e[1] = { { false, 0, now - 1000, true, true } };
+  HeightmapPairState e[1] = { { .opened = true, .opened_ns = now - 1000 } };
   g_assert_cmpint(heightmap_select_frames(e, 1, now + sp.wait_ns, 0, &sp, chosen, skipped, late,
                                           &deadline), ==, 0);
   g_assert_cmpuint(deadline, ==, 0);
@@ -134,53 +166,61 @@ test_select(void)
 /* ---------------------------------------------------------------- output */
 
 
-/* The frame choice as heightmap_sources_next drives it (newest-wins mailboxes, the
- * chosen, skipped and late frames marked fused, pending_ns kept as pair_publish keeps
- * it), in 1 ms steps: 8 pairs publish frame k (captured k * 40 ms) 10 ms later, one of
- * them `lag` ms later still; fusing takes 30 ms. Returns the sets fused of `frames` and
- * the most pairs in one. */
+/* The frame choice as heightmap_sources_next drives it (each pair's last
+ * HEIGHTMAP_HISTORY frames, the chosen, skipped and late ones marked fused), in 1 ms
+ * steps: 8 pairs publish frame k (captured k * 40 ms) 10 ms later, one of them `lag` ms
+ * later still; fusing takes `fuse` ms. Returns the sets fused of `frames` and the fewest
+ * and most pairs in one. */
 static int
-select_run(double lag, int frames, int *most_pairs)
+select_run(double lag, double fuse, int frames, int *fewest_pairs, int *most_pairs)
 {
   const HeightmapSelectParams sp = { .tolerance_ns = 20000000, .wait_ns = 100000000,
                                      .stale_ns = 1000000000 };
-  const double period = 40, fuse = 30;
+  const double period = 40;
   enum { N = 8 };
   HeightmapPairState st[N] = { { 0 } };
-  bool fused[N] = { false };
+  long next[N] = { 0 };   /* the next frame each pair publishes */
   uint64_t last = 0;
   int sets = 0;
   *most_pairs = 0;
+  *fewest_pairs = N;
   for (double t = 0; t < frames * period + 300;) {
     for (int i = 0; i < N; i++) {
       double delay = 10 + (i == N - 1 ? lag : 0);
       if (t < delay) {
-        st[i] = (HeightmapPairState) { .opened = true, .fused = true };
+        st[i] = (HeightmapPairState) { .opened = true };
         continue;
       }
-      long k = MIN((long) ((t - delay) / period), frames - 1);
-      uint64_t cap = 1000000000ull + (uint64_t) (k * period * 1e6);
-      uint64_t arrived = (uint64_t) ((k * period + delay) * 1e6);
-      if (!st[i].has_frame || st[i].capture_ns != cap) {
-        bool replaced = st[i].has_frame && !fused[i];
-        uint64_t pending = replaced ? st[i].pending_ns : arrived;
-        fused[i] = false;
-        st[i] = (HeightmapPairState) { .has_frame = true, .capture_ns = cap,
-                                       .arrived_ns = arrived, .pending_ns = pending };
+      for (; next[i] < frames && next[i] * period + delay <= t; next[i]++) {
+        if (st[i].n_frames == HEIGHTMAP_HISTORY) {
+          memmove(&st[i].frames[0], &st[i].frames[1],
+                  (HEIGHTMAP_HISTORY - 1) * sizeof st[i].frames[0]);
+          st[i].n_frames--;
+        }
+        st[i].frames[st[i].n_frames++] = (HeightmapHeldFrame) {
+          .capture_ns = 1000000000ull + (uint64_t) (next[i] * period * 1e6),
+          .arrived_ns = (uint64_t) ((next[i] * period + delay) * 1e6),
+        };
       }
-      st[i].fused = fused[i];
     }
-    bool chosen[N], skipped[N], late[N];
+    int chosen[N];
+    uint32_t skipped[N], late[N];
     int count = heightmap_select_frames(st, N, (uint64_t) (t * 1e6), last, &sp, chosen,
                                         skipped, late, NULL);
+    uint64_t before = last;   /* a set's time never goes back */
     for (int i = 0; i < N; i++) {
-      fused[i] |= skipped[i] || late[i] || chosen[i];
-      if (chosen[i])
-        last = MAX(last, st[i].capture_ns);
+      for (int j = 0; j < st[i].n_frames; j++)
+        if ((skipped[i] | late[i]) >> j & 1 || chosen[i] == j)
+          st[i].frames[j].fused = true;
+      if (chosen[i] >= 0) {
+        g_assert_cmpuint(st[i].frames[chosen[i]].capture_ns, >, before);
+        last = MAX(last, st[i].frames[chosen[i]].capture_ns);
+      }
     }
     if (count > 0) {
       sets++;
       *most_pairs = MAX(*most_pairs, count);
+      *fewest_pairs = MIN(*fewest_pairs, count);
       t += fuse;
     } else {
       t += 1;
@@ -189,25 +229,29 @@ select_run(double lag, int frames, int *most_pairs)
   return sets;
 }
 
-/* A pair whose frames come more than a frame period after the others' cannot join
- * their sets (newest-wins: their frames of its time are replaced by then); it must not
- * stop the others either: the wait counts from the first frame a set could have had
- * (pending_ns), so the others' sets go out every wait_ms without it (before pending_ns:
- * 1 set of 100). Nearer than the period less the tolerance, every frame is fused with
- * all 8 pairs. */
+/* A pair whose frames come up to wait_ms after the others' joins every set: the others'
+ * frames of its time wait in their history (before it: with one newest frame per pair,
+ * one 45-85 ms behind got 1 set of 100 fused, later ~34 without it). Beyond wait_ms the
+ * others' sets go without it, one per frame. A builder slower than the frames fuses the
+ * newest complete set each time. */
 static void
 test_select_lagging_pair(void)
 {
-  int most;
-  for (double lag = 0; lag <= 30; lag += 10) {
-    g_assert_cmpint(select_run(lag, 100, &most), ==, 100);
-    g_assert_cmpint(most, ==, 8);
+  int fewest, most;
+  for (double lag = 0; lag <= 90; lag += 15) {
+    int sets = select_run(lag, 30, 100, &fewest, &most);
+    g_test_message("one pair %.0f ms behind: %d sets of 100 frames, %d-%d pairs", lag, sets,
+                   fewest, most);
+    g_assert_cmpint(sets, ==, 100);
+    g_assert_cmpint(fewest, ==, 8);
   }
-  for (double lag = 45; lag <= 85; lag += 20) {
-    int sets = select_run(lag, 100, &most);
-    g_test_message("one pair %.0f ms behind: %d sets of 100 frames, %d pairs", lag, sets, most);
-    g_assert_cmpint(sets, >=, 30);   /* one a wait_ms (100 ms) and a fusion (30 ms) */
-  }
+  g_assert_cmpint(select_run(130, 30, 100, &fewest, &most), ==, 100);
+  g_assert_cmpint(most, ==, 7);
+  int sets = select_run(0, 100, 100, &fewest, &most);
+  g_test_message("fusion 100 ms a set: %d sets of 100 frames, %d-%d pairs", sets, fewest, most);
+  g_assert_cmpint(sets, >=, 38);
+  g_assert_cmpint(sets, <=, 42);
+  g_assert_cmpint(fewest, ==, 8);
 }
 
 static void
