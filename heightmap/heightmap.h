@@ -109,6 +109,9 @@ typedef struct {
                                goal frames (heightmap_scatter.comp) */
   double goal_width;        /* m, between the posts' axes */
   double goal_height;       /* m, the bar's axis above the ground */
+  double goal_shadow;       /* m: a point up to this far beyond a goal frame along a ray
+                               that grazes the frame is the frame's too
+                               (heightmap_scatter.comp) */
   double touch_line;        /* m, the touch lines at y = -touch_line and +touch_line */
   double play_margin;       /* m: blobs centred farther than this beyond the touch or goal
                                lines are not players (blobs.c); goal_line or touch_line 0:
@@ -129,6 +132,7 @@ typedef struct {
   int max_missed;           /* fused frames a track survives unseen */
   int confirm;              /* consecutive fused frames with a blob before a track is
                                reported, 1..100 */
+  double max_height;        /* m: a blob higher starts no track (tracks.c); 0 = any */
   char *socket_path;        /* NULL = no socket */
   char *ring_name;          /* the height-map ring, default "heightmap" */
   char *metrics_address;    /* "ADDRESS:PORT" of /metrics (metrics_address_parse), NULL =
@@ -149,7 +153,8 @@ void heightmap_config_free(HeightmapConfig *config);
 
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
- * min_confidence, min_points, goal_line, goal_width, goal_height, touch_line, play_margin,
+ * min_confidence, min_points, goal_line, goal_width, goal_height, goal_shadow, touch_line,
+ * play_margin, max_height,
  * body_support, support_scale, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
  * visible_offset, disparity_noise, gate, acceleration, max_missed, confirm; appends "key old -> new" for each one that
  * differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1 cell:
@@ -218,6 +223,8 @@ typedef struct {
   double goal_line;                  /* m, x of the goal lines (+-); 0 = none: pixels whose
                                         ray meets a goal frame at their range are dropped */
   double goal_width, goal_height;    /* m, the frame's posts' spacing and bar height */
+  double goal_shadow;                /* m: how far beyond a frame, along a ray that grazes
+                                        it, a point is still the frame's */
 } HeightmapFusionParams;
 
 /* The radius of a goal's posts and bar (the Laws of the Game: at most 12 cm wide). */
@@ -435,6 +442,8 @@ typedef struct {
   double acceleration;      /* m/s^2: sigma of the players' acceleration in the tracks'
                                constant-velocity Kalman filter; 0 = no filter, a track
                                reports its blob's position */
+  double max_height;        /* m: a blob higher than this starts no track, but keeps the
+                               track it matches (a player in a jump); 0 = any height */
 } HeightmapTrackerParams;
 
 /* The parameters of each stage as a configuration gives them. */

@@ -18,6 +18,9 @@
  * same as one joint update); a new track starts from it. With `acceleration` 0 a matched
  * track takes the blob's position, and its measured velocity when it has one, else the
  * blend of the old velocity and the step just seen (VELOCITY_GAIN).
+ * A blob higher than max_height (when not 0) starts no track: players stand lower, the
+ * smears of the goal frames and the ball in flight often do not; a tracked player's
+ * blob keeps its track whatever its height (a jump).
  * Only confirmed tracks are reported: matched in `confirm` consecutive frames at least
  * once; a tentative track that misses a frame is dropped at once. Disparity noise on
  * weakly textured ground makes blobs that do not come back in the next frame (its errors
@@ -286,7 +289,9 @@ heightmap_tracker_update(HeightmapTracker *t, uint64_t time_ns, const HeightmapB
   }
   t->n_tracks = kept;
   for (int j = 0; j < n_blobs; j++) {
-    if (t->blob_used[j])
+    /* higher than a player stands: not a new player (a goal frame's or the ball's smear);
+     * a tracked player in a jump kept his track above */
+    if (t->blob_used[j] || (t->params.max_height > 0 && blobs[j].height > t->params.max_height))
       continue;
     if (t->n_tracks == MAX_TRACKS) {
       g_warning("heightmap: %d tracks, blob at (%.2f, %.2f) not tracked", MAX_TRACKS,

@@ -559,6 +559,44 @@ test_fusion_goals(void)
   g_assert_cmpfloat(top[0][4], <, 0.2);
   for (int k = 2; k < 5; k++)             /* none of them changed by the goal frames */
     g_assert_cmpfloat(fabs(top[1][k] - top[0][k]), <, 1e-6);
+
+  /* goal_shadow: the frame's pixels measured too far (their disparity 2.5 % low, as a
+   * window that takes in the ground behind a thin post makes it: about 0.8 m), so their
+   * points stand behind the frame along their rays, beyond the range gate: B's behind
+   * the goal line. Kept without goal_shadow, dropped with it; the keeper, the player and
+   * the ground as before. */
+  static const Box people[] = {
+    { { 2.2, -0.25, 0 }, { 2.6, 0.25, 1.8 } },
+    { { -0.25, 1.5, 0 }, { 0.25, 2.0, 1.8 } },
+  };
+  int16_t *both[2] = { da, db };
+  const StereoCalib *cams[2] = { &ca, &cb };
+  g_autofree int16_t *open = g_new(int16_t, W * H);
+  for (int c = 0; c < 2; c++) {
+    render_boxes(cams[c], people, G_N_ELEMENTS(people), false, open);
+    for (int i = 0; i < W * H; i++)
+      if (both[c][i] != open[i] && both[c][i] > open[i])   /* the frame's pixels */
+        both[c][i] = (int16_t) lround(both[c][i] * 0.975);
+  }
+  static const double behind[4] = { 3.3, 4.0, -2.5, 2.5 };
+  double shadow_top[2], shadow_people[2][3];
+  for (int shadow = 0; shadow < 2; shadow++) {
+    float hs[SCENE_N * SCENE_N];
+    HeightmapFusionParams fp = { .label = "goal-shadow", .min_points = 2,
+                                 .top_fraction = 0.1, .disparity_noise = 0.07,
+                                 .goal_line = 3.0, .goal_width = 3.0, .goal_height = 2.0,
+                                 .goal_shadow = shadow ? 2.0 : 0.0 };
+    fuse_two(ctx, &fp, &ga, &ia, &gb, &ib, hs);
+    shadow_top[shadow] = region_top(hs, behind);
+    for (int k = 2; k < 5; k++)
+      shadow_people[shadow][k - 2] = region_top(hs, region[k]);
+  }
+  g_test_message("the frame measured 2.5 %% far: behind the goal line %.2f m without "
+                 "goal_shadow, %.2f m with 2 m", shadow_top[0], shadow_top[1]);
+  g_assert_cmpfloat(shadow_top[0], >, 1.0);
+  g_assert_cmpfloat(shadow_top[1], <, 0.3);
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat(fabs(shadow_people[1][k] - top[1][k + 2]), <, 1e-6);
 }
 
 /* Inputs that claim more than they hold, as a hostile ring's frame would: each one is

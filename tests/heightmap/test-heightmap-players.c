@@ -170,6 +170,35 @@ test_tracks_confirm(void)
   g_assert_cmpuint(tr[0].id, ==, id);
 }
 
+/* max_height: a blob higher than a player stands (a goal frame's smear at 2.8 m) starts
+ * no track however often it comes; a tracked player whose blob rises above it (a jump)
+ * keeps his track and is reported. Without max_height the high blob is a player. */
+static void
+test_tracks_max_height(void)
+{
+  HeightmapBlob blobs[2] = { { .x = 0, .y = 0, .height = 1.8, .area = 0.3 },
+                             { .x = 20, .y = 3, .height = 2.8, .area = 0.2 } };
+  uint64_t ms40 = 40000000u;
+  for (int limit = 0; limit < 2; limit++) {
+    HeightmapTrackerParams p = { .gate = 1.0, .max_missed = 3, .confirm = 2,
+                                 .max_height = limit ? 2.5 : 0.0 };
+    g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+    const HeightmapTrack *tr;
+    int n = 0;
+    for (int k = 0; k < 4; k++)
+      n = heightmap_tracker_update(t, k * ms40, blobs, 2, &tr);
+    g_assert_cmpint(n, ==, limit ? 1 : 2);
+    g_assert_cmpfloat(tr[0].x, ==, 0.0);
+    uint32_t id = tr[0].id;
+    HeightmapBlob jump = blobs[0];
+    jump.height = 2.7;
+    n = heightmap_tracker_update(t, 4 * ms40, &jump, 1, &tr);
+    g_assert_cmpint(n, ==, 1);
+    g_assert_cmpuint(tr[0].id, ==, id);
+    g_assert_cmpfloat(tr[0].height, ==, 2.7);
+  }
+}
+
 /* New parameters keep the tracks: a tentative track keeps its hits against the new
  * `confirm`, and its id. */
 static void
@@ -377,6 +406,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/tracks/coast", test_tracks_coast);
   g_test_add_func("/heightmap/tracks/kalman", test_tracks_kalman);
   g_test_add_func("/heightmap/tracks/confirm", test_tracks_confirm);
+  g_test_add_func("/heightmap/tracks/max-height", test_tracks_max_height);
   g_test_add_func("/heightmap/tracks/set-params", test_tracks_set_params);
   return g_test_run();
 }
