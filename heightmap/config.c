@@ -222,6 +222,7 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->goal_line = 52.5;
   cfg->goal_width = 7.32;
   cfg->goal_height = 2.44;
+  cfg->goal_shadow = 1.0;
   cfg->touch_line = 34.0;
   cfg->play_margin = 1.0;
   cfg->support_scale = 20.0;

@@ -48,7 +48,7 @@ test_config_defaults(void)
   g_assert_cmpfloat(tp.max_height, ==, 0);
   HeightmapFusionParams fp = heightmap_config_fusion_params(c);
   g_assert_cmpint(fp.grid.width, ==, 1110);
-  g_assert_cmpfloat(fp.goal_shadow, ==, 0);
+  g_assert_cmpfloat(fp.goal_shadow, ==, 1);
   g_assert_cmpstr(c->ring_name, ==, "heightmap");
   g_assert_cmpint(c->format, ==, HEIGHTMAP_FORMAT_FLOAT);
   g_assert_null(c->socket_path);
@@ -298,7 +298,7 @@ test_config_update(void)
   g_assert_true(heightmap_config_update(r, n, changed, fixed));
   g_assert_cmpstr(changed->str, ==, "wait_ms 100 -> 40, min_height 0.5 -> 0.7, "
                   "min_points 2 -> 4, goal_line 52.5 -> 50, play_margin 1 -> 2, "
-                  "body_support 0 -> 0.05, support_scale 20 -> 30, goal_shadow 0 -> 1.5, "
+                  "body_support 0 -> 0.05, support_scale 20 -> 30, goal_shadow 1 -> 1.5, "
                   "max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
                   "split_depth 0 -> 0.3, "
                   "disparity_noise 0.07 -> 0.1, "
