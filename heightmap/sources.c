@@ -68,7 +68,8 @@ typedef struct {
   uint64_t behind;                 /* frames skipped as older than a set's time */
   /* under s->lock: heightmap_sources_get_counts */
   uint64_t n_read, n_missed, n_fused, n_replaced;
-  uint64_t last_number;            /* frame number of the ring's last frame read, 0: none */
+  uint64_t last_number;            /* frame number of the ring's last frame read */
+  bool has_number;                 /* last_number is one (a frame of this ring was read) */
 } Pair;
 struct HeightmapSources {
   const HeightmapConfig *cfg;
@@ -243,7 +244,7 @@ pair_opened(Pair *pair, const HeightmapReader *rd)
   pair->width = heightmap_reader_get_width(rd);
   pair->height = heightmap_reader_get_height(rd);
   pair->ring_id = heightmap_reader_get_ring_id(rd);
-  pair->last_number = 0;
+  pair->has_number = false;
   pair->probation = pair->bad || pair->warned;
   /* a first ring (or one that left the pair without a frame): its first frame is waited
    * for like the next frame of a pair that has one, wait_ms per set until stale_ms */
@@ -305,9 +306,10 @@ pair_publish(Pair *pair)
     };
     uint64_t number = pair->held[k].frame.frame_number;
     pair->n_read++;
-    if (pair->last_number && number > pair->last_number + 1)
+    if (pair->has_number && number > pair->last_number + 1)
       pair->n_missed += number - pair->last_number - 1;
     pair->last_number = number;
+    pair->has_number = true;
     g_cond_broadcast(&s->cond);
   }
   g_mutex_unlock(&s->lock);

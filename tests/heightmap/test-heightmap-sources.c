@@ -15,7 +15,9 @@
  *    doubled back-off;
  *  - a ring without the pose: one warning, never delivered, however many retries;
  *  - a ring closed by its writer but left under its name: waited for quietly (no
- *    reopening loop), read again when a new writer comes.
+ *    reopening loop), read again when a new writer comes;
+ *  - the counts of what became of every frame, through a stretch when nothing takes
+ *    them.
  * Every wait has a deadline many times what it needs; nothing is asserted on speed.
  */
 #include <stdio.h>
@@ -79,6 +81,7 @@ typedef struct {
   HmTestRing *ring[2];
   WriteMode mode[2];
   guint64 delivered[2];
+  guint64 published[2];
   gint64 last_delivered_us[2];
   guint64 mark;                    /* for other_past_mark */
 } Fixture;
@@ -143,8 +146,10 @@ run(Fixture *f, double seconds, bool (*done)(Fixture *f))
   while (g_get_monotonic_time() < end) {
     uint64_t capture = hm_test_capture_ns(TICK_NS);
     for (int i = 0; i < 2; i++) {
-      if (f->mode[i] == WRITE_GOOD)
+      if (f->mode[i] == WRITE_GOOD) {
         hm_test_ring_publish(f->ring[i], capture);
+        f->published[i]++;
+      }
       else if (f->mode[i] == WRITE_BARE)
         hm_test_ring_publish_bare(f->ring[i], capture);
     }
@@ -368,6 +373,53 @@ test_closed_kept(void)
   fixture_clear(&f);
 }
 
+/* What became of every frame (heightmap_sources_get_counts): two good rings, taken for
+ * 1 s, then 10 frames published while nothing takes them (a builder busy for 400 ms),
+ * then taken again. Each frame published is read or passed over; each read frame is
+ * fused, dropped from the history, skipped or still held (at most HEIGHTMAP_HISTORY);
+ * the fused ones are the frames delivered. Of the 10 only the history's last frames
+ * can still go out: at least 10 - HEIGHTMAP_HISTORY were dropped or passed over. */
+static void
+test_counts(void)
+{
+  Fixture f;
+  fixture_init(&f, "counted", 64, 48, true);
+  f.mode[1] = WRITE_GOOD;
+  g_assert_true(run(&f, 1, NULL));
+  HeightmapPairCounts before[2];
+  for (int i = 0; i < 2; i++)
+    heightmap_sources_get_counts(f.s, i, &before[i]);
+  for (int k = 0; k < 10; k++) {
+    uint64_t capture = hm_test_capture_ns(TICK_NS);
+    for (int i = 0; i < 2; i++) {
+      hm_test_ring_publish(f.ring[i], capture);
+      f.published[i]++;
+    }
+    g_usleep(TICK_NS / 1000);
+  }
+  g_assert_true(run(&f, 1, NULL));
+  for (int i = 0; i < 2; i++) {
+    HeightmapPairCounts c;
+    heightmap_sources_get_counts(f.s, i, &c);
+    g_test_message("[pair %s] published %" G_GUINT64_FORMAT ": read %" G_GUINT64_FORMAT
+                   ", passed over %" G_GUINT64_FORMAT ", fused %" G_GUINT64_FORMAT
+                   ", replaced %" G_GUINT64_FORMAT ", behind %" G_GUINT64_FORMAT
+                   ", late %" G_GUINT64_FORMAT, pair_names[i], f.published[i], c.read,
+                   c.missed, c.fused, c.replaced, c.behind, c.late);
+    g_assert_cmpuint(c.fused, ==, f.delivered[i]);
+    g_assert_cmpuint(c.read + c.missed, <=, f.published[i]);
+    /* the last frames may still be on their way when the run ends */
+    g_assert_cmpuint(c.read + c.missed + 2, >=, f.published[i]);
+    uint64_t gone = c.fused + c.replaced + c.behind + c.late;
+    g_assert_cmpuint(gone, <=, c.read);
+    g_assert_cmpuint(c.read - gone, <=, HEIGHTMAP_HISTORY);
+    uint64_t lost = (c.replaced - before[i].replaced) + (c.missed - before[i].missed) +
+                    (c.behind - before[i].behind) + (c.late - before[i].late);
+    g_assert_cmpuint(lost, >=, 10 - HEIGHTMAP_HISTORY);
+  }
+  fixture_clear(&f);
+}
+
 static void
 test_no_pose(void)
 {
@@ -397,6 +449,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/sources/drop", test_drop);
   g_test_add_func("/heightmap/sources/no-pose", test_no_pose);
   g_test_add_func("/heightmap/sources/closed-kept", test_closed_kept);
+  g_test_add_func("/heightmap/sources/counts", test_counts);
   int r = g_test_run();
   g_ptr_array_unref(log_lines);
   return r;
