@@ -417,9 +417,9 @@ builder_log_counts(Builder *b)
       continue;
     g_message("heightmap: [pair %s] %" G_GUINT64_FORMAT " frames read (%" G_GUINT64_FORMAT
               " passed over in the ring), %" G_GUINT64_FORMAT " fused, %" G_GUINT64_FORMAT
-              " replaced by the next before a set took them, %" G_GUINT64_FORMAT " behind a "
+              " dropped from its last %d before a set took them, %" G_GUINT64_FORMAT " behind a "
               "set, %" G_GUINT64_FORMAT " late", b->cfg->pairs[i].name, c.read, c.missed,
-              c.fused, c.replaced, c.behind, c.late);
+              c.fused, c.replaced, HEIGHTMAP_HISTORY, c.behind, c.late);
   }
 }
 
