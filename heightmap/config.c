@@ -18,7 +18,7 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
   "min_confidence", "min_points", "pool", "carve", "goal_line", "goal_width", "goal_height",
-  "goal_shadow", "max_height", "touch_line", "play_margin", "body_support", "support_scale",
+  "goal_shadow", "goal_front", "max_height", "touch_line", "play_margin", "body_support", "support_scale",
   "top_fraction", "blob_min_area",
   "blob_max_area", "split_depth", "top_band", "visible_offset", "disparity_noise", "gate",
   "acceleration", "max_missed", "confirm", "socket", "ring", "format", "metrics", NULL
@@ -138,6 +138,7 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "goal_width", 0.5, 50, &cfg->goal_width, error) ||
       !get_double(c, "goal_height", 0.5, 10, &cfg->goal_height, error) ||
       !get_double(c, "goal_shadow", 0, 20, &cfg->goal_shadow, error) ||
+      !get_double(c, "goal_front", 0, 20, &cfg->goal_front, error) ||
       !get_double(c, "max_height", 0, 10, &cfg->max_height, error) ||
       !get_double(c, "top_fraction", 0, 1, &cfg->top_fraction, error) ||
       !get_double(c, "blob_min_area", 0, 1000, &cfg->blob_min_area, error) ||
@@ -314,7 +315,7 @@ heightmap_config_fusion_params(const HeightmapConfig *c)
     .top_fraction = c->top_fraction, .pool = c->pool, .carve = c->carve,
     .disparity_noise = c->disparity_noise, .goal_line = c->goal_line,
     .goal_width = c->goal_width, .goal_height = c->goal_height,
-    .goal_shadow = c->goal_shadow,
+    .goal_shadow = c->goal_shadow, .goal_front = c->goal_front,
   };
 }
 

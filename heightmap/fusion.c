@@ -316,6 +316,7 @@ heightmap_fusion_set_params(HeightmapFusion *f, const HeightmapFusionParams *par
   f->params.goal_width = params->goal_width;
   f->params.goal_height = params->goal_height;
   f->params.goal_shadow = params->goal_shadow;
+  f->params.goal_front = params->goal_front;
 }
 
 /* Waits for everything queued so far (the resolve's readback, every pair's uploads):
@@ -518,6 +519,7 @@ heightmap_fusion_add(HeightmapFusion *f, int pair, const HeightmapPairGeometry *
                           (float) f->params.goal_height, (float) HEIGHTMAP_GOAL_RADIUS };
   gpu_program_set_vec4(p, "u_goal", goal);
   gpu_program_set_float(p, "u_goal_shadow", (float) f->params.goal_shadow);
+  gpu_program_set_float(p, "u_goal_front", (float) f->params.goal_front);
   if (f->params.carve) {
     /* rays of about 960 x 540 pixels a frame (a 4K pair: every 4th in x and y): the
      * cells are 0.1 m, far wider than the pixels' footprints at that size */

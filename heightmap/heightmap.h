@@ -112,6 +112,7 @@ typedef struct {
   double goal_shadow;       /* m: a point up to this far beyond a goal frame along a ray
                                that grazes the frame is the frame's too
                                (heightmap_scatter.comp) */
+  double goal_front;        /* m: the same in front of the frame (nearer the camera) */
   double touch_line;        /* m, the touch lines at y = -touch_line and +touch_line */
   double play_margin;       /* m: blobs centred farther than this beyond the touch or goal
                                lines are not players (blobs.c); goal_line or touch_line 0:
@@ -153,7 +154,8 @@ void heightmap_config_free(HeightmapConfig *config);
 
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
- * min_confidence, min_points, goal_line, goal_width, goal_height, goal_shadow, touch_line,
+ * min_confidence, min_points, goal_line, goal_width, goal_height, goal_shadow, goal_front,
+ * touch_line,
  * play_margin, max_height,
  * body_support, support_scale, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
  * visible_offset, disparity_noise, gate, acceleration, max_missed, confirm; appends "key old -> new" for each one that
@@ -225,6 +227,7 @@ typedef struct {
   double goal_width, goal_height;    /* m, the frame's posts' spacing and bar height */
   double goal_shadow;                /* m: how far beyond a frame, along a ray that grazes
                                         it, a point is still the frame's */
+  double goal_front;                 /* m: the same in front of it (nearer the camera) */
 } HeightmapFusionParams;
 
 /* The radius of a goal's posts and bar (the Laws of the Game: at most 12 cm wide). */

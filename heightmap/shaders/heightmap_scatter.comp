@@ -30,8 +30,9 @@
 // GOAL_GAP_MIN m plus GOAL_SIGMAS range errors of the point's, or up to u_goal_shadow m
 // more beyond the frame (the disparity window mixes a thin post or bar with what lies
 // behind it, so its pixels' range comes out too far, and their points stand in the
-// frame's shadow): such a pixel sees the frame, and its point is dropped (it neither
-// counts nor sets the pair's bit). The
+// frame's shadow), or up to u_goal_front m more in front of it (mixed with nearer
+// ground): such a pixel sees the frame, and its point is dropped (it neither counts
+// nor sets the pair's bit). The
 // frames are given in pitch coordinates: goal lines at x = -u_goal.x and +u_goal.x, posts
 // at y = +-u_goal.y, bar at z = u_goal.z, posts and bar of radius u_goal.w.
 
@@ -53,6 +54,7 @@ uniform int u_pair_bit;       // 1 << pair, as a bit pattern
 uniform float u_disparity_noise;   // px: the range error of carving and the goal frames
 uniform vec4 u_goal;               // goal line x, post y, bar z, radius; x 0 = no goals
 uniform float u_goal_shadow;       // m beyond a frame along a grazing ray, still the frame's
+uniform float u_goal_front;        // m in front of a frame along a grazing ray, the same
 #ifdef CARVE
 uniform int u_carve_stride;        // rays of every stride-th pixel in x and y (the host
                                    // keeps about 960 x 540 of them a frame)
@@ -99,15 +101,16 @@ bool sees_goal(vec3 c, vec3 q, float sigma, float footprint)
   vec3 u = d / range;
   float gap = GOAL_GAP_MIN + GOAL_SIGMAS * sigma;
   float behind = gap + u_goal_shadow;   // the point beyond the frame by up to this
+  float front = gap + u_goal_front;     // or in front of it by up to this
   float reach = u_goal.w + GOAL_MARGIN + GOAL_FOOTPRINT_PX * footprint * range;
   for (int g = 0; g < 2; g++) {
     float x = g == 0 ? -u_goal.x : u_goal.x;
     vec3 p0 = vec3(x, -u_goal.y, 0.0), p1 = vec3(x, u_goal.y, 0.0);
     vec3 t0 = vec3(x, -u_goal.y, u_goal.z), t1 = vec3(x, u_goal.y, u_goal.z);
     float s;
-    if ((ray_segment(c, u, range + gap, p0, t0, s) <= reach && s >= range - behind) ||
-        (ray_segment(c, u, range + gap, p1, t1, s) <= reach && s >= range - behind) ||
-        (ray_segment(c, u, range + gap, t0, t1, s) <= reach && s >= range - behind))
+    if ((ray_segment(c, u, range + front, p0, t0, s) <= reach && s >= range - behind) ||
+        (ray_segment(c, u, range + front, p1, t1, s) <= reach && s >= range - behind) ||
+        (ray_segment(c, u, range + front, t0, t1, s) <= reach && s >= range - behind))
       return true;
   }
   return false;

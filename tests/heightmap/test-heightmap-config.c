@@ -49,6 +49,7 @@ test_config_defaults(void)
   HeightmapFusionParams fp = heightmap_config_fusion_params(c);
   g_assert_cmpint(fp.grid.width, ==, 1110);
   g_assert_cmpfloat(fp.goal_shadow, ==, 1);
+  g_assert_cmpfloat(fp.goal_front, ==, 0);
   g_assert_cmpstr(c->ring_name, ==, "heightmap");
   g_assert_cmpint(c->format, ==, HEIGHTMAP_FORMAT_FLOAT);
   g_assert_null(c->socket_path);
@@ -112,6 +113,8 @@ test_config_errors(void)
       "hm.conf: [heightmap] support_scale: -5 is outside 0..10000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_shadow=25\n[pair a]\n",
       "hm.conf: [heightmap] goal_shadow: 25 is outside 0..20", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ngoal_front=-1\n[pair a]\n",
+      "hm.conf: [heightmap] goal_front: -1 is outside 0..20", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nmax_height=-2\n[pair a]\n",
       "hm.conf: [heightmap] max_height: -2 is outside 0..10", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nplay_margin=-1\n[pair a]\n",
@@ -291,7 +294,7 @@ test_config_update(void)
     "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\ncell=0.2\npool=1\ncarve=true\nformat=mm\n"
     "min_height=0.7\nconfirm=3\nwait_ms=40\nmin_points=4\ntop_fraction=0.25\n"
     "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\nplay_margin=2\n"
-    "body_support=0.05\nsupport_scale=30\ngoal_shadow=1.5\nmax_height=2.8\n[pair a]\nring=a2\n"
+    "body_support=0.05\nsupport_scale=30\ngoal_shadow=1.5\ngoal_front=0.5\nmax_height=2.8\n[pair a]\nring=a2\n"
     "[pair c]\n",
     &error);
   g_assert_no_error(error);
@@ -299,7 +302,7 @@ test_config_update(void)
   g_assert_cmpstr(changed->str, ==, "wait_ms 100 -> 40, min_height 0.5 -> 0.7, "
                   "min_points 2 -> 4, goal_line 52.5 -> 50, play_margin 1 -> 2, "
                   "body_support 0 -> 0.05, support_scale 20 -> 30, goal_shadow 1 -> 1.5, "
-                  "max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
+                  "goal_front 0 -> 0.5, max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
                   "split_depth 0 -> 0.3, "
                   "disparity_noise 0.07 -> 0.1, "
                   "acceleration 10 -> 0, confirm 2 -> 3");
@@ -310,6 +313,7 @@ test_config_update(void)
   g_assert_cmpfloat(r->body_support, ==, 0.05);
   g_assert_cmpfloat(r->goal_shadow, ==, 1.5);
   g_assert_cmpfloat(heightmap_config_fusion_params(r).goal_shadow, ==, 1.5);
+  g_assert_cmpfloat(heightmap_config_fusion_params(r).goal_front, ==, 0.5);
   g_assert_cmpfloat(heightmap_config_tracker_params(r).max_height, ==, 2.8);
   const char *expect[] = {
     "[heightmap] cell changed: needs a restart, keeping 0.1",

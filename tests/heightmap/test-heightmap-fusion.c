@@ -560,43 +560,59 @@ test_fusion_goals(void)
   for (int k = 2; k < 5; k++)             /* none of them changed by the goal frames */
     g_assert_cmpfloat(fabs(top[1][k] - top[0][k]), <, 1e-6);
 
-  /* goal_shadow: the frame's pixels measured too far (their disparity 2.5 % low, as a
-   * window that takes in the ground behind a thin post makes it: about 0.8 m), so their
-   * points stand behind the frame along their rays, beyond the range gate: B's behind
-   * the goal line. Kept without goal_shadow, dropped with it; the keeper, the player and
-   * the ground as before. */
+  /* goal_shadow and goal_front: the frame's pixels measured too far (their disparity
+   * 2.5 % low, as a window that takes in the ground behind a thin post makes it: about
+   * 0.8 m), so that their points stand behind the frame along their rays, beyond the
+   * range gate (B's behind the goal line); or too near (2.5 % high: mixed with nearer
+   * ground), in front of it (B's in front of the near post). Kept without the key,
+   * dropped with it; the keeper, the player and the ground as with exact frames. */
   static const Box people[] = {
     { { 2.2, -0.25, 0 }, { 2.6, 0.25, 1.8 } },
     { { -0.25, 1.5, 0 }, { 0.25, 2.0, 1.8 } },
   };
-  int16_t *both[2] = { da, db };
   const StereoCalib *cams[2] = { &ca, &cb };
   g_autofree int16_t *open = g_new(int16_t, W * H);
-  for (int c = 0; c < 2; c++) {
-    render_boxes(cams[c], people, G_N_ELEMENTS(people), false, open);
-    for (int i = 0; i < W * H; i++)
-      if (both[c][i] != open[i] && both[c][i] > open[i])   /* the frame's pixels */
-        both[c][i] = (int16_t) lround(both[c][i] * 0.975);
+  g_autofree int16_t *sa = g_new(int16_t, W * H);
+  g_autofree int16_t *sb = g_new(int16_t, W * H);
+  static const double smear_region[2][4] = {
+    { 3.3, 4.0, -2.5, 2.5 },     /* behind the goal line */
+    { 2.0, 2.5, -1.75, -1.25 },  /* in front of the near post */
+  };
+  for (int near = 0; near < 2; near++) {
+    int16_t *smeared[2] = { sa, sb };
+    const int16_t *exact[2] = { da, db };
+    for (int c = 0; c < 2; c++) {
+      render_boxes(cams[c], people, G_N_ELEMENTS(people), false, open);
+      for (int i = 0; i < W * H; i++) {
+        smeared[c][i] = exact[c][i];
+        if (exact[c][i] > open[i])   /* the frame's pixels */
+          smeared[c][i] = (int16_t) lround(exact[c][i] * (near ? 1.025 : 0.975));
+      }
+    }
+    HeightmapInput sia = ia, sib = ib;
+    sia.disparity = sa;
+    sib.disparity = sb;
+    double smear_top[2], people_top[2][3];
+    for (int on = 0; on < 2; on++) {
+      float hs[SCENE_N * SCENE_N];
+      HeightmapFusionParams fp = { .label = "goal-shadow", .min_points = 2,
+                                   .top_fraction = 0.1, .disparity_noise = 0.07,
+                                   .goal_line = 3.0, .goal_width = 3.0, .goal_height = 2.0,
+                                   .goal_shadow = !near && on ? 2.0 : 0.0,
+                                   .goal_front = near && on ? 2.0 : 0.0 };
+      fuse_two(ctx, &fp, &ga, &sia, &gb, &sib, hs);
+      smear_top[on] = region_top(hs, smear_region[near]);
+      for (int k = 2; k < 5; k++)
+        people_top[on][k - 2] = region_top(hs, region[k]);
+    }
+    g_test_message("the frame measured 2.5 %% %s: %s %.2f m without %s, %.2f m with 2 m",
+                   near ? "near" : "far", near ? "in front of the post" : "behind the line",
+                   smear_top[0], near ? "goal_front" : "goal_shadow", smear_top[1]);
+    g_assert_cmpfloat(smear_top[0], >, 1.0);
+    g_assert_cmpfloat(smear_top[1], <, 0.3);
+    for (int k = 0; k < 3; k++)
+      g_assert_cmpfloat(fabs(people_top[1][k] - top[1][k + 2]), <, 1e-6);
   }
-  static const double behind[4] = { 3.3, 4.0, -2.5, 2.5 };
-  double shadow_top[2], shadow_people[2][3];
-  for (int shadow = 0; shadow < 2; shadow++) {
-    float hs[SCENE_N * SCENE_N];
-    HeightmapFusionParams fp = { .label = "goal-shadow", .min_points = 2,
-                                 .top_fraction = 0.1, .disparity_noise = 0.07,
-                                 .goal_line = 3.0, .goal_width = 3.0, .goal_height = 2.0,
-                                 .goal_shadow = shadow ? 2.0 : 0.0 };
-    fuse_two(ctx, &fp, &ga, &ia, &gb, &ib, hs);
-    shadow_top[shadow] = region_top(hs, behind);
-    for (int k = 2; k < 5; k++)
-      shadow_people[shadow][k - 2] = region_top(hs, region[k]);
-  }
-  g_test_message("the frame measured 2.5 %% far: behind the goal line %.2f m without "
-                 "goal_shadow, %.2f m with 2 m", shadow_top[0], shadow_top[1]);
-  g_assert_cmpfloat(shadow_top[0], >, 1.0);
-  g_assert_cmpfloat(shadow_top[1], <, 0.3);
-  for (int k = 0; k < 3; k++)
-    g_assert_cmpfloat(fabs(shadow_people[1][k] - top[1][k + 2]), <, 1e-6);
 }
 
 /* Inputs that claim more than they hold, as a hostile ring's frame would: each one is
