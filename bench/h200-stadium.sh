@@ -18,7 +18,9 @@
 # the scorer) while the next renders, at most H200_JOBS seeds at once (default 4), once
 # per engine setting of H200_ENGINES ("NAME:key=value,key=value ...", default
 # "defaults:": config/stereod.conf's; each NAME is one STADIUM_ENGINE); STADIUM_VARIANTS
-# (builder settings) passes through. No seed starts after H200_BUDGET_S seconds (default
+# (builder settings) and STADIUM_SPEED pass through: with 8 pairs, several builders beside
+# each other at the clip's speed fused 1-3 of 4 frames each on 2026-12-06 (one alone: all
+# 4), so give variants a slower replay (STADIUM_SPEED=0.25). No seed starts after H200_BUDGET_S seconds (default
 # 450): a call inside the device tool's 600 s pools the seeds it finished.
 # H200_RENDER_FIRST=1: every seed is rendered first, then the replays run (H200_JOBS at
 # once) on an otherwise idle machine: with the rendering and other seeds' replays beside
