@@ -137,6 +137,21 @@ check_frame(const HeightmapSourceFrame *fr)
   g_assert_cmpint(in->disparity[0], ==, 160);   /* the ground, hm-test-ring.h */
 }
 
+/* Publishes one frame on each ring, as its mode says. */
+static void
+publish_tick(Fixture *f)
+{
+  uint64_t capture = hm_test_capture_ns(TICK_NS);
+  for (int i = 0; i < 2; i++) {
+    if (f->mode[i] == WRITE_GOOD) {
+      hm_test_ring_publish(f->ring[i], capture);
+      f->published[i]++;
+    } else if (f->mode[i] == WRITE_BARE) {
+      hm_test_ring_publish_bare(f->ring[i], capture);
+    }
+  }
+}
+
 /* Publishes every TICK_NS (as each ring's mode says) and takes what the sources hand
  * out, for `seconds` or until done(f) (checked every tick); returns whether done. */
 static bool
@@ -144,15 +159,7 @@ run(Fixture *f, double seconds, bool (*done)(Fixture *f))
 {
   gint64 end = g_get_monotonic_time() + (gint64) (seconds * G_USEC_PER_SEC);
   while (g_get_monotonic_time() < end) {
-    uint64_t capture = hm_test_capture_ns(TICK_NS);
-    for (int i = 0; i < 2; i++) {
-      if (f->mode[i] == WRITE_GOOD) {
-        hm_test_ring_publish(f->ring[i], capture);
-        f->published[i]++;
-      }
-      else if (f->mode[i] == WRITE_BARE)
-        hm_test_ring_publish_bare(f->ring[i], capture);
-    }
+    publish_tick(f);
     gint64 tick_end = g_get_monotonic_time() + TICK_NS / 1000;
     while (g_get_monotonic_time() < tick_end) {
       const HeightmapSourceFrame *fr;
@@ -390,11 +397,7 @@ test_counts(void)
   for (int i = 0; i < 2; i++)
     heightmap_sources_get_counts(f.s, i, &before[i]);
   for (int k = 0; k < 10; k++) {
-    uint64_t capture = hm_test_capture_ns(TICK_NS);
-    for (int i = 0; i < 2; i++) {
-      hm_test_ring_publish(f.ring[i], capture);
-      f.published[i]++;
-    }
+    publish_tick(&f);
     g_usleep(TICK_NS / 1000);
   }
   g_assert_true(run(&f, 1, NULL));
