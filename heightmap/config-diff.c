@@ -143,6 +143,8 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_double(&d, "acceleration", &r->acceleration, n->acceleration);
   live_int(&d, "max_missed", &r->max_missed, n->max_missed);
   live_int(&d, "confirm", &r->confirm, n->confirm);
+  live_int(&d, "confirm_gap", &r->confirm_gap, n->confirm_gap);
+  live_int(&d, "coast", &r->coast, n->coast);
   fixed_string(&d, "heightmap", "socket", r->socket_path, n->socket_path, "none");
   fixed_string(&d, "heightmap", "ring", r->ring_name, n->ring_name, NULL);
   fixed_string(&d, "heightmap", "metrics", r->metrics_address, n->metrics_address, "none");

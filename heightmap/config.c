@@ -21,7 +21,7 @@ static const char *const heightmap_keys[] = {
   "goal_shadow", "goal_front", "max_height", "touch_line", "play_margin", "body_support", "support_scale",
   "top_fraction", "blob_min_area",
   "blob_max_area", "split_depth", "top_band", "visible_offset", "disparity_noise", "gate",
-  "acceleration", "max_missed", "confirm", "socket", "ring", "format", "metrics", NULL
+  "acceleration", "max_missed", "confirm", "confirm_gap", "coast", "socket", "ring", "format", "metrics", NULL
 };
 static const char *const pair_keys[] = { "ring", "calibration", NULL };
 static const char *const format_names[HEIGHTMAP_FORMAT_COUNT + 1] = { "float", "mm", NULL };
@@ -151,8 +151,14 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "acceleration", 0, 100, &cfg->acceleration, error) ||
       !get_int(c, "max_missed", 0, 10000, &cfg->max_missed, error) ||
       !get_int(c, "confirm", 1, 100, &cfg->confirm, error) ||
+      !get_int(c, "confirm_gap", 0, 10, &cfg->confirm_gap, error) ||
+      !get_int(c, "coast", 0, 10000, &cfg->coast, error) ||
       !get_name(c, "ring", &cfg->ring_name, error))
     return false;
+  if (cfg->coast > cfg->max_missed)
+    return fail(c, "coast", error, HEIGHTMAP_CONFIG_ERROR_INVALID,
+                "must not be more than max_missed (%d): a track is dropped after that",
+                cfg->max_missed);
   if (cfg->blob_max_area < cfg->blob_min_area)
     return fail(c, "blob_max_area", error, HEIGHTMAP_CONFIG_ERROR_INVALID,
                 "must not be less than blob_min_area");
@@ -236,6 +242,8 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->acceleration = 10.0;
   cfg->max_missed = 10;
   cfg->confirm = 2;
+  cfg->confirm_gap = 0;
+  cfg->coast = 0;
   cfg->ring_name = g_strdup("heightmap");
   cfg->format = HEIGHTMAP_FORMAT_FLOAT;
   Ctx c = { .kf = kf, .group = "heightmap" };
@@ -346,7 +354,8 @@ HeightmapTrackerParams
 heightmap_config_tracker_params(const HeightmapConfig *c)
 {
   return (HeightmapTrackerParams) { .gate = c->gate, .max_missed = c->max_missed,
-                                    .confirm = c->confirm, .acceleration = c->acceleration,
+                                    .confirm = c->confirm, .confirm_gap = c->confirm_gap,
+                                    .coast = c->coast, .acceleration = c->acceleration,
                                     .max_height = c->max_height };
 }
 

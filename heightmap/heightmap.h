@@ -133,6 +133,9 @@ typedef struct {
   int max_missed;           /* fused frames a track survives unseen */
   int confirm;              /* consecutive fused frames with a blob before a track is
                                reported, 1..100 */
+  int confirm_gap;          /* fused frames a tentative track may miss in a row, 0..10 */
+  int coast;                /* fused frames a confirmed track is still reported unseen,
+                               at its prediction, 0..max_missed */
   double max_height;        /* m: a blob higher starts no track (tracks.c); 0 = any */
   char *socket_path;        /* NULL = no socket */
   char *ring_name;          /* the height-map ring, default "heightmap" */
@@ -158,7 +161,8 @@ void heightmap_config_free(HeightmapConfig *config);
  * touch_line,
  * play_margin, max_height,
  * body_support, support_scale, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
- * visible_offset, disparity_noise, gate, acceleration, max_missed, confirm; appends "key old -> new" for each one that
+ * visible_offset, disparity_noise, gate, acceleration, max_missed, confirm, confirm_gap,
+ * coast; appends "key old -> new" for each one that
  * differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1 cell:
  * the GPU images and the output ring; pool: a shader constant; socket, ring, format; the
  * pairs, their rings and calibrations: the waiter threads and the pair masks) keep their
@@ -432,16 +436,25 @@ typedef struct {
   double measured_vx, measured_vy;   /* m/s, that velocity (HeightmapBlob.vx, vy) */
   double height, area;      /* of the last matched blob */
   int age;                  /* fused frames since creation */
-  int missed;               /* consecutive fused frames without a blob */
-  int hits;                 /* consecutive fused frames with a blob */
+  int missed;               /* consecutive fused frames without a blob (a reported
+                               track with missed > 0 is coasting: its position is the
+                               prediction to the frame's time) */
+  int hits;                 /* fused frames with a blob since the last miss (a tentative
+                               track's count goes on through its gaps) */
   bool confirmed;           /* hits reached the tracker's `confirm` once */
 } HeightmapTrack;
 
 typedef struct {
   double gate;              /* m, the largest distance from a prediction to a blob */
   int max_missed;           /* a track unseen for more fused frames is dropped */
-  int confirm;              /* consecutive frames with a blob before a track is reported
-                               (a player, not image noise); 0 or 1 = at once */
+  int confirm;              /* frames with a blob before a track is reported (a player,
+                               not image noise); 0 or 1 = at once */
+  int confirm_gap;          /* a tentative track survives this many frames in a row
+                               without a blob (its hits count on); 0 = dropped at its
+                               first miss, so `confirm` consecutive hits */
+  int coast;                /* a confirmed track unseen for 1..coast frames is still
+                               reported, at its predicted position (far players whose
+                               blob comes and goes); 0 = seen tracks only */
   double acceleration;      /* m/s^2: sigma of the players' acceleration in the tracks'
                                constant-velocity Kalman filter; 0 = no filter, a track
                                reports its blob's position */
@@ -469,8 +482,9 @@ void heightmap_tracker_set_params(HeightmapTracker *tracker,
 /* Predicts every track to time_ns (constant velocity), matches blobs to predictions
  * nearest first within the gate (each at most once), updates the matched tracks (the
  * velocity is smoothed), starts a track for every unmatched blob and drops tracks missed
- * more than max_missed times. Returns the number of confirmed tracks seen in this frame
- * (a track is confirmed once it was matched in `confirm` consecutive frames); *tracks
+ * more than max_missed times. Returns the number of confirmed tracks seen in this frame,
+ * and those unseen for at most `coast` frames (a track is confirmed once it was matched
+ * in `confirm` frames, with gaps of at most `confirm_gap`); *tracks
  * points to them (sorted by id, valid until the next call). */
 int heightmap_tracker_update(HeightmapTracker *tracker, uint64_t time_ns,
                              const HeightmapBlob *blobs, int n_blobs,

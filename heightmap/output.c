@@ -46,6 +46,8 @@ heightmap_json_append(GString *out, uint64_t time_ns, uint64_t frame,
       g_string_append_printf(out, ",\"vx\":%s,\"vy\":%s",
                              g_ascii_formatd(x, sizeof x, "%.2f", t->measured_vx),
                              g_ascii_formatd(y, sizeof y, "%.2f", t->measured_vy));
+    if (t->missed > 0)
+      g_string_append_printf(out, ",\"missed\":%d", t->missed);
     g_string_append_printf(out, ",\"track_vx\":%s,\"track_vy\":%s}",
                            g_ascii_formatd(x, sizeof x, "%.2f", t->vx),
                            g_ascii_formatd(y, sizeof y, "%.2f", t->vy));

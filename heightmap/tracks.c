@@ -21,10 +21,13 @@
  * A blob higher than max_height (when not 0) starts no track: players stand lower, the
  * smears of the goal frames and the ball in flight often do not; a tracked player's
  * blob keeps its track whatever its height (a jump).
- * Only confirmed tracks are reported: matched in `confirm` consecutive frames at least
- * once; a tentative track that misses a frame is dropped at once. Disparity noise on
- * weakly textured ground makes blobs that do not come back in the next frame (its errors
- * are not correlated from frame to frame, docs/heightmap.md); players do.
+ * Only confirmed tracks are reported: matched in `confirm` frames at least once, with no
+ * more than `confirm_gap` frames in a row without a blob between them (0: consecutive);
+ * a tentative track that misses more is dropped at once. Disparity noise on weakly
+ * textured ground makes blobs that do not come back in the next frame (its errors are not
+ * correlated from frame to frame, docs/heightmap.md); players do, though a far player's
+ * blob of a few pixels comes and goes. A confirmed track unseen for 1..`coast` frames is
+ * still reported, at its predicted position, with `missed` saying for how long.
  */
 #include "heightmap/heightmap.h"
 
@@ -65,7 +68,8 @@ HeightmapTracker *
 heightmap_tracker_new(const HeightmapTrackerParams *params)
 {
   g_return_val_if_fail(params && params->gate > 0 && params->max_missed >= 0 &&
-                       params->confirm >= 0 && params->acceleration >= 0, NULL);
+                       params->confirm >= 0 && params->confirm_gap >= 0 && params->coast >= 0 &&
+                       params->acceleration >= 0, NULL);
   HeightmapTracker *t = g_new0(HeightmapTracker, 1);
   t->params = *params;
   t->tracks = g_new(Track, MAX_TRACKS);
@@ -90,7 +94,8 @@ void
 heightmap_tracker_set_params(HeightmapTracker *t, const HeightmapTrackerParams *params)
 {
   g_return_if_fail(t && params && params->gate > 0 && params->max_missed >= 0 &&
-                   params->confirm >= 0 && params->acceleration >= 0);
+                   params->confirm >= 0 && params->confirm_gap >= 0 && params->coast >= 0 &&
+                       params->acceleration >= 0);
   t->params = *params;
 }
 
@@ -278,10 +283,11 @@ heightmap_tracker_update(HeightmapTracker *t, uint64_t time_ns, const HeightmapB
   int kept = 0;
   for (int i = 0; i < t->n_tracks; i++) {
     HeightmapTrack *tr = &t->tracks[i].pub;
-    /* a tentative track that misses a frame was noise: drop it at once */
-    if (tr->missed > t->params.max_missed || (tr->missed > 0 && !tr->confirmed))
+    /* a tentative track that misses more than confirm_gap frames in a row was noise */
+    if (tr->missed > t->params.max_missed ||
+        (!tr->confirmed && tr->missed > t->params.confirm_gap))
       continue;
-    if (tr->missed > 0)
+    if (tr->missed > 0 && tr->confirmed)
       tr->hits = 0;
     tr->confirmed |= tr->hits >= t->params.confirm;
     tr->age++;
@@ -311,10 +317,21 @@ heightmap_tracker_update(HeightmapTracker *t, uint64_t time_ns, const HeightmapB
     filter_start(&t->tracks[t->n_tracks - 1], &blobs[j]);
   }
 
+  /* The confirmed tracks seen now, and those coasting: unseen for at most `coast` frames,
+   * reported where the prediction puts them (their state stays at the last match). */
   int n_seen = 0;
-  for (int i = 0; i < t->n_tracks; i++)
-    if (t->tracks[i].pub.missed == 0 && t->tracks[i].pub.confirmed)
-      t->seen[n_seen++] = t->tracks[i].pub;
+  for (int i = 0; i < t->n_tracks; i++) {
+    const Track *tr = &t->tracks[i];
+    if (!tr->pub.confirmed || tr->pub.missed > t->params.coast)
+      continue;
+    HeightmapTrack *o = &t->seen[n_seen++];
+    *o = tr->pub;
+    if (o->missed > 0) {
+      double dt = since(tr, time_ns);
+      o->x += o->vx * dt;
+      o->y += o->vy * dt;
+    }
+  }
   *out = t->seen;
   return n_seen;
 }

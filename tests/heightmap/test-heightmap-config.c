@@ -46,6 +46,8 @@ test_config_defaults(void)
   g_assert_cmpfloat(tp.acceleration, ==, 10);
   g_assert_cmpint(tp.confirm, ==, 2);
   g_assert_cmpfloat(tp.max_height, ==, 0);
+  g_assert_cmpint(tp.confirm_gap, ==, 0);
+  g_assert_cmpint(tp.coast, ==, 0);
   HeightmapFusionParams fp = heightmap_config_fusion_params(c);
   g_assert_cmpint(fp.grid.width, ==, 1110);
   g_assert_cmpfloat(fp.goal_shadow, ==, 1);
@@ -115,6 +117,11 @@ test_config_errors(void)
       "hm.conf: [heightmap] goal_shadow: 25 is outside 0..20", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_front=-1\n[pair a]\n",
       "hm.conf: [heightmap] goal_front: -1 is outside 0..20", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nconfirm_gap=11\n[pair a]\n",
+      "hm.conf: [heightmap] confirm_gap: 11 is outside 0..10", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\ncoast=4\nmax_missed=3\n[pair a]\n",
+      "hm.conf: [heightmap] coast: must not be more than max_missed (3): a track is dropped "
+      "after that", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nmax_height=-2\n[pair a]\n",
       "hm.conf: [heightmap] max_height: -2 is outside 0..10", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nplay_margin=-1\n[pair a]\n",
@@ -294,7 +301,8 @@ test_config_update(void)
     "[heightmap]\nx0=-10\nx1=10\ny0=-5\ny1=5\ncell=0.2\npool=1\ncarve=true\nformat=mm\n"
     "min_height=0.7\nconfirm=3\nwait_ms=40\nmin_points=4\ntop_fraction=0.25\n"
     "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\nplay_margin=2\n"
-    "body_support=0.05\nsupport_scale=30\ngoal_shadow=1.5\ngoal_front=0.5\nmax_height=2.8\n[pair a]\nring=a2\n"
+    "body_support=0.05\nsupport_scale=30\ngoal_shadow=1.5\ngoal_front=0.5\nmax_height=2.8\n"
+    "confirm_gap=1\ncoast=2\n[pair a]\nring=a2\n"
     "[pair c]\n",
     &error);
   g_assert_no_error(error);
@@ -305,7 +313,9 @@ test_config_update(void)
                   "goal_front 0 -> 0.5, max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
                   "split_depth 0 -> 0.3, "
                   "disparity_noise 0.07 -> 0.1, "
-                  "acceleration 10 -> 0, confirm 2 -> 3");
+                  "acceleration 10 -> 0, confirm 2 -> 3, confirm_gap 0 -> 1, coast 0 -> 2");
+  g_assert_cmpint(heightmap_config_tracker_params(r).confirm_gap, ==, 1);
+  g_assert_cmpint(heightmap_config_tracker_params(r).coast, ==, 2);
   g_assert_cmpfloat(r->acceleration, ==, 0);
   g_assert_cmpfloat(r->disparity_noise, ==, 0.1);
   g_assert_cmpfloat(r->goal_line, ==, 50);

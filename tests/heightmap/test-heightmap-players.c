@@ -170,6 +170,96 @@ test_tracks_confirm(void)
   g_assert_cmpuint(tr[0].id, ==, id);
 }
 
+/* confirm_gap: a far player's blob seen in frames 0, 2, 3 (a gap of one frame). With gap
+ * 0 its track restarts at frame 2 and is reported from frame 3 under a new id; with gap 1
+ * the first track survives the miss and is reported from frame 2, its 2nd hit. A noise
+ * blob seen once is gone after gap + 1 misses: seen again later it starts a new
+ * tentative track, never reported. */
+static void
+test_tracks_confirm_gap(void)
+{
+  uint64_t ms40 = 40000000u;
+  for (int gap = 0; gap < 2; gap++) {
+    HeightmapTrackerParams p = { .gate = 1.0, .max_missed = 5, .confirm = 2, .confirm_gap = gap };
+    g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+    const HeightmapTrack *tr;
+    HeightmapBlob far = { .x = 40, .y = 20, .height = 1.6, .area = 0.2 };
+    HeightmapBlob noise = { .x = -10, .y = 5, .height = 0.9, .area = 0.15 };
+    HeightmapBlob both[2] = { far, noise };
+    g_assert_cmpint(heightmap_tracker_update(t, 0, both, 2, &tr), ==, 0);
+    g_assert_cmpint(heightmap_tracker_update(t, ms40, NULL, 0, &tr), ==, 0);
+    int n = heightmap_tracker_update(t, 2 * ms40, &far, 1, &tr);
+    g_assert_cmpint(n, ==, (gap ? 1 : 0));
+    if (gap)
+      g_assert_cmpuint(tr[0].id, ==, 1);
+    n = heightmap_tracker_update(t, 3 * ms40, &far, 1, &tr);
+    g_assert_cmpint(n, ==, 1);
+    g_assert_cmpuint(tr[0].id, ==, (gap ? 1u : 3u));
+    /* the noise blob (id 2) missed frames 1-3: gone; back now, a new tentative track */
+    n = heightmap_tracker_update(t, 4 * ms40, both, 2, &tr);
+    g_assert_cmpint(n, ==, 1);
+    g_assert_cmpuint(tr[0].id, ==, (gap ? 1u : 3u));
+    /* a tentative track that misses more than the gap is dropped */
+    for (int k = 5; k < 5 + gap + 1; k++)
+      heightmap_tracker_update(t, (uint64_t) k * ms40, &far, 1, &tr);
+    n = heightmap_tracker_update(t, (uint64_t) (6 + gap) * ms40, both, 2, &tr);
+    g_assert_cmpint(n, ==, 1);
+  }
+}
+
+/* coast: a confirmed player running at 8 m/s along x whose blob is gone for 3 frames.
+ * With coast 2 it is reported in the first two, where its velocity puts it, with
+ * `missed` 1 and 2, not in the third; its blob back, the same id. With coast 0 it is
+ * reported only when seen. A tentative track never coasts. */
+static void
+test_tracks_coast_report(void)
+{
+  uint64_t ms40 = 40000000u;
+  for (int coast = 0; coast <= 2; coast += 2) {
+    HeightmapTrackerParams p = { .gate = 1.0, .max_missed = 5, .confirm = 2, .coast = coast,
+                                 .acceleration = 10 };
+    g_autoptr(HeightmapTracker) t = heightmap_tracker_new(&p);
+    const HeightmapTrack *tr;
+    uint32_t id = 0;
+    double last_x = 0;
+    for (int f = 0; f < 10; f++) {
+      HeightmapBlob b = { .x = 0.32 * f, .y = 1, .height = 1.8, .area = 0.3,
+                          .cov = { 0.01, 0, 0.01 } };
+      bool gone = f >= 5 && f <= 7;
+      /* a blob seen once at frame 5, a tentative track */
+      HeightmapBlob once = { .x = -20, .y = -3, .height = 1.7, .area = 0.3,
+                             .cov = { 0.01, 0, 0.01 } };
+      int n = heightmap_tracker_update(t, (uint64_t) f * ms40, gone ? &once : &b,
+                                       gone && f == 5 ? 1 : (gone ? 0 : 1), &tr);
+      if (f == 0) {
+        g_assert_cmpint(n, ==, 0);
+        continue;
+      }
+      if (!gone) {
+        g_assert_cmpint(n, ==, 1);
+        if (!id)
+          id = tr[0].id;
+        g_assert_cmpuint(tr[0].id, ==, id);
+        g_assert_cmpint(tr[0].missed, ==, 0);
+        g_assert_cmpfloat(fabs(tr[0].x - b.x), <, 0.05);
+        last_x = tr[0].x;
+        continue;
+      }
+      int missed = f - 4;
+      if (missed > coast) {
+        g_assert_cmpint(n, ==, 0);
+        continue;
+      }
+      g_assert_cmpint(n, ==, 1);
+      g_assert_cmpuint(tr[0].id, ==, id);
+      g_assert_cmpint(tr[0].missed, ==, missed);
+      /* the prediction: 8 m/s for `missed` frames past the last seen position */
+      g_assert_cmpfloat(fabs(tr[0].x - (last_x + 0.32 * missed)), <, 0.06);
+      g_assert_cmpfloat(fabs(tr[0].y - 1), <, 0.05);
+    }
+  }
+}
+
 /* max_height: a blob higher than a player stands (a goal frame's smear at 2.8 m) starts
  * no track however often it comes; a tracked player whose blob rises above it (a jump)
  * keeps his track and is reported. Without max_height the high blob is a player. */
@@ -407,6 +497,8 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/tracks/kalman", test_tracks_kalman);
   g_test_add_func("/heightmap/tracks/confirm", test_tracks_confirm);
   g_test_add_func("/heightmap/tracks/max-height", test_tracks_max_height);
+  g_test_add_func("/heightmap/tracks/confirm-gap", test_tracks_confirm_gap);
+  g_test_add_func("/heightmap/tracks/coast-report", test_tracks_coast_report);
   g_test_add_func("/heightmap/tracks/set-params", test_tracks_set_params);
   return g_test_run();
 }

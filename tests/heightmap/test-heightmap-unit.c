@@ -262,14 +262,15 @@ test_json(void)
   HeightmapTrack t[2] = {
     { .id = 3, .x = 1.23449, .y = -5.6, .height = 1.834, .area = 0.4249, .vx = 1.484,
       .vy = -0.3, .has_measured = true, .measured_vx = 1.516, .measured_vy = -0.314 },
-    { .id = 12, .x = -52.5, .y = 0.0004, .height = 2.0, .area = 1.0, .measured_vx = 7 },
+    { .id = 12, .x = -52.5, .y = 0.0004, .height = 2.0, .area = 1.0, .measured_vx = 7,
+      .missed = 2 },
   };
   heightmap_json_append(s, 1234567890123ull, 42, pairs, 2, t, 2);
   g_assert_cmpstr(s->str, ==, "x{\"time_ns\":1234567890123,\"frame\":42,\"pairs\":[\"west\",\"east\"],"
                   "\"players\":[{\"id\":3,\"x\":1.234,\"y\":-5.600,\"height\":1.83,\"area\":0.42,"
                   "\"vx\":1.52,\"vy\":-0.31,\"track_vx\":1.48,\"track_vy\":-0.30},"
                   "{\"id\":12,\"x\":-52.500,\"y\":0.000,\"height\":2.00,\"area\":1.00,"
-                  "\"track_vx\":0.00,\"track_vy\":0.00}]}\n");
+                  "\"missed\":2,\"track_vx\":0.00,\"track_vy\":0.00}]}\n");
   g_string_truncate(s, 0);
   heightmap_json_append(s, 0, 0, NULL, 0, NULL, 0);
   g_assert_cmpstr(s->str, ==, "{\"time_ns\":0,\"frame\":0,\"pairs\":[],\"players\":[]}\n");
