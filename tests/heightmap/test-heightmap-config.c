@@ -30,7 +30,7 @@ test_config_defaults(void)
   g_assert_cmpint(c->grid.height, ==, 740);
   g_assert_cmpint(c->min_confidence, ==, 128);
   g_assert_cmpfloat(c->visible_offset, ==, 0.05);
-  g_assert_cmpfloat(c->blob_min_area, ==, 0.15);
+  g_assert_cmpfloat(c->blob_min_area, ==, 0.1);
   g_assert_cmpfloat(c->disparity_noise, ==, 0.07);
   g_assert_cmpfloat(c->acceleration, ==, 10);
   /* the stages' parameters are the configuration's */
