@@ -440,6 +440,25 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
   return legs >= p->body_support * body;
 }
 
+/* Whether a measured blob holds a body's share of points (min_fill): its points from
+ * 0.2 m up against the pixels its sharpest pair images of a body of its height there.
+ * True without support data, without min_fill, and when no pair that saw it is known. */
+static bool
+filled(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells, int n)
+{
+  const HeightmapBlobParams *p = &f->params;
+  if (!f->support || p->min_fill <= 0.0)
+    return true;
+  double s = sharpest(f, b->pairs, b->x, b->y, 1.0);
+  if (!(s > 0.0))
+    return true;
+  double points = 0.0;
+  for (int j = 0; j < n; j++)
+    points += f->support[cells[j]] >> 16;
+  double body = HEIGHTMAP_BODY_WIDTH * MAX(b->height - 0.2, 0.0) * s * s;
+  return points >= p->min_fill * body;
+}
+
 void
 heightmap_blob_finder_set_support(HeightmapBlobFinder *f, const uint32_t *support)
 {
@@ -491,7 +510,8 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
       }
       if (keep) {
         measure(f, h, masks, pc, m, &f->blobs[count]);
-        keep = on_pitch(f, &f->blobs[count]) && stands(f, &f->blobs[count], pc, m);
+        keep = on_pitch(f, &f->blobs[count]) && stands(f, &f->blobs[count], pc, m) &&
+               filled(f, &f->blobs[count], pc, m);
       }
       /* visited, but no blob's (heightmap_blob_finder_get_labels), or the new blob's */
       for (int j = 0; j < m; j++)

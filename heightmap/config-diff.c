@@ -127,6 +127,7 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_double(&d, "play_margin", &r->play_margin, n->play_margin);
   live_double(&d, "body_support", &r->body_support, n->body_support);
   live_double(&d, "support_scale", &r->support_scale, n->support_scale);
+  live_double(&d, "min_fill", &r->min_fill, n->min_fill);
   live_double(&d, "goal_width", &r->goal_width, n->goal_width);
   live_double(&d, "goal_height", &r->goal_height, n->goal_height);
   live_double(&d, "goal_shadow", &r->goal_shadow, n->goal_shadow);

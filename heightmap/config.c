@@ -18,7 +18,7 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
   "min_confidence", "min_points", "pool", "carve", "goal_line", "goal_width", "goal_height",
-  "goal_shadow", "goal_front", "max_height", "touch_line", "play_margin", "body_support", "support_scale",
+  "goal_shadow", "goal_front", "max_height", "touch_line", "play_margin", "body_support", "support_scale", "min_fill",
   "top_fraction", "blob_min_area",
   "blob_max_area", "split_depth", "top_band", "visible_offset", "disparity_noise", "gate",
   "acceleration", "max_missed", "confirm", "confirm_gap", "coast", "socket", "ring", "format", "metrics", NULL
@@ -135,6 +135,7 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "play_margin", 0, 1000, &cfg->play_margin, error) ||
       !get_double(c, "body_support", 0, 1, &cfg->body_support, error) ||
       !get_double(c, "support_scale", 0, 10000, &cfg->support_scale, error) ||
+      !get_double(c, "min_fill", 0, 1, &cfg->min_fill, error) ||
       !get_double(c, "goal_width", 0.5, 50, &cfg->goal_width, error) ||
       !get_double(c, "goal_height", 0.5, 10, &cfg->goal_height, error) ||
       !get_double(c, "goal_shadow", 0, 20, &cfg->goal_shadow, error) ||
@@ -233,6 +234,7 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->touch_line = 34.0;
   cfg->play_margin = 1.0;
   cfg->support_scale = 20.0;
+  cfg->min_fill = 0.0;
   cfg->blob_min_area = 0.1;
   cfg->blob_max_area = 3.0;
   cfg->top_band = 1.0;
@@ -338,7 +340,8 @@ heightmap_config_blob_params(const HeightmapConfig *c)
                                  .half_length = c->goal_line, .half_width = c->touch_line,
                                  .play_margin = c->play_margin,
                                  .body_support = c->body_support,
-                                 .support_scale = c->support_scale };
+                                 .support_scale = c->support_scale,
+                                 .min_fill = c->min_fill };
 }
 
 HeightmapVelocityParams

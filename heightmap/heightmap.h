@@ -121,6 +121,8 @@ typedef struct {
                                on nothing (blobs.c); 0 = off */
   double support_scale;     /* px/m: body_support judges the blobs seen this sharply or more
                                (blobs.c); 0 = all */
+  double min_fill;          /* 0..1: blobs with fewer points than this share of a body's
+                               pixels in their sharpest pair are fragments (blobs.c); 0 = off */
   double top_fraction;      /* 0..1, share of a cell's points at or above its top */
   double blob_min_area;     /* m^2 */
   double blob_max_area;     /* m^2 */
@@ -160,7 +162,7 @@ void heightmap_config_free(HeightmapConfig *config);
  * min_confidence, min_points, goal_line, goal_width, goal_height, goal_shadow, goal_front,
  * touch_line,
  * play_margin, max_height,
- * body_support, support_scale, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
+ * body_support, support_scale, min_fill, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
  * visible_offset, disparity_noise, gate, acceleration, max_missed, confirm, confirm_gap,
  * coast; appends "key old -> new" for each one that
  * differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1 cell:
@@ -323,7 +325,17 @@ typedef struct {
                                pair that saw them images at this many pixels a metre or more
                                (f / D); farther, a leg is narrower than the filter and its
                                points fall to the grass behind it */
+  double min_fill;          /* 0..1, 0 = off: with the cells' support, a blob whose points
+                               from 0.2 m up are fewer than this share of the pixels its
+                               sharpest pair images of a body there (HEIGHTMAP_BODY_WIDTH x
+                               (top - 0.2 m) x (f / D)^2, D from its camera to the blob's
+                               centre 1 m up) is a fragment: the part of a pair's smear
+                               beside a player or a goal frame that broke off the rest, not
+                               a body, which puts most of its pixels into its own blob at
+                               any distance and resolution */
 } HeightmapBlobParams;
+
+#define HEIGHTMAP_BODY_WIDTH 0.45        /* m: a body as a camera sees it, for min_fill */
 
 #define HEIGHTMAP_SPLIT_SEPARATION 0.4   /* m between two tops of one blob to split it */
 

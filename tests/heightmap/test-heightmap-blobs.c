@@ -428,6 +428,72 @@ test_blobs_support_scale(void)
   g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
 }
 
+/* min_fill: two blobs alike in the height grid (0.3 x 0.3 m, 1.8 m high, seen by pair
+ * 0), a body whose cells hold 40 points from 0.2 m up each and a fragment with 4 each.
+ * Pair 0 30 m away (f 700 px: 23.3 px/m) images a body there on 0.45 x 1.6 x 23.3^2 =
+ * 391 pixels: with min_fill 0.25 the body (about 1 of that) stays, the fragment (about
+ * 0.1) goes; above the body's own share, neither. 120 m away (5.8 px/m, 24.5 pixels)
+ * both hold a body's share and stay. Without support data, with min_fill 0 or when no
+ * pair that saw them is known, both stay. */
+static void
+test_blobs_min_fill(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = ground_grid(&g, -3, 3, -3, 3, 0.1, 0.02f);
+  int n_cells = g.width * g.height;
+  g_autofree uint32_t *support = g_new0(uint32_t, n_cells);
+  g_autofree uint32_t *masks = g_new0(uint32_t, n_cells);
+  fill_rect(&g, h, -1.15, -0.15, -0.85, 0.15, 1.8f);   /* the body */
+  fill_rect(&g, h, 0.85, -0.15, 1.15, 0.15, 1.8f);     /* the fragment */
+  double body_points = 0, fragment_points = 0;
+  for (int j = 0; j < g.height; j++)
+    for (int i = 0; i < g.width; i++) {
+      int c = j * g.width + i;
+      masks[c] = 1u;
+      if (h[c] < 1.0f)
+        continue;
+      bool left = g.x0 + (i + 0.5) * g.cell < 0;
+      support[c] = (left ? 40u : 4u) << 16;
+      *(left ? &body_points : &fragment_points) += left ? 40 : 4;
+    }
+  double s = 700.0 / sqrt(1.0 + 30.0 * 30.0);      /* px/m, 30 m from (+-1, 0, 1) */
+  double pixels = HEIGHTMAP_BODY_WIDTH * 1.6 * s * s;
+  g_test_message("min_fill: body %.2f, fragment %.2f of a body's %.0f pixels",
+                 body_points / pixels, fragment_points / pixels, pixels);
+  g_assert_cmpfloat(body_points / pixels, >, 0.5);
+  g_assert_cmpfloat(fragment_points / pixels, <, 0.15);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3, .min_fill = 0.25 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  const HeightmapPairGeometry near = pair_at(0, -30, 1.0, 2100);
+  heightmap_blob_finder_set_camera(f, 0, &near);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);   /* no support yet */
+  heightmap_blob_finder_set_support(f, support);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  const int32_t *labels = heightmap_blob_finder_get_labels(f);
+  for (int i = 0; i < n_cells; i++)
+    if (h[i] > 1.0f)
+      g_assert_cmpint(labels[i], ==, g.x0 + (i % g.width + 0.5) * g.cell < 0 ? 0 : -2);
+  p.min_fill = body_points / pixels * 1.05;   /* more than the body's share */
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 0);
+  p.min_fill = 0.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);
+  p.min_fill = 0.25;
+  heightmap_blob_finder_set_params(f, &p);
+  const HeightmapPairGeometry far = pair_at(0, -120, 1.0, 2100);
+  heightmap_blob_finder_set_camera(f, 0, &far);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);
+  /* a pair that did not see the blobs does not judge them */
+  heightmap_blob_finder_set_camera(f, 0, &near);
+  for (int i = 0; i < n_cells; i++)
+    masks[i] = 1u << 2;
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -438,6 +504,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/play-area", test_blobs_play_area);
   g_test_add_func("/heightmap/blobs/body-support", test_blobs_body_support);
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
+  g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
   return g_test_run();
 }
