@@ -234,7 +234,7 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->touch_line = 34.0;
   cfg->play_margin = 1.0;
   cfg->support_scale = 20.0;
-  cfg->min_fill = 0.0;
+  cfg->min_fill = 0.2;
   cfg->blob_min_area = 0.1;
   cfg->blob_max_area = 3.0;
   cfg->top_band = 1.0;

@@ -42,7 +42,7 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.play_margin, ==, 1);
   g_assert_cmpfloat(bp.body_support, ==, 0);
   g_assert_cmpfloat(bp.support_scale, ==, 20);
-  g_assert_cmpfloat(bp.min_fill, ==, 0);
+  g_assert_cmpfloat(bp.min_fill, ==, 0.2);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   g_assert_cmpfloat(tp.acceleration, ==, 10);
   g_assert_cmpint(tp.confirm, ==, 2);
@@ -305,14 +305,14 @@ test_config_update(void)
     "min_height=0.7\nconfirm=3\nwait_ms=40\nmin_points=4\ntop_fraction=0.25\n"
     "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\nplay_margin=2\n"
     "body_support=0.05\nsupport_scale=30\ngoal_shadow=1.5\ngoal_front=0.5\nmax_height=2.8\n"
-    "confirm_gap=1\ncoast=2\nmin_fill=0.2\n[pair a]\nring=a2\n"
+    "confirm_gap=1\ncoast=2\nmin_fill=0.3\n[pair a]\nring=a2\n"
     "[pair c]\n",
     &error);
   g_assert_no_error(error);
   g_assert_true(heightmap_config_update(r, n, changed, fixed));
   g_assert_cmpstr(changed->str, ==, "wait_ms 100 -> 40, min_height 0.5 -> 0.7, "
                   "min_points 2 -> 4, goal_line 52.5 -> 50, play_margin 1 -> 2, "
-                  "body_support 0 -> 0.05, support_scale 20 -> 30, min_fill 0 -> 0.2, "
+                  "body_support 0 -> 0.05, support_scale 20 -> 30, min_fill 0.2 -> 0.3, "
                   "goal_shadow 1 -> 1.5, "
                   "goal_front 0 -> 0.5, max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
                   "split_depth 0 -> 0.3, "
@@ -320,7 +320,7 @@ test_config_update(void)
                   "acceleration 10 -> 0, confirm 2 -> 3, confirm_gap 0 -> 1, coast 0 -> 2");
   g_assert_cmpint(heightmap_config_tracker_params(r).confirm_gap, ==, 1);
   g_assert_cmpint(heightmap_config_tracker_params(r).coast, ==, 2);
-  g_assert_cmpfloat(heightmap_config_blob_params(r).min_fill, ==, 0.2);
+  g_assert_cmpfloat(heightmap_config_blob_params(r).min_fill, ==, 0.3);
   g_assert_cmpfloat(r->acceleration, ==, 0);
   g_assert_cmpfloat(r->disparity_noise, ==, 0.1);
   g_assert_cmpfloat(r->goal_line, ==, 50);
