@@ -19,7 +19,7 @@
  * ring) but not the warning: the next ring is on probation too. Nothing is logged per
  * try: a warning when a pair is left out, a message when it recovers.
  */
-#include "heightmap/heightmap.h"
+#include "heightmap/sources.h"
 #include "heightmap/reader.h"
 
 #include <errno.h>

@@ -41,7 +41,7 @@
 
 #include "client/ring-writer.h"
 #include "common/notify.h"
-#include "heightmap/heightmap.h"
+#include "heightmap/sources.h"
 #include "stereod-config.h"
 
 #define STATUS_INTERVAL_US (5 * G_USEC_PER_SEC)

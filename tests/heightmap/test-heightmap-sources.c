@@ -25,7 +25,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "heightmap/heightmap.h"
+#include "heightmap/sources.h"
 #include "hm-test-ring.h"
 
 #define TICK_NS (40 * 1000000ull)   /* the writers' frame period */

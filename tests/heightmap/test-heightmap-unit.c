@@ -16,7 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "heightmap/heightmap.h"
+#include "heightmap/sources.h"
 
 /* ---------------------------------------------------------------- frame choice */
 
