@@ -419,6 +419,19 @@ sharpest(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, doubl
   return best;
 }
 
+/* A blob's points 0.2-0.6 m high and from 0.2 m up: the sums of its cells' support. */
+static void
+support_sums(const HeightmapBlobFinder *f, const int32_t *cells, int n, double *legs,
+             double *body)
+{
+  *legs = *body = 0.0;
+  for (int j = 0; j < n; j++) {
+    uint32_t s = f->support[cells[j]];
+    *legs += s & 0xffffu;
+    *body += s >> 16;
+  }
+}
+
 /* Whether a measured blob stands on the ground: its points 0.2-0.6 m high are at least
  * body_support of its points from 0.2 m up. True without support data, and for a blob
  * that no pair which saw it images at support_scale px/m or more at its legs (0.4 m up):
@@ -431,12 +444,8 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
   if (!f->support || p->body_support <= 0.0 ||
       (p->support_scale > 0.0 && sharpest(f, b->pairs, b->x, b->y, 0.4) < p->support_scale))
     return true;
-  double legs = 0.0, body = 0.0;
-  for (int j = 0; j < n; j++) {
-    uint32_t s = f->support[cells[j]];
-    legs += s & 0xffffu;
-    body += s >> 16;
-  }
+  double legs, body;
+  support_sums(f, cells, n, &legs, &body);
   return legs >= p->body_support * body;
 }
 
@@ -452,9 +461,8 @@ filled(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
   double s = sharpest(f, b->pairs, b->x, b->y, 1.0);
   if (!(s > 0.0))
     return true;
-  double points = 0.0;
-  for (int j = 0; j < n; j++)
-    points += f->support[cells[j]] >> 16;
+  double legs, points;
+  support_sums(f, cells, n, &legs, &points);
   double body = HEIGHTMAP_BODY_WIDTH * MAX(b->height - 0.2, 0.0) * s * s;
   return points >= p->min_fill * body;
 }

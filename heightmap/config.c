@@ -18,10 +18,11 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
   "min_confidence", "min_points", "pool", "carve", "goal_line", "goal_width", "goal_height",
-  "goal_shadow", "goal_front", "max_height", "touch_line", "play_margin", "body_support", "support_scale", "min_fill",
-  "top_fraction", "blob_min_area",
-  "blob_max_area", "split_depth", "top_band", "visible_offset", "disparity_noise", "gate",
-  "acceleration", "max_missed", "confirm", "confirm_gap", "coast", "socket", "ring", "format", "metrics", NULL
+  "goal_shadow", "goal_front", "max_height", "touch_line", "play_margin", "body_support",
+  "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
+  "split_depth", "top_band", "visible_offset", "disparity_noise", "gate", "acceleration",
+  "max_missed", "confirm", "confirm_gap", "coast", "socket", "ring", "format", "metrics",
+  NULL
 };
 static const char *const pair_keys[] = { "ring", "calibration", NULL };
 static const char *const format_names[HEIGHTMAP_FORMAT_COUNT + 1] = { "float", "mm", NULL };

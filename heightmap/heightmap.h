@@ -15,8 +15,8 @@
  *  - HeightmapTracker (tracks.c): blobs associated over time into tracks with stable ids;
  *  - HeightmapServer and the JSON line (output.c): players as JSON lines to the clients
  *    of a Unix socket, never blocking the builder;
- *  - HeightmapSources (sources.h; sources.c, reader.c): the rings of the pairs, read and checked by
- *    one waiter thread per ring, and the choice of the frames that are fused together;
+ *  - HeightmapSources (sources.h; sources.c, reader.c): the rings of the pairs, read and
+ *    checked by one waiter thread per ring, and the choice of the frames fused together;
  *  - HeightmapInstance (instance.c): the locks that keep a second builder off the
  *    running one's socket and ring.
  *
@@ -160,17 +160,15 @@ void heightmap_config_free(HeightmapConfig *config);
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
  * min_confidence, min_points, goal_line, goal_width, goal_height, goal_shadow, goal_front,
- * touch_line,
- * play_margin, max_height,
- * body_support, support_scale, min_fill, top_fraction, blob_min_area, blob_max_area, top_band, split_depth,
- * visible_offset, disparity_noise, gate, acceleration, max_missed, confirm, confirm_gap,
- * coast; appends "key old -> new" for each one that
- * differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1 cell:
- * the GPU images and the output ring; pool: a shader constant; socket, ring, format; the
- * pairs, their rings and calibrations: the waiter threads and the pair masks) keep their
- * running values; each one that differs adds one line "[group] key changed: needs a
- * restart, keeping VALUE" (a new string) to `fixed`, whose free function must be g_free.
- * Returns whether a changeable key changed. Not thread safe: nothing may read the
+ * touch_line, play_margin, max_height, body_support, support_scale, min_fill,
+ * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, visible_offset,
+ * disparity_noise, gate, acceleration, max_missed, confirm, confirm_gap, coast; appends
+ * "key old -> new" for each one that differs to `changed` (", " between them). The keys
+ * fixed at start (x0 x1 y0 y1 cell: the GPU images and the output ring; pool: a shader
+ * constant; socket, ring, format; the pairs, their rings and calibrations: the waiter
+ * threads and the pair masks) keep their running values; each one that differs adds one
+ * line "[group] key changed: needs a restart, keeping VALUE" (a new string) to `fixed`,
+ * whose free function must be g_free. Returns whether a changeable key changed. Not thread safe: nothing may read the
  * changeable keys of `running` meanwhile (the waiter threads of HeightmapSources read
  * only the pairs). */
 bool heightmap_config_update(HeightmapConfig *running, const HeightmapConfig *next,

@@ -64,12 +64,17 @@ struct HeightmapTracker {
   uint32_t next_id;
 };
 
+static bool
+params_valid(const HeightmapTrackerParams *p)
+{
+  return p && p->gate > 0 && p->max_missed >= 0 && p->confirm >= 0 && p->confirm_gap >= 0 &&
+         p->coast >= 0 && p->acceleration >= 0;
+}
+
 HeightmapTracker *
 heightmap_tracker_new(const HeightmapTrackerParams *params)
 {
-  g_return_val_if_fail(params && params->gate > 0 && params->max_missed >= 0 &&
-                       params->confirm >= 0 && params->confirm_gap >= 0 && params->coast >= 0 &&
-                       params->acceleration >= 0, NULL);
+  g_return_val_if_fail(params_valid(params), NULL);
   HeightmapTracker *t = g_new0(HeightmapTracker, 1);
   t->params = *params;
   t->tracks = g_new(Track, MAX_TRACKS);
@@ -93,9 +98,7 @@ heightmap_tracker_free(HeightmapTracker *t)
 void
 heightmap_tracker_set_params(HeightmapTracker *t, const HeightmapTrackerParams *params)
 {
-  g_return_if_fail(t && params && params->gate > 0 && params->max_missed >= 0 &&
-                   params->confirm >= 0 && params->confirm_gap >= 0 && params->coast >= 0 &&
-                       params->acceleration >= 0);
+  g_return_if_fail(t && params_valid(params));
   t->params = *params;
 }
 
