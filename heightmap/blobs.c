@@ -26,6 +26,14 @@
  * area limits apply to it). A body's head and shoulders
  * are one top: a dip of less than split_depth does not split it.
  *
+ * Crowds (crowd_split > 0, split_depth 0): players closer together than their range
+ * smears are long (a duel, a corner kick, a wall) make one blob, centred between them,
+ * larger than one player's: with several pairs the union of each pair's smear. Only the
+ * blobs larger than crowd_area are split, as above at crowd_split: a single player's blob
+ * has two tops too when two pairs place its head apart, and splitting every blob
+ * (split_depth) breaks those. Each part is judged as a blob of its own; a blob above
+ * max_area with a single top (a wall, a goal frame's smear) is still dropped.
+ *
  * The ground point: a camera sees the side of a player that faces it, and points of the
  * body's edges fall short of the top, so the footprint of the cells spreads along the
  * view direction and is not centred on the player. The head and shoulders are seen by
@@ -328,14 +336,16 @@ find(int32_t *parent, int32_t r)
   return r;
 }
 
-/* Splits the blob `id` of n cells in f->stack (split_depth > 0): returns the number of
+/* Splits the blob `id` of n cells in f->stack at tops `depth` (> 0) apart in height (the
+ * header's merged players): returns the number of
  * components; f->order holds the cells regrouped by component, starts[k] .. starts[k + 1]
  * the k-th (at most `max` components, the rest stay with their highest neighbour's). */
 static int
-split(HeightmapBlobFinder *f, const float *h, int n, int32_t id, int *starts, int max)
+split(HeightmapBlobFinder *f, const float *h, int n, int32_t id, double depth, int *starts,
+      int max)
 {
   const int w = f->grid.width, ht = f->grid.height;
-  const double cell = f->grid.cell, depth = f->params.split_depth;
+  const double cell = f->grid.cell;
   const double sep2 = HEIGHTMAP_SPLIT_SEPARATION * HEIGHTMAP_SPLIT_SEPARATION;
   /* each top must be a blob by itself above the cells that join them */
   const int min_cells = MAX(1, (int) ceil(f->params.min_area / (cell * cell) - 1e-9));
@@ -503,8 +513,12 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
     const int32_t *cells = f->stack;
     int starts[MAX_SPLIT + 1] = { 0, n };
     int parts = 1;
-    if (f->params.split_depth > 0 && n > 1) {
-      parts = split(f, h, n, id, starts, MAX_SPLIT);
+    /* split_depth splits every blob; crowd_split those larger than crowd_area */
+    double depth = f->params.split_depth;
+    if (!(depth > 0) && n * f->grid.cell * f->grid.cell > f->params.crowd_area)
+      depth = f->params.crowd_split;
+    if (depth > 0 && n > 1) {
+      parts = split(f, h, n, id, depth, starts, MAX_SPLIT);
       cells = f->order;
     }
     for (int k = 0; k < parts; k++) {

@@ -138,6 +138,8 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_double(&d, "blob_max_area", &r->blob_max_area, n->blob_max_area);
   live_double(&d, "top_band", &r->top_band, n->top_band);
   live_double(&d, "split_depth", &r->split_depth, n->split_depth);
+  live_double(&d, "crowd_split", &r->crowd_split, n->crowd_split);
+  live_double(&d, "crowd_area", &r->crowd_area, n->crowd_area);
   live_double(&d, "visible_offset", &r->visible_offset, n->visible_offset);
   live_double(&d, "disparity_noise", &r->disparity_noise, n->disparity_noise);
   live_double(&d, "gate", &r->gate, n->gate);

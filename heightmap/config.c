@@ -20,9 +20,9 @@ static const char *const heightmap_keys[] = {
   "min_confidence", "min_points", "pool", "carve", "goal_line", "goal_width", "goal_height",
   "goal_shadow", "goal_front", "max_height", "touch_line", "play_margin", "body_support",
   "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
-  "split_depth", "top_band", "visible_offset", "disparity_noise", "gate", "acceleration",
-  "max_missed", "confirm", "confirm_gap", "coast", "socket", "ring", "format", "metrics",
-  NULL
+  "split_depth", "crowd_split", "crowd_area", "top_band", "visible_offset",
+  "disparity_noise", "gate", "acceleration", "max_missed", "confirm", "confirm_gap", "coast",
+  "socket", "ring", "format", "metrics", NULL
 };
 static const char *const pair_keys[] = { "ring", "calibration", NULL };
 static const char *const format_names[HEIGHTMAP_FORMAT_COUNT + 1] = { "float", "mm", NULL };
@@ -147,6 +147,8 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "blob_max_area", 0.001, 10000, &cfg->blob_max_area, error) ||
       !get_double(c, "top_band", 0, 10, &cfg->top_band, error) ||
       !get_double(c, "split_depth", 0, 3, &cfg->split_depth, error) ||
+      !get_double(c, "crowd_split", 0, 3, &cfg->crowd_split, error) ||
+      !get_double(c, "crowd_area", 0, 1000, &cfg->crowd_area, error) ||
       !get_double(c, "visible_offset", 0, 2, &cfg->visible_offset, error) ||
       !get_double(c, "disparity_noise", 0, 10, &cfg->disparity_noise, error) ||
       !get_double(c, "gate", 0.01, 100, &cfg->gate, error) ||
@@ -234,10 +236,12 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->goal_shadow = 1.0;
   cfg->touch_line = 34.0;
   cfg->play_margin = 1.0;
+  cfg->body_support = 0.02;
   cfg->support_scale = 20.0;
   cfg->min_fill = 0.2;
   cfg->blob_min_area = 0.1;
   cfg->blob_max_area = 3.0;
+  cfg->crowd_area = 3.0;
   cfg->top_band = 1.0;
   cfg->visible_offset = 0.05;
   cfg->disparity_noise = 0.07;
@@ -338,6 +342,8 @@ heightmap_config_blob_params(const HeightmapConfig *c)
                                  .visible_offset = c->visible_offset,
                                  .disparity_noise = c->disparity_noise,
                                  .split_depth = c->split_depth,
+                                 .crowd_split = c->crowd_split,
+                                 .crowd_area = c->crowd_area,
                                  .half_length = c->goal_line, .half_width = c->touch_line,
                                  .play_margin = c->play_margin,
                                  .body_support = c->body_support,

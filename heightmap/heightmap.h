@@ -128,6 +128,9 @@ typedef struct {
   double blob_max_area;     /* m^2 */
   double top_band;          /* m, cells within this of a blob's top give its centre */
   double split_depth;       /* m, 0 = off: blobs with two tops this high are split */
+  double crowd_split;       /* m, 0 = off: blobs above crowd_area with two tops this high are
+                               split (blobs.c) */
+  double crowd_area;        /* m^2 */
   double visible_offset;    /* m, centres moved away from the cameras (blobs.c) */
   double disparity_noise;   /* px, sigma of a blob's disparity (blobs.c, covariances) */
   double gate;              /* m, tracking gate */
@@ -161,7 +164,8 @@ void heightmap_config_free(HeightmapConfig *config);
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
  * min_confidence, min_points, goal_line, goal_width, goal_height, goal_shadow, goal_front,
  * touch_line, play_margin, max_height, body_support, support_scale, min_fill,
- * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, visible_offset,
+ * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, crowd_split,
+ * crowd_area, visible_offset,
  * disparity_noise, gate, acceleration, max_missed, confirm, confirm_gap, coast; appends
  * "key old -> new" for each one that differs to `changed` (", " between them). The keys
  * fixed at start (x0 x1 y0 y1 cell: the GPU images and the output ring; pool: a shader
@@ -310,6 +314,10 @@ typedef struct {
   double split_depth;       /* m, > 0: a blob with two tops, each at least this above the
                                lowest cells that join them and HEIGHTMAP_SPLIT_SEPARATION
                                apart, is two blobs (merged players); 0: no split */
+  double crowd_split;       /* m, > 0: the same split, at this depth, for the blobs larger
+                               than crowd_area only (players side by side), when
+                               split_depth is 0; 0: none */
+  double crowd_area;        /* m^2: see crowd_split */
   double half_length, half_width;   /* m, the lines at x = +-half_length, y = +-half_width;
                                        either 0: no play area */
   double play_margin;       /* m: a blob whose centre lies farther than this beyond the

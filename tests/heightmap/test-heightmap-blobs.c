@@ -101,6 +101,63 @@ test_blobs(void)
   g_assert_cmpint(b[0].cells, ==, 9);
 }
 
+/* Crowds (crowd_split, crowd_area): three bodies (0.4 x 0.4 m at 1.6 m) 0.4 m apart,
+ * joined by a 1.0 m band into one blob of 0.8 m^2, above max_area (0.5): dropped without
+ * crowd_split, three blobs (one per body, each centred on it) with 0.3 above crowd_area
+ * 0.5. A merged pair of 0.4 m^2 (tops 0.6 m apart over a 1.3 m saddle) stays one blob
+ * there and is split with crowd_area 0.3; a flat wall of 3.6 m^2 has one top and is
+ * dropped in every run. split_depth splits both blobs. */
+static void
+test_blobs_crowd(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = ground_grid(&g, -5, 5, -5, 5, 0.1, 0.05f);
+  fill_rect(&g, h, -3.0, 0.0, -1.0, 0.4, 1.0f);
+  for (int k = 0; k < 3; k++)
+    fill_rect(&g, h, -3.0 + 0.8 * k, 0.0, -2.6 + 0.8 * k, 0.4, 1.6f);
+  fill_rect(&g, h, 1.0, 0.0, 2.0, 0.4, 1.5f);
+  fill_rect(&g, h, 1.1, 0.1, 1.3, 0.3, 1.8f);
+  fill_rect(&g, h, 1.5, 0.0, 1.6, 0.4, 1.3f);
+  fill_rect(&g, h, 1.7, 0.1, 1.9, 0.3, 1.7f);
+  fill_rect(&g, h, -4.5, 4.0, 4.5, 4.4, 1.0f);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 0.5,
+                            .crowd_area = 0.5, .top_band = 0.15 };
+  const HeightmapBlob *b;
+  for (int run = 0; run < 4; run++) {
+    p.crowd_split = run == 0 ? 0.0 : 0.3;
+    p.split_depth = run == 2 ? 0.25 : 0.0;
+    p.crowd_area = run == 3 ? 0.3 : 0.5;
+    g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+    int n = heightmap_blob_finder_run(f, h, NULL, &b);
+    const int want[4] = { 1, 4, 5, 5 };
+    g_assert_cmpint(n, ==, want[run]);
+    int k = 0;
+    if (run > 0) {
+      int cells = 0;
+      for (; k < 3; k++) {
+        g_assert_cmpfloat_with_epsilon(b[k].height, 1.6, 1e-6);
+        g_assert_cmpfloat_with_epsilon(b[k].x, -2.8 + 0.8 * k, 1e-6);
+        g_assert_cmpfloat_with_epsilon(b[k].y, 0.2, 1e-6);
+        g_assert_cmpfloat(b[k].area, <=, p.max_area);
+        cells += b[k].cells;
+      }
+      g_assert_cmpint(cells, ==, 80);      /* the band's cells all go to a body */
+    }
+    /* the pair: one blob of 40 cells, or split at split_depth */
+    g_assert_cmpint(b[k].cells, ==, run >= 2 ? 24 : 40);
+    g_assert_cmpfloat_with_epsilon(b[k].height, 1.8, 1e-6);
+    const int32_t *label = heightmap_blob_finder_get_labels(f);
+    for (int j = 0; j < n; j++) {
+      int cnt = 0;
+      for (int i = 0; i < g.width * g.height; i++)
+        cnt += label[i] == j;
+      g_assert_cmpint(cnt, ==, b[j].cells);
+    }
+    /* the wall's cells belong to no blob */
+    g_assert_cmpint(label[(int) ((4.2 - g.y0) / g.cell) * g.width + g.width / 2], <, 0);
+  }
+}
+
 /* Merged players (split_depth): two bodies side by side, tops 1.8 and 1.7 m 0.6 m apart
  * over a 1.3 m saddle, make one blob without the split and two with split_depth 0.25 (or
  * 0.4: both tops stand 0.4 and 0.5 m above the saddle), each centred on its own top, the
@@ -501,6 +558,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/labels", test_blob_labels);
   g_test_add_func("/heightmap/blobs", test_blobs);
   g_test_add_func("/heightmap/blobs/split", test_blobs_split);
+  g_test_add_func("/heightmap/blobs/crowd", test_blobs_crowd);
   g_test_add_func("/heightmap/blobs/play-area", test_blobs_play_area);
   g_test_add_func("/heightmap/blobs/body-support", test_blobs_body_support);
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
