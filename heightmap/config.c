@@ -241,6 +241,7 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->min_fill = 0.2;
   cfg->blob_min_area = 0.1;
   cfg->blob_max_area = 3.0;
+  cfg->crowd_split = 0.2;
   cfg->crowd_area = 3.0;
   cfg->top_band = 1.0;
   cfg->visible_offset = 0.05;

@@ -18,6 +18,20 @@ fill_rect(const HeightmapGrid *g, float *h, double x0, double y0, double x1, dou
     }
 }
 
+/* Every blob's label marks as many cells as the blob has. */
+static void
+assert_labels(const HeightmapGrid *g, const HeightmapBlobFinder *f, const HeightmapBlob *b,
+              int n)
+{
+  const int32_t *label = heightmap_blob_finder_get_labels(f);
+  for (int j = 0; j < n; j++) {
+    int cnt = 0;
+    for (int i = 0; i < g->width * g->height; i++)
+      cnt += label[i] == j;
+    g_assert_cmpint(cnt, ==, b[j].cells);
+  }
+}
+
 /* A grid from (x0, y0) to (x1, y1) of `cell` m and its heights, every cell `ground`. */
 static float *
 ground_grid(HeightmapGrid *g, double x0, double x1, double y0, double y1, double cell,
@@ -143,17 +157,12 @@ test_blobs_crowd(void)
       }
       g_assert_cmpint(cells, ==, 80);      /* the band's cells all go to a body */
     }
-    /* the pair: one blob of 40 cells, or split at split_depth */
+    /* the pair: one blob of 40 cells, or split (split_depth, crowd_area 0.3) */
     g_assert_cmpint(b[k].cells, ==, run >= 2 ? 24 : 40);
     g_assert_cmpfloat_with_epsilon(b[k].height, 1.8, 1e-6);
-    const int32_t *label = heightmap_blob_finder_get_labels(f);
-    for (int j = 0; j < n; j++) {
-      int cnt = 0;
-      for (int i = 0; i < g.width * g.height; i++)
-        cnt += label[i] == j;
-      g_assert_cmpint(cnt, ==, b[j].cells);
-    }
+    assert_labels(&g, f, b, n);
     /* the wall's cells belong to no blob */
+    const int32_t *label = heightmap_blob_finder_get_labels(f);
     g_assert_cmpint(label[(int) ((4.2 - g.y0) / g.cell) * g.width + g.width / 2], <, 0);
   }
 }
@@ -222,13 +231,7 @@ test_blobs_split(void)
     g_assert_cmpint(b[k + 1].cells, ==, 18);             /* the head: one blob */
     g_assert_cmpint(b[k + 2].cells, ==, 16 + 2 + 2);     /* the body with its spike */
     g_assert_cmpfloat_with_epsilon(b[k + 2].height, 1.9, 1e-6);
-    const int32_t *label = heightmap_blob_finder_get_labels(f);
-    for (int j = 0; j < n; j++) {
-      int cnt = 0;
-      for (int i = 0; i < g.width * g.height; i++)
-        cnt += label[i] == j;
-      g_assert_cmpint(cnt, ==, b[j].cells);
-    }
+    assert_labels(&g, f, b, n);
   }
 }
 

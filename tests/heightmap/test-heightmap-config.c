@@ -43,7 +43,7 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.body_support, ==, 0.02);
   g_assert_cmpfloat(bp.support_scale, ==, 20);
   g_assert_cmpfloat(bp.min_fill, ==, 0.2);
-  g_assert_cmpfloat(bp.crowd_split, ==, 0);
+  g_assert_cmpfloat(bp.crowd_split, ==, 0.2);
   g_assert_cmpfloat(bp.crowd_area, ==, 3);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   g_assert_cmpfloat(tp.acceleration, ==, 10);
@@ -321,7 +321,7 @@ test_config_update(void)
                   "body_support 0.02 -> 0.05, support_scale 20 -> 30, min_fill 0.2 -> 0.3, "
                   "goal_shadow 1 -> 1.5, "
                   "goal_front 0 -> 0.5, max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
-                  "split_depth 0 -> 0.3, crowd_split 0 -> 0.4, crowd_area 3 -> 1.2, "
+                  "split_depth 0 -> 0.3, crowd_split 0.2 -> 0.4, crowd_area 3 -> 1.2, "
                   "disparity_noise 0.07 -> 0.1, "
                   "acceleration 10 -> 0, confirm 2 -> 3, confirm_gap 0 -> 1, coast 0 -> 2");
   g_assert_cmpint(heightmap_config_tracker_params(r).confirm_gap, ==, 1);
