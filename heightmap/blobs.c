@@ -27,7 +27,7 @@
  * are one top: a dip of less than split_depth does not split it.
  *
  * Crowds (crowd_split > 0, split_depth 0): players closer together than their range
- * smears are long (a duel, a corner kick, a wall) make one blob, centred between them,
+ * smears are long (a duel, a corner kick, a wall) make one blob centred between them,
  * larger than one player's: with several pairs the union of each pair's smear. Only the
  * blobs larger than crowd_area are split, as above at crowd_split: a single player's blob
  * has two tops too when two pairs place its head apart, and splitting every blob

@@ -165,16 +165,15 @@ void heightmap_config_free(HeightmapConfig *config);
  * min_confidence, min_points, goal_line, goal_width, goal_height, goal_shadow, goal_front,
  * touch_line, play_margin, max_height, body_support, support_scale, min_fill,
  * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, crowd_split,
- * crowd_area, visible_offset,
- * disparity_noise, gate, acceleration, max_missed, confirm, confirm_gap, coast; appends
- * "key old -> new" for each one that differs to `changed` (", " between them). The keys
- * fixed at start (x0 x1 y0 y1 cell: the GPU images and the output ring; pool: a shader
- * constant; socket, ring, format; the pairs, their rings and calibrations: the waiter
- * threads and the pair masks) keep their running values; each one that differs adds one
- * line "[group] key changed: needs a restart, keeping VALUE" (a new string) to `fixed`,
- * whose free function must be g_free. Returns whether a changeable key changed. Not thread safe: nothing may read the
- * changeable keys of `running` meanwhile (the waiter threads of HeightmapSources read
- * only the pairs). */
+ * crowd_area, visible_offset, disparity_noise, gate, acceleration, max_missed, confirm,
+ * confirm_gap, coast; appends "key old -> new" for each one that differs to `changed`
+ * (", " between them). The keys fixed at start (x0 x1 y0 y1 cell: the GPU images and the
+ * output ring; pool: a shader constant; socket, ring, format; the pairs, their rings and
+ * calibrations: the waiter threads and the pair masks) keep their running values; each
+ * one that differs adds one line "[group] key changed: needs a restart, keeping VALUE" (a
+ * new string) to `fixed`, whose free function must be g_free. Returns whether a
+ * changeable key changed. Not thread safe: nothing may read the changeable keys of
+ * `running` meanwhile (the waiter threads of HeightmapSources read only the pairs). */
 bool heightmap_config_update(HeightmapConfig *running, const HeightmapConfig *next,
                              GString *changed, GPtrArray *fixed);
 
