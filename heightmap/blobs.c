@@ -53,6 +53,7 @@
 
 #define MAX_BLOBS 4096
 #define MAX_SPLIT 16   /* components of one blob; more stay with their neighbours */
+#define MAX_PIECES 32  /* pieces of one blob waiting to be cut or judged (view_split) */
 
 struct HeightmapBlobFinder {
   HeightmapGrid grid;
@@ -73,6 +74,9 @@ struct HeightmapBlobFinder {
   double focal[HEIGHTMAP_MAX_PAIRS];            /* f, px; 0 when unknown */
   uint32_t has_camera;     /* bit per pair */
   const uint32_t *support; /* per cell, heightmap_fusion_get_support's; NULL: none */
+  const uint32_t *body;    /* per cell, heightmap_fusion_get_body_masks'; NULL: none */
+  double *proj;            /* view_split: the cells' positions across a pair's view */
+  int32_t *part;           /* view_split: the cells of a blob being cut */
 };
 
 void
@@ -208,6 +212,8 @@ heightmap_blob_finder_new(const HeightmapGrid *grid, const HeightmapBlobParams *
   f->top = g_new(int32_t, n);
   f->size = g_new(int32_t, n);
   f->order = g_new(int32_t, n);
+  f->proj = g_new(double, n);
+  f->part = g_new(int32_t, n);
   f->blobs = g_new(HeightmapBlob, MAX_BLOBS);
   return f;
 }
@@ -224,6 +230,8 @@ heightmap_blob_finder_free(HeightmapBlobFinder *f)
   g_free(f->top);
   g_free(f->size);
   g_free(f->order);
+  g_free(f->proj);
+  g_free(f->part);
   g_free(f->blobs);
   g_free(f);
 }
@@ -295,7 +303,8 @@ measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, const int
       double cx = c % g->width + 0.5, cy = c / g->width + 0.5;
       double wgt = h[c];
       if (pass == 0 && masks)
-        wgt *= cell_weight(f, masks[c], g->x0 + cx * g->cell, g->y0 + cy * g->cell, h[c]);
+        wgt *= cell_weight(f, f->params.body_pairs && f->body ? f->body[c] : masks[c],
+                           g->x0 + cx * g->cell, g->y0 + cy * g->cell, h[c]);
       sw += wgt;
       sx += wgt * cx;
       sy += wgt * cy;
@@ -484,6 +493,103 @@ heightmap_blob_finder_set_support(HeightmapBlobFinder *f, const uint32_t *suppor
   f->support = support;
 }
 
+void
+heightmap_blob_finder_set_body_masks(HeightmapBlobFinder *f, const uint32_t *masks)
+{
+  g_return_if_fail(f);
+  f->body = masks;
+}
+
+static int
+by_value(const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* Cuts a blob of n cells across a pair's view (view_split): of the pairs whose body points
+ * fell into its cells, the one whose cells spread widest across its horizontal view
+ * direction (from its camera to the blob's mean cell; the 5 % at either side left out, and
+ * a cell's width added) decides; when that spread exceeds view_split, the cut lies where
+ * that pair's cells fall into two groups across its view with the least spread in each
+ * (Otsu's threshold of their positions), and every cell of the blob goes to the side of
+ * it where it lies. Returns k, 0 < k < n, with cells[0 .. k) one part and cells[k .. n)
+ * the other, or 0 for no cut (also when either part would be smaller than min_area). */
+static int
+view_cut(HeightmapBlobFinder *f, int32_t *cells, int n)
+{
+  const HeightmapGrid *g = &f->grid;
+  const int min_cells = MAX(1, (int) ceil(f->params.min_area / (g->cell * g->cell) - 1e-9));
+  if (!f->body || !(f->params.view_split > 0) || n < 2 * min_cells)
+    return 0;
+  double mx = 0, my = 0;
+  uint32_t pairs = 0;
+  for (int i = 0; i < n; i++) {
+    mx += cells[i] % g->width + 0.5;
+    my += cells[i] / g->width + 0.5;
+    pairs |= f->body[cells[i]];
+  }
+  mx = g->x0 + mx / n * g->cell;
+  my = g->y0 + my / n * g->cell;
+  pairs &= f->has_camera;
+  double widest = 0, across[2] = { 0, 0 };
+  int best = -1;
+  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
+    if (!(pairs & (1u << p)))
+      continue;
+    double ux = mx - f->camera[p][0], uy = my - f->camera[p][1], l = hypot(ux, uy);
+    if (!(l > 0))
+      continue;
+    double vx = -uy / l, vy = ux / l;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+      if (f->body[cells[i]] & (1u << p))
+        f->proj[m++] = vx * (cells[i] % g->width) + vy * (cells[i] / g->width);
+    if (m < 2 * min_cells)
+      continue;
+    qsort(f->proj, (size_t) m, sizeof *f->proj, by_value);
+    int trim = m / 20;
+    double width = (f->proj[m - 1 - trim] - f->proj[trim] + 1) * g->cell;
+    if (width > widest) {
+      widest = width;
+      best = p;
+      across[0] = vx;
+      across[1] = vy;
+    }
+  }
+  if (best < 0 || widest <= f->params.view_split)
+    return 0;
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (f->body[cells[i]] & (1u << best))
+      f->proj[m++] = across[0] * (cells[i] % g->width) + across[1] * (cells[i] / g->width);
+  qsort(f->proj, (size_t) m, sizeof *f->proj, by_value);
+  double total = 0, below = 0, score = -1, cut = 0;
+  for (int i = 0; i < m; i++)
+    total += f->proj[i];
+  for (int k = 1; k < m; k++) {
+    below += f->proj[k - 1];
+    double d = below / k - (total - below) / (m - k);
+    double between = (double) k * (m - k) * d * d;
+    if (f->proj[k] > f->proj[k - 1] && between > score) {
+      score = between;
+      cut = 0.5 * (f->proj[k - 1] + f->proj[k]);
+    }
+  }
+  if (score < 0)
+    return 0;
+  int k = 0, j = 0;
+  for (int i = 0; i < n; i++) {
+    double t = across[0] * (cells[i] % g->width) + across[1] * (cells[i] / g->width);
+    if (t < cut)
+      cells[k++] = cells[i];
+    else
+      f->part[j++] = cells[i];
+  }
+  memcpy(cells + k, f->part, sizeof *cells * (size_t) j);
+  return k >= min_cells && j >= min_cells ? k : 0;
+}
+
 /* Whether a measured blob's centre lies on the pitch or within play_margin of its lines
  * (true when the lines are not known). */
 static bool
@@ -510,7 +616,7 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
       continue;
     int32_t id = count < MAX_BLOBS ? count : MAX_BLOBS;
     int n = flood(f, h, i, id);
-    const int32_t *cells = f->stack;
+    int32_t *cells = f->stack;
     int starts[MAX_SPLIT + 1] = { 0, n };
     int parts = 1;
     /* split_depth splits every blob; crowd_split those larger than crowd_area */
@@ -521,9 +627,25 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
       parts = split(f, h, n, id, depth, starts, MAX_SPLIT);
       cells = f->order;
     }
-    for (int k = 0; k < parts; k++) {
-      const int32_t *pc = cells + starts[k];
-      int m = starts[k + 1] - starts[k];
+    /* each part, and each piece view_split cuts it into, is judged as a blob of its own */
+    int piece[MAX_PIECES][2], pieces = 0;
+    for (int k = parts - 1; k >= 0; k--) {
+      piece[pieces][0] = starts[k];
+      piece[pieces++][1] = starts[k + 1] - starts[k];
+    }
+    while (pieces > 0) {
+      pieces--;
+      int32_t *pc = cells + piece[pieces][0];
+      int m = piece[pieces][1];
+      int cut = pieces + 2 <= MAX_PIECES ? view_cut(f, pc, m) : 0;
+      if (cut > 0) {
+        int at = piece[pieces][0];
+        piece[pieces][0] = at + cut;
+        piece[pieces++][1] = m - cut;
+        piece[pieces][0] = at;
+        piece[pieces++][1] = cut;
+        continue;
+      }
       double area = m * f->grid.cell * f->grid.cell;
       bool keep = area >= f->params.min_area && area <= f->params.max_area;
       if (keep && count == MAX_BLOBS) {

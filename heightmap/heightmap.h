@@ -131,6 +131,10 @@ typedef struct {
   double crowd_split;       /* m, 0 = off: blobs above crowd_area with two tops this high are
                                split (blobs.c) */
   double crowd_area;        /* m^2 */
+  bool body_pairs;          /* blob centres weighed by the pairs whose body points fell into
+                               each cell (blobs.c) */
+  double view_split;        /* m, 0 = off: blobs wider than this across a pair's view are
+                               cut in two (blobs.c) */
   double visible_offset;    /* m, centres moved away from the cameras (blobs.c) */
   double disparity_noise;   /* px, sigma of a blob's disparity (blobs.c, covariances) */
   double gate;              /* m, tracking gate */
@@ -286,6 +290,10 @@ bool heightmap_fusion_finish(HeightmapFusion *fusion, float *heights, uint32_t *
  * and knees) in the low 16 bits and all its points from 0.2 m up in the high 16
  * (saturated at 65535; carved bins not counted). Valid until the next finish. */
 const uint32_t *heightmap_fusion_get_support(const HeightmapFusion *fusion);
+/* The body masks of every cell of the last heightmap_fusion_finish (NULL before one): the
+ * bit set of the pairs with a point 0.6 m high or more in the cell (a body's trunk; the
+ * pair masks count the ground's points too). Valid until the next finish. */
+const uint32_t *heightmap_fusion_get_body_masks(const HeightmapFusion *fusion);
 
 /* ---------------------------------------------------------------- blobs */
 
@@ -338,6 +346,15 @@ typedef struct {
                                beside a player or a goal frame that broke off the rest, not
                                a body, which puts most of its pixels into its own blob at
                                any distance and resolution */
+  bool body_pairs;          /* with the cells' body masks (heightmap_blob_finder_set_body_masks),
+                               a cell's weight in the centre is the precision of the pairs
+                               whose body points fell into it, not of every pair whose points
+                               did (the ground's too) */
+  double view_split;        /* m, 0 = off: with the body masks, a blob whose cells holding a
+                               pair's body points spread wider than this across that pair's
+                               horizontal view is cut in two there (players side by side:
+                               a pair's range error smears a body along its view, not
+                               across it) */
 } HeightmapBlobParams;
 
 #define HEIGHTMAP_BODY_WIDTH 0.45        /* m: a body as a camera sees it, for min_fill */
@@ -361,6 +378,9 @@ void heightmap_blob_finder_set_camera(HeightmapBlobFinder *finder, int pair,
  * body_support; NULL: none (body_support then drops nothing). The finder keeps the
  * pointer: it must stay valid until the run. */
 void heightmap_blob_finder_set_support(HeightmapBlobFinder *finder, const uint32_t *support);
+/* The cells' body masks (heightmap_fusion_get_body_masks) for the next runs, for
+ * body_pairs and view_split; NULL: none (both then do nothing). Kept as the support is. */
+void heightmap_blob_finder_set_body_masks(HeightmapBlobFinder *finder, const uint32_t *masks);
 /* The blob of every cell in the last heightmap_blob_finder_run: its index in the blobs
  * returned, or < 0 (not a player cell, or a blob dropped for its area). grid width *
  * height, row-major; valid until the next run. */

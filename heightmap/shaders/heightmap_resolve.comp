@@ -16,7 +16,8 @@ layout(r32ui, binding = 0) uniform readonly uimage2DArray u_bins;
 // row-major order, then their pair masks (the bins' last layer), then their body support:
 // the points from LEG_LO_BIN up to LEG_HI_BIN (0.2-0.6 m: a standing player's shins and
 // knees) in the low 16 bits and all points from LEG_LO_BIN up in the high 16 (both
-// saturated at 65535; the ground bin not counted).
+// saturated at 65535; the ground bin not counted), then their body masks (the pairs with a
+// point 0.6 m high or more in the cell).
 layout(std430, binding = 2) writeonly buffer Out { uint u_out[]; };
 
 uniform ivec2 u_cells;
@@ -50,7 +51,7 @@ void main()
     for (int x = lo.x; x <= hi.x; x++) {
       int keep = BINS;   // bins kept: 0 .. keep - 1
 #ifdef CARVE
-      uint key = imageLoad(u_bins, ivec3(x, y, BINS / 2 + 1)).r;
+      uint key = imageLoad(u_bins, ivec3(x, y, BINS / 2 + 2)).r;
       if (key != 0u) {
         float ceiling = float(CEIL_KEY - key) * 0.001 + CARVE_TOL;
         keep = clamp(int(ceil(ceiling / BIN_HEIGHT)), 0, BINS);   // bin b's bottom b * BIN_HEIGHT < ceiling
@@ -87,4 +88,5 @@ void main()
   u_out[cell] = floatBitsToUint(h);
   u_out[u_cells.x * u_cells.y + cell] = imageLoad(u_bins, ivec3(p, BINS / 2)).r;
   u_out[2 * u_cells.x * u_cells.y + cell] = min(legs, 65535u) | (min(body, 65535u) << 16);
+  u_out[3 * u_cells.x * u_cells.y + cell] = imageLoad(u_bins, ivec3(p, BINS / 2 + 1)).r;
 }

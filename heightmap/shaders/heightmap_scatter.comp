@@ -9,11 +9,13 @@
 // two per r32ui texel: layer b / 2 holds bin b in its low (even b) or high (odd b) half.
 // A counter stops at 65535 (checked before adding: a race can overshoot by the number of
 // concurrent adders, far below the 65536 left between a half and the next).
-// Layer BINS / 2 holds the pair mask.
+// Layer BINS / 2 holds the pair mask (every point); layer BINS / 2 + 1 the body mask: the
+// pair's bit where one of its points stands BODY_Z or higher (a body's trunk, not the
+// grass nor its noise).
 //
 // CARVE (free-space carving): the ray from the camera to a point passed through the cells
 // in front of it, so nothing in those cells stood as high as the ray did there. Layer
-// BINS / 2 + 1 keeps, per cell, the lowest height at which a ray crossed it (encoded
+// BINS / 2 + 2 keeps, per cell, the lowest height at which a ray crossed it (encoded
 // CEIL_KEY - mm, imageAtomicMax; 0 = no ray), sampled every half cell along the ray from
 // where it comes down to the histogram's top (BINS * BIN_HEIGHT) to a gap before the
 // point: CARVE_GAP_MIN m plus CARVE_SIGMAS range errors of the point (Z^2 / (f B) x the
@@ -67,6 +69,7 @@ uniform int u_carve_stride;        // rays of every stride-th pixel in x and y (
 #define BIN_HEIGHT 0.2
 #endif
 #define Z_MIN -1.0
+#define BODY_Z 0.6
 #define CEIL_KEY 65535u
 #define CARVE_GAP_MIN 0.5
 #define CARVE_SIGMAS 3.0
@@ -139,7 +142,7 @@ void carve(vec3 c, vec3 q, float gap)
     if (!(cf.x >= 0.0 && cf.y >= 0.0 && cf.x < float(u_cells.x) && cf.y < float(u_cells.y)))
       continue;
     uint mm = uint(clamp(r.z, 0.0, top) * 1000.0);
-    imageAtomicMax(u_bins, ivec3(min(ivec2(cf), u_cells - 1), BINS / 2 + 1), CEIL_KEY - mm);
+    imageAtomicMax(u_bins, ivec3(min(ivec2(cf), u_cells - 1), BINS / 2 + 2), CEIL_KEY - mm);
   }
 }
 #endif
@@ -186,4 +189,6 @@ void main()
   if (count < 0xffffu)
     imageAtomicAdd(u_bins, at, 1u << shift);
   imageAtomicOr(u_bins, ivec3(cell, BINS / 2), uint(u_pair_bit));
+  if (q.z >= BODY_Z)
+    imageAtomicOr(u_bins, ivec3(cell, BINS / 2 + 1), uint(u_pair_bit));
 }

@@ -311,6 +311,112 @@ test_blobs_precision(void)
   g_assert_cmpfloat_with_epsilon(b[0].cov[0] / 0.01, 1.0, 0.02);
 }
 
+/* body_pairs: the same two halves, every cell with both pairs in its pair mask (each saw
+ * the ground there) but the body points of P's cells the near pair's and Q's the far
+ * pair's: with body_pairs the near half gives the centre as above, without it (or without
+ * body masks) the two halves weigh the same. */
+static void
+test_blobs_body_pairs(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = ground_grid(&g, -5, 5, -5, 5, 0.1, 0.05f);
+  g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
+  g_autofree uint32_t *body = g_new0(uint32_t, g.width * g.height);
+  fill_rect(&g, h, -0.2, 0.0, 0.2, 0.2, 1.8f);
+  for (int j = 0; j < g.height; j++)
+    for (int i = 0; i < g.width; i++) {
+      double x = g.x0 + (i + 0.5) * g.cell;
+      masks[j * g.width + i] = 3u;
+      body[j * g.width + i] = h[j * g.width + i] > 1 ? (x < 0 ? 1u : 2u) : 0u;
+    }
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 1, .disparity_noise = 0.07 };
+  const HeightmapPairGeometry near = pair_at(-0.1, -29.9, 1.8, 2100);
+  const HeightmapPairGeometry far = pair_at(0.1, 60.1, 1.8, 2100);
+  for (int run = 0; run < 3; run++) {
+    p.body_pairs = run > 0;
+    g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+    heightmap_blob_finder_set_camera(f, 0, &near);
+    heightmap_blob_finder_set_camera(f, 1, &far);
+    if (run < 2)
+      heightmap_blob_finder_set_body_masks(f, body);
+    const HeightmapBlob *b;
+    g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
+    g_assert_cmpuint(b[0].pairs, ==, 3);
+    g_assert_cmpfloat_with_epsilon(b[0].x, run == 1 ? (-0.1 * 16 + 0.1) / 17 : 0.0, 2e-3);
+    g_assert_cmpfloat_with_epsilon(b[0].y, 0.1, 1e-3);
+  }
+}
+
+/* view_split: pair 0 looks north from 40 m south at two bodies side by side, 1 m apart
+ * across its view (x -0.7..-0.3 and 0.3..0.7, 1.8 m), each smeared 1 m along its view (y
+ * 0..1); pair 1, from the east, smears a third body's points between them (x -0.3..0.3,
+ * y 0.4..0.6, 0.8 m) and joins them into one blob. Pair 0's body cells spread 1.4 m across
+ * its view: view_split 1 cuts the blob into the two bodies, each centred on its own
+ * (top_band keeps the joint out of the centres), the joint's cells going to the nearer
+ * side; at 1.6, without body masks or off, one blob. A single body 0.6 m wide smeared
+ * 2 m along pair 0's view (x 2..2.6, y -1..1) is not cut at 1, nor is a body seen from
+ * both pairs (x -3..-2.6, y 2..2.4). Labels follow the blobs. */
+static void
+test_blobs_view_split(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = ground_grid(&g, -5, 5, -5, 5, 0.1, 0.05f);
+  g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
+  g_autofree uint32_t *body = g_new0(uint32_t, g.width * g.height);
+  fill_rect(&g, h, -0.3, 0.4, 0.3, 0.6, 0.8f);
+  fill_rect(&g, h, -0.7, 0.0, -0.3, 1.0, 1.8f);
+  fill_rect(&g, h, 0.3, 0.0, 0.7, 1.0, 1.8f);
+  fill_rect(&g, h, 2.0, -1.0, 2.6, 1.0, 1.7f);
+  fill_rect(&g, h, -3.0, 2.0, -2.6, 2.4, 1.7f);
+  for (int j = 0; j < g.height; j++)
+    for (int i = 0; i < g.width; i++) {
+      int c = j * g.width + i;
+      double x = g.x0 + (i + 0.5) * g.cell;
+      masks[c] = 3u;
+      if (h[c] > 0.5)
+        body[c] = fabs(x) < 0.3 ? 2u : x < -2 ? 3u : 1u;
+    }
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 3.0,
+                            .top_band = 0.5 };
+  const HeightmapPairGeometry south = pair_at(0, -40, 10, 2100);
+  const HeightmapPairGeometry east = pair_at(40, 0.5, 10, 2100);
+  for (int run = 0; run < 4; run++) {
+    p.view_split = run == 0 ? 1.0 : run == 1 ? 1.6 : run == 2 ? 1.0 : 0.0;
+    g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+    heightmap_blob_finder_set_camera(f, 0, &south);
+    heightmap_blob_finder_set_camera(f, 1, &east);
+    if (run != 2)
+      heightmap_blob_finder_set_body_masks(f, body);
+    const HeightmapBlob *b;
+    int n = heightmap_blob_finder_run(f, h, masks, &b);
+    g_assert_cmpint(n, ==, run == 0 ? 4 : 3);
+    assert_labels(&g, f, b, n);
+    int pair_cells = 0, found = 0;
+    for (int k = 0; k < n; k++) {
+      if (b[k].x > 1.5) {           /* the single smeared body */
+        g_assert_cmpint(b[k].cells, ==, 120);
+        continue;
+      }
+      if (b[k].x < -2) {            /* the body both pairs saw */
+        g_assert_cmpint(b[k].cells, ==, 16);
+        continue;
+      }
+      pair_cells += b[k].cells;
+      g_assert_cmpfloat_with_epsilon(b[k].y, 0.5, 1e-6);
+      if (run == 0) {
+        g_assert_cmpfloat_with_epsilon(fabs(b[k].x), 0.5, 1e-6);
+        found |= b[k].x < 0 ? 1 : 2;
+      } else {
+        g_assert_cmpfloat_with_epsilon(b[k].x, 0.0, 1e-6);
+      }
+    }
+    g_assert_cmpint(pair_cells, ==, 40 + 40 + 12);   /* every cell goes to a body */
+    if (run == 0)
+      g_assert_cmpint(found, ==, 3);
+  }
+}
+
 /* The labels of the last run: a blob's cells carry its index, a blob dropped for its
  * area none (< 0). */
 static void
@@ -567,5 +673,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
   g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
+  g_test_add_func("/heightmap/blobs/body-pairs", test_blobs_body_pairs);
+  g_test_add_func("/heightmap/blobs/view-split", test_blobs_view_split);
   return g_test_run();
 }

@@ -196,7 +196,9 @@ test_triangulate_gpu(void)
  *  - mask: the pair is number 3 -> bit 8 in every cell that got a point.
  *  - body support (points 0.2-0.6 m high | points from 0.2 m up << 16): cell (13, 6)
  *    1 | 2 << 16 (the 0.5 m point is a shin's, both raised points count), cell (6, 13)
- *    0 | 1 << 16, every other cell 0 (ground points do not count). */
+ *    0 | 1 << 16, every other cell 0 (ground points do not count).
+ *  - body mask (points 0.6 m high or more): bit 8 in cells (13, 6) and (6, 13), the
+ *    1.9 m points' (not the 0.5 m one's), 0 elsewhere. */
 static void
 test_fusion_hand(void)
 {
@@ -253,6 +255,7 @@ test_fusion_hand(void)
   float h[400];
   uint32_t m[400];
   g_assert_null(heightmap_fusion_get_support(f));   /* no frame resolved yet */
+  g_assert_null(heightmap_fusion_get_body_masks(f));
   for (int run = 0; run < 2; run++) {   /* twice: begin clears the previous frame */
     for (int i = 0; i < 400; i++) {
       h[i] = -7.0f;
@@ -290,6 +293,10 @@ test_fusion_hand(void)
     g_assert_nonnull(s);
     for (int c = 0; c < 400; c++)
       g_assert_cmphex(s[c], ==, c == 6 * 20 + 13 ? 1u | 2u << 16 : c == 13 * 20 + 6 ? 1u << 16 : 0u);
+    const uint32_t *body = heightmap_fusion_get_body_masks(f);
+    g_assert_nonnull(body);
+    for (int c = 0; c < 400; c++)
+      g_assert_cmphex(body[c], ==, c == 6 * 20 + 13 || c == 13 * 20 + 6 ? 1u << 3 : 0u);
   }
 
   /* New thresholds on the same object (a reload): min_points 3 -> need = 3; a ground cell
@@ -307,6 +314,7 @@ test_fusion_hand(void)
   g_assert_cmpfloat_with_epsilon(h[9 * 20 + 10], 0.05, 1e-5);
   g_assert_true(isnan(h[0]));
   g_assert_cmphex(heightmap_fusion_get_support(f)[9 * 20 + 10], ==, 1u << 16);   /* the 3 m point */
+  g_assert_cmphex(heightmap_fusion_get_body_masks(f)[9 * 20 + 10], ==, 1u << 3);
 }
 
 /* Inputs that claim more than they hold, as a hostile ring's frame would: each one is

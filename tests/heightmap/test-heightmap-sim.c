@@ -350,6 +350,7 @@ core_fuse(Core *c, uint64_t time_ns, const HeightmapInput *in[MAX_PAIRS],
   g_assert_true(heightmap_fusion_finish(c->fusion, c->heights, c->masks, &error));
   g_assert_no_error(error);
   heightmap_blob_finder_set_support(c->finder, heightmap_fusion_get_support(c->fusion));
+  heightmap_blob_finder_set_body_masks(c->finder, heightmap_fusion_get_body_masks(c->fusion));
   const HeightmapBlob *blobs;
   int nb = heightmap_blob_finder_run(c->finder, c->heights, c->masks, &blobs);
   int n = heightmap_tracker_update(c->tracker, time_ns, blobs, nb, tracks);
