@@ -510,7 +510,9 @@ by_value(const void *a, const void *b)
 /* Cuts a blob of n cells across a pair's view (view_split): of the pairs whose body points
  * fell into its cells, the one whose cells spread widest across its horizontal view
  * direction (from its camera to the blob's mean cell; the 5 % at either side left out, and
- * a cell's width added) decides; when that spread exceeds view_split, the cut lies where
+ * a cell's width added) beyond view_split_px of its pixels there (D / f m a pixel, D from
+ * its camera to the blob 1 m up: the disparity's spread over a body's outline) decides;
+ * when that spread exceeds view_split (plus those pixels), the cut lies where
  * that pair's cells fall into two groups across its view with the least spread in each
  * (Otsu's threshold of their positions), and every cell of the blob goes to the side of
  * it where it lies. Returns k, 0 < k < n, with cells[0 .. k) one part and cells[k .. n)
@@ -532,7 +534,7 @@ view_cut(HeightmapBlobFinder *f, int32_t *cells, int n)
   mx = g->x0 + mx / n * g->cell;
   my = g->y0 + my / n * g->cell;
   pairs &= f->has_camera;
-  double widest = 0, across[2] = { 0, 0 };
+  double widest = f->params.view_split, across[2] = { 0, 0 };
   int best = -1;
   for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
     if (!(pairs & (1u << p)))
@@ -550,6 +552,10 @@ view_cut(HeightmapBlobFinder *f, int32_t *cells, int n)
     qsort(f->proj, (size_t) m, sizeof *f->proj, by_value);
     int trim = m / 20;
     double width = (f->proj[m - 1 - trim] - f->proj[trim] + 1) * g->cell;
+    if (f->params.view_split_px > 0 && f->focal[p] > 0) {
+      double dz = 1.0 - f->camera[p][2];
+      width -= f->params.view_split_px * sqrt(l * l + dz * dz) / f->focal[p];
+    }
     if (width > widest) {
       widest = width;
       best = p;
@@ -557,7 +563,7 @@ view_cut(HeightmapBlobFinder *f, int32_t *cells, int n)
       across[1] = vy;
     }
   }
-  if (best < 0 || widest <= f->params.view_split)
+  if (best < 0)
     return 0;
   int m = 0;
   for (int i = 0; i < n; i++)

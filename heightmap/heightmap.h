@@ -135,6 +135,7 @@ typedef struct {
                                each cell (blobs.c) */
   double view_split;        /* m, 0 = off: blobs wider than this across a pair's view are
                                cut in two (blobs.c) */
+  double view_split_px;     /* px added to view_split's width (blobs.c) */
   double visible_offset;    /* m, centres moved away from the cameras (blobs.c) */
   double disparity_noise;   /* px, sigma of a blob's disparity (blobs.c, covariances) */
   double gate;              /* m, tracking gate */
@@ -355,6 +356,9 @@ typedef struct {
                                horizontal view is cut in two there (players side by side:
                                a pair's range error smears a body along its view, not
                                across it) */
+  double view_split_px;     /* px: the width view_split allows grows by this many of the
+                               pair's pixels at the blob (the disparity's spread over a
+                               body's outline) */
 } HeightmapBlobParams;
 
 #define HEIGHTMAP_BODY_WIDTH 0.45        /* m: a body as a camera sees it, for min_fill */

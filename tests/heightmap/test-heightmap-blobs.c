@@ -354,7 +354,9 @@ test_blobs_body_pairs(void)
  * y 0.4..0.6, 0.8 m) and joins them into one blob. Pair 0's body cells spread 1.4 m across
  * its view: view_split 1 cuts the blob into the two bodies, each centred on its own
  * (top_band keeps the joint out of the centres), the joint's cells going to the nearer
- * side; at 1.6, without body masks or off, one blob. A single body 0.6 m wide smeared
+ * side; at 1.6, without body masks or off, one blob. view_split_px adds the pair's pixels
+ * at the blob (f 700 px, D 41.5 m: 0.059 m a pixel): 5 px (1.30 m) still cut it, 10 px
+ * (1.59 m) do not. A single body 0.6 m wide smeared
  * 2 m along pair 0's view (x 2..2.6, y -1..1) is not cut at 1, nor is a body seen from
  * both pairs (x -3..-2.6, y 2..2.4). Labels follow the blobs. */
 static void
@@ -381,8 +383,11 @@ test_blobs_view_split(void)
                             .top_band = 0.5 };
   const HeightmapPairGeometry south = pair_at(0, -40, 10, 2100);
   const HeightmapPairGeometry east = pair_at(40, 0.5, 10, 2100);
-  for (int run = 0; run < 4; run++) {
-    p.view_split = run == 0 ? 1.0 : run == 1 ? 1.6 : run == 2 ? 1.0 : 0.0;
+  for (int run = 0; run < 6; run++) {
+    const double split[6] = { 1.0, 1.6, 1.0, 0.0, 1.0, 1.0 }, px[6] = { 0, 0, 0, 0, 5, 10 };
+    const bool cut = run == 0 || run == 4;
+    p.view_split = split[run];
+    p.view_split_px = px[run];
     g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
     heightmap_blob_finder_set_camera(f, 0, &south);
     heightmap_blob_finder_set_camera(f, 1, &east);
@@ -390,7 +395,7 @@ test_blobs_view_split(void)
       heightmap_blob_finder_set_body_masks(f, body);
     const HeightmapBlob *b;
     int n = heightmap_blob_finder_run(f, h, masks, &b);
-    g_assert_cmpint(n, ==, run == 0 ? 4 : 3);
+    g_assert_cmpint(n, ==, cut ? 4 : 3);
     assert_labels(&g, f, b, n);
     int pair_cells = 0, found = 0;
     for (int k = 0; k < n; k++) {
@@ -404,7 +409,7 @@ test_blobs_view_split(void)
       }
       pair_cells += b[k].cells;
       g_assert_cmpfloat_with_epsilon(b[k].y, 0.5, 1e-6);
-      if (run == 0) {
+      if (cut) {
         g_assert_cmpfloat_with_epsilon(fabs(b[k].x), 0.5, 1e-6);
         found |= b[k].x < 0 ? 1 : 2;
       } else {
@@ -412,7 +417,7 @@ test_blobs_view_split(void)
       }
     }
     g_assert_cmpint(pair_cells, ==, 40 + 40 + 12);   /* every cell goes to a body */
-    if (run == 0)
+    if (cut)
       g_assert_cmpint(found, ==, 3);
   }
 }
