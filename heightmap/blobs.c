@@ -34,6 +34,16 @@
  * (split_depth) breaks those. Each part is judged as a blob of its own; a blob above
  * max_area with a single top (a wall, a goal frame's smear) is still dropped.
  *
+ * Side by side across a view (view_split > 0, with heightmap_blob_finder_set_body_masks):
+ * a pair's range error smears a body along its view, not across it, so the cells holding
+ * one pair's body points (0.6 m up) are about as wide across that pair's view as the
+ * body's outline in its image: the body's width and the disparity's spread over the
+ * outline, a few of its pixels. A blob whose cells of some pair spread wider than
+ * view_split plus view_split_px of that pair's pixels holds bodies side by side (as that
+ * pair sees them, whatever the other pairs' smears joined) and is cut across that pair's
+ * view between them (view_cut); each piece is cut again if it is still too wide, then
+ * judged as a blob of its own.
+ *
  * The ground point: a camera sees the side of a player that faces it, and points of the
  * body's edges fall short of the top, so the footprint of the cells spreads along the
  * view direction and is not centred on the player. The head and shoulders are seen by
@@ -303,8 +313,7 @@ measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, const int
       double cx = c % g->width + 0.5, cy = c / g->width + 0.5;
       double wgt = h[c];
       if (pass == 0 && masks)
-        wgt *= cell_weight(f, f->params.body_pairs && f->body ? f->body[c] : masks[c],
-                           g->x0 + cx * g->cell, g->y0 + cy * g->cell, h[c]);
+        wgt *= cell_weight(f, masks[c], g->x0 + cx * g->cell, g->y0 + cy * g->cell, h[c]);
       sw += wgt;
       sx += wgt * cx;
       sy += wgt * cy;

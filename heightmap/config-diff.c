@@ -48,17 +48,6 @@ live_int(Diff *d, const char *key, int *running, int next)
   d->any = true;
 }
 
-static void
-live_bool(Diff *d, const char *key, bool *running, bool next)
-{
-  if (*running == next)
-    return;
-  g_string_append_printf(d->changed, "%s%s %s -> %s", d->any ? ", " : "", key,
-                         *running ? "true" : "false", next ? "true" : "false");
-  *running = next;
-  d->any = true;
-}
-
 static void G_GNUC_PRINTF(2, 3)
 fixed(Diff *d, const char *format, ...)
 {
@@ -151,7 +140,6 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_double(&d, "split_depth", &r->split_depth, n->split_depth);
   live_double(&d, "crowd_split", &r->crowd_split, n->crowd_split);
   live_double(&d, "crowd_area", &r->crowd_area, n->crowd_area);
-  live_bool(&d, "body_pairs", &r->body_pairs, n->body_pairs);
   live_double(&d, "view_split", &r->view_split, n->view_split);
   live_double(&d, "view_split_px", &r->view_split_px, n->view_split_px);
   live_double(&d, "visible_offset", &r->visible_offset, n->visible_offset);

@@ -20,9 +20,9 @@ static const char *const heightmap_keys[] = {
   "min_confidence", "min_points", "pool", "carve", "goal_line", "goal_width", "goal_height",
   "goal_shadow", "goal_front", "max_height", "touch_line", "play_margin", "body_support",
   "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
-  "split_depth", "crowd_split", "crowd_area", "body_pairs", "view_split", "view_split_px", "top_band", "visible_offset",
-  "disparity_noise", "gate", "acceleration", "max_missed", "confirm", "confirm_gap", "coast",
-  "socket", "ring", "format", "metrics", NULL
+  "split_depth", "crowd_split", "crowd_area", "view_split", "view_split_px", "top_band",
+  "visible_offset", "disparity_noise", "gate", "acceleration", "max_missed", "confirm",
+  "confirm_gap", "coast", "socket", "ring", "format", "metrics", NULL
 };
 static const char *const pair_keys[] = { "ring", "calibration", NULL };
 static const char *const format_names[HEIGHTMAP_FORMAT_COUNT + 1] = { "float", "mm", NULL };
@@ -149,8 +149,6 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "split_depth", 0, 3, &cfg->split_depth, error) ||
       !get_double(c, "crowd_split", 0, 3, &cfg->crowd_split, error) ||
       !get_double(c, "crowd_area", 0, 1000, &cfg->crowd_area, error) ||
-      !keyfile_get_bool(c->kf, c->group, "body_pairs", KEYFILE_OPTIONAL, &cfg->body_pairs,
-                        error) ||
       !get_double(c, "view_split", 0, 10, &cfg->view_split, error) ||
       !get_double(c, "view_split_px", 0, 100, &cfg->view_split_px, error) ||
       !get_double(c, "visible_offset", 0, 2, &cfg->visible_offset, error) ||
@@ -247,6 +245,8 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->blob_max_area = 3.0;
   cfg->crowd_split = 0.2;
   cfg->crowd_area = 3.0;
+  cfg->view_split = 0.9;
+  cfg->view_split_px = 10.0;
   cfg->top_band = 1.0;
   cfg->visible_offset = 0.05;
   cfg->disparity_noise = 0.07;
@@ -349,7 +349,6 @@ heightmap_config_blob_params(const HeightmapConfig *c)
                                  .split_depth = c->split_depth,
                                  .crowd_split = c->crowd_split,
                                  .crowd_area = c->crowd_area,
-                                 .body_pairs = c->body_pairs,
                                  .view_split = c->view_split,
                                  .view_split_px = c->view_split_px,
                                  .half_length = c->goal_line, .half_width = c->touch_line,

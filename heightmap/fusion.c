@@ -1,17 +1,17 @@
 /* fusion.c: the pairs' depth -> one height grid of the pitch, on the GPU.
  *
  * Per fused frame: begin clears the histogram image (HEIGHTMAP_BINS / 2 layers of two
- * 16-bit counters, then a layer of pair masks and one of body masks), add copies one pair's disparity and
- * confidence into the pair's persistently mapped staging buffer, queues their uploads
- * from it (no synchronous texture upload) and runs heightmap_scatter.comp over its
- * pixels (the copies split among the caller and up to COPY_THREADS threads), finish runs
- * heightmap_resolve.comp over the cells, which writes heights, masks,
- * body support and body masks into one storage buffer, copied into a mapped buffer and fenced (one
- * readback). That fence also covers the uploads: a staging buffer is written again only
- * after it (begin waits when a frame was added to but not finished). Every GL object is
- * made in heightmap_fusion_new, except a pair's input images and staging buffer, made by
- * heightmap_fusion_prepare when its ring opens (or at its first frame) and remade only
- * when its size changes.
+ * 16-bit counters, then a layer of pair masks and one of body masks), add copies one
+ * pair's disparity and confidence into the pair's persistently mapped staging buffer,
+ * queues their uploads from it (no synchronous texture upload) and runs
+ * heightmap_scatter.comp over its pixels (the copies split among the caller and up to
+ * COPY_THREADS threads), finish runs heightmap_resolve.comp over the cells, which writes
+ * heights, masks, body support and body masks into one storage buffer, copied into a
+ * mapped buffer and fenced (one readback). That fence also covers the uploads: a staging
+ * buffer is written again only after it (begin waits when a frame was added to but not
+ * finished). Every GL object is made in heightmap_fusion_new, except a pair's input
+ * images and staging buffer, made by heightmap_fusion_prepare when its ring opens (or at
+ * its first frame) and remade only when its size changes.
  */
 #include "heightmap/heightmap.h"
 

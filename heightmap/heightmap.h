@@ -131,8 +131,6 @@ typedef struct {
   double crowd_split;       /* m, 0 = off: blobs above crowd_area with two tops this high are
                                split (blobs.c) */
   double crowd_area;        /* m^2 */
-  bool body_pairs;          /* blob centres weighed by the pairs whose body points fell into
-                               each cell (blobs.c) */
   double view_split;        /* m, 0 = off: blobs wider than this across a pair's view are
                                cut in two (blobs.c) */
   double view_split_px;     /* px added to view_split's width (blobs.c) */
@@ -170,15 +168,16 @@ void heightmap_config_free(HeightmapConfig *config);
  * min_confidence, min_points, goal_line, goal_width, goal_height, goal_shadow, goal_front,
  * touch_line, play_margin, max_height, body_support, support_scale, min_fill,
  * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, crowd_split,
- * crowd_area, visible_offset, disparity_noise, gate, acceleration, max_missed, confirm,
- * confirm_gap, coast; appends "key old -> new" for each one that differs to `changed`
- * (", " between them). The keys fixed at start (x0 x1 y0 y1 cell: the GPU images and the
- * output ring; pool: a shader constant; socket, ring, format; the pairs, their rings and
- * calibrations: the waiter threads and the pair masks) keep their running values; each
- * one that differs adds one line "[group] key changed: needs a restart, keeping VALUE" (a
- * new string) to `fixed`, whose free function must be g_free. Returns whether a
- * changeable key changed. Not thread safe: nothing may read the changeable keys of
- * `running` meanwhile (the waiter threads of HeightmapSources read only the pairs). */
+ * crowd_area, view_split, view_split_px, visible_offset, disparity_noise, gate,
+ * acceleration, max_missed, confirm, confirm_gap, coast; appends "key old -> new" for each
+ * one that differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1
+ * cell: the GPU images and the output ring; pool: a shader constant; socket, ring, format;
+ * the pairs, their rings and calibrations: the waiter threads and the pair masks) keep
+ * their running values; each one that differs adds one line "[group] key changed: needs a
+ * restart, keeping VALUE" (a new string) to `fixed`, whose free function must be g_free.
+ * Returns whether a changeable key changed. Not thread safe: nothing may read the
+ * changeable keys of `running` meanwhile (the waiter threads of HeightmapSources read only
+ * the pairs). */
 bool heightmap_config_update(HeightmapConfig *running, const HeightmapConfig *next,
                              GString *changed, GPtrArray *fixed);
 
@@ -347,10 +346,6 @@ typedef struct {
                                beside a player or a goal frame that broke off the rest, not
                                a body, which puts most of its pixels into its own blob at
                                any distance and resolution */
-  bool body_pairs;          /* with the cells' body masks (heightmap_blob_finder_set_body_masks),
-                               a cell's weight in the centre is the precision of the pairs
-                               whose body points fell into it, not of every pair whose points
-                               did (the ground's too) */
   double view_split;        /* m, 0 = off: with the body masks, a blob whose cells holding a
                                pair's body points spread wider than this across that pair's
                                horizontal view is cut in two there (players side by side:
@@ -383,7 +378,7 @@ void heightmap_blob_finder_set_camera(HeightmapBlobFinder *finder, int pair,
  * pointer: it must stay valid until the run. */
 void heightmap_blob_finder_set_support(HeightmapBlobFinder *finder, const uint32_t *support);
 /* The cells' body masks (heightmap_fusion_get_body_masks) for the next runs, for
- * body_pairs and view_split; NULL: none (both then do nothing). Kept as the support is. */
+ * view_split; NULL: none (view_split then cuts nothing). Kept as the support is. */
 void heightmap_blob_finder_set_body_masks(HeightmapBlobFinder *finder, const uint32_t *masks);
 /* The blob of every cell in the last heightmap_blob_finder_run: its index in the blobs
  * returned, or < 0 (not a player cell, or a blob dropped for its area). grid width *

@@ -311,43 +311,6 @@ test_blobs_precision(void)
   g_assert_cmpfloat_with_epsilon(b[0].cov[0] / 0.01, 1.0, 0.02);
 }
 
-/* body_pairs: the same two halves, every cell with both pairs in its pair mask (each saw
- * the ground there) but the body points of P's cells the near pair's and Q's the far
- * pair's: with body_pairs the near half gives the centre as above, without it (or without
- * body masks) the two halves weigh the same. */
-static void
-test_blobs_body_pairs(void)
-{
-  HeightmapGrid g;
-  g_autofree float *h = ground_grid(&g, -5, 5, -5, 5, 0.1, 0.05f);
-  g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
-  g_autofree uint32_t *body = g_new0(uint32_t, g.width * g.height);
-  fill_rect(&g, h, -0.2, 0.0, 0.2, 0.2, 1.8f);
-  for (int j = 0; j < g.height; j++)
-    for (int i = 0; i < g.width; i++) {
-      double x = g.x0 + (i + 0.5) * g.cell;
-      masks[j * g.width + i] = 3u;
-      body[j * g.width + i] = h[j * g.width + i] > 1 ? (x < 0 ? 1u : 2u) : 0u;
-    }
-  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
-                            .top_band = 1, .disparity_noise = 0.07 };
-  const HeightmapPairGeometry near = pair_at(-0.1, -29.9, 1.8, 2100);
-  const HeightmapPairGeometry far = pair_at(0.1, 60.1, 1.8, 2100);
-  for (int run = 0; run < 3; run++) {
-    p.body_pairs = run > 0;
-    g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
-    heightmap_blob_finder_set_camera(f, 0, &near);
-    heightmap_blob_finder_set_camera(f, 1, &far);
-    if (run < 2)
-      heightmap_blob_finder_set_body_masks(f, body);
-    const HeightmapBlob *b;
-    g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
-    g_assert_cmpuint(b[0].pairs, ==, 3);
-    g_assert_cmpfloat_with_epsilon(b[0].x, run == 1 ? (-0.1 * 16 + 0.1) / 17 : 0.0, 2e-3);
-    g_assert_cmpfloat_with_epsilon(b[0].y, 0.1, 1e-3);
-  }
-}
-
 /* view_split: pair 0 looks north from 40 m south at two bodies side by side, 1 m apart
  * across its view (x -0.7..-0.3 and 0.3..0.7, 1.8 m), each smeared 1 m along its view (y
  * 0..1); pair 1, from the east, smears a third body's points between them (x -0.3..0.3,
@@ -678,7 +641,6 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
   g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
-  g_test_add_func("/heightmap/blobs/body-pairs", test_blobs_body_pairs);
   g_test_add_func("/heightmap/blobs/view-split", test_blobs_view_split);
   return g_test_run();
 }

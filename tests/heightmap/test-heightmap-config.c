@@ -45,6 +45,8 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.min_fill, ==, 0.2);
   g_assert_cmpfloat(bp.crowd_split, ==, 0.2);
   g_assert_cmpfloat(bp.crowd_area, ==, 3);
+  g_assert_cmpfloat(bp.view_split, ==, 0.9);
+  g_assert_cmpfloat(bp.view_split_px, ==, 10);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   g_assert_cmpfloat(tp.acceleration, ==, 10);
   g_assert_cmpint(tp.confirm, ==, 2);
@@ -124,6 +126,10 @@ test_config_errors(void)
       "hm.conf: [heightmap] crowd_split: 4 is outside 0..3", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ncrowd_area=-1\n[pair a]\n",
       "hm.conf: [heightmap] crowd_area: -1 is outside 0..1000", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nview_split=11\n[pair a]\n",
+      "hm.conf: [heightmap] view_split: 11 is outside 0..10", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nview_split_px=-2\n[pair a]\n",
+      "hm.conf: [heightmap] view_split_px: -2 is outside 0..100", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nmin_fill=1.5\n[pair a]\n",
       "hm.conf: [heightmap] min_fill: 1.5 is outside 0..1", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nconfirm_gap=11\n[pair a]\n",
@@ -311,7 +317,8 @@ test_config_update(void)
     "min_height=0.7\nconfirm=3\nwait_ms=40\nmin_points=4\ntop_fraction=0.25\n"
     "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\nplay_margin=2\n"
     "body_support=0.05\nsupport_scale=30\ngoal_shadow=1.5\ngoal_front=0.5\nmax_height=2.8\n"
-    "confirm_gap=1\ncoast=2\nmin_fill=0.3\ncrowd_split=0.4\ncrowd_area=1.2\n[pair a]\nring=a2\n"
+    "confirm_gap=1\ncoast=2\nmin_fill=0.3\ncrowd_split=0.4\ncrowd_area=1.2\n"
+    "view_split=1.5\nview_split_px=4\n[pair a]\nring=a2\n"
     "[pair c]\n",
     &error);
   g_assert_no_error(error);
@@ -322,6 +329,7 @@ test_config_update(void)
                   "goal_shadow 1 -> 1.5, "
                   "goal_front 0 -> 0.5, max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
                   "split_depth 0 -> 0.3, crowd_split 0.2 -> 0.4, crowd_area 3 -> 1.2, "
+                  "view_split 0.9 -> 1.5, view_split_px 10 -> 4, "
                   "disparity_noise 0.07 -> 0.1, "
                   "acceleration 10 -> 0, confirm 2 -> 3, confirm_gap 0 -> 1, coast 0 -> 2");
   g_assert_cmpint(heightmap_config_tracker_params(r).confirm_gap, ==, 1);
@@ -329,6 +337,8 @@ test_config_update(void)
   g_assert_cmpfloat(heightmap_config_blob_params(r).min_fill, ==, 0.3);
   g_assert_cmpfloat(heightmap_config_blob_params(r).crowd_split, ==, 0.4);
   g_assert_cmpfloat(heightmap_config_blob_params(r).crowd_area, ==, 1.2);
+  g_assert_cmpfloat(heightmap_config_blob_params(r).view_split, ==, 1.5);
+  g_assert_cmpfloat(heightmap_config_blob_params(r).view_split_px, ==, 4);
   g_assert_cmpfloat(r->acceleration, ==, 0);
   g_assert_cmpfloat(r->disparity_noise, ==, 0.1);
   g_assert_cmpfloat(r->goal_line, ==, 50);
