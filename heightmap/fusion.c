@@ -563,22 +563,27 @@ heightmap_fusion_finish(HeightmapFusion *f, float *heights, uint32_t *masks, GEr
   return true;
 }
 
+/* Plane `plane` of the last resolve's readback (heights, masks, support, body masks), NULL
+ * before one. */
+static const uint32_t *
+out_plane(const HeightmapFusion *f, int plane)
+{
+  if (!f->finished)
+    return NULL;
+  size_t cells = (size_t) f->params.grid.width * f->params.grid.height;
+  return (const uint32_t *) gpu_buffer_get_map(f->readback) + plane * cells;
+}
+
 const uint32_t *
 heightmap_fusion_get_support(const HeightmapFusion *f)
 {
   g_return_val_if_fail(f, NULL);
-  if (!f->finished)
-    return NULL;
-  size_t cells = (size_t) f->params.grid.width * f->params.grid.height;
-  return (const uint32_t *) gpu_buffer_get_map(f->readback) + 2 * cells;
+  return out_plane(f, 2);
 }
 
 const uint32_t *
 heightmap_fusion_get_body_masks(const HeightmapFusion *f)
 {
   g_return_val_if_fail(f, NULL);
-  if (!f->finished)
-    return NULL;
-  size_t cells = (size_t) f->params.grid.width * f->params.grid.height;
-  return (const uint32_t *) gpu_buffer_get_map(f->readback) + 3 * cells;
+  return out_plane(f, 3);
 }
