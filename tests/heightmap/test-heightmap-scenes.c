@@ -7,7 +7,9 @@
  *    ground stay; outputs poisoned first; at 320 x 240 and at 1920 x 1440 (strided rays);
  *  - goal frames: a goal, a keeper in front of it and a player; without the frames the
  *    goal stands, with them it is gone and the rest unchanged; with the frame's pixels
- *    measured 2.5 % far or near, goal_shadow and goal_front drop their smears.
+ *    measured 2.5 % far or near, goal_shadow and goal_front drop their smears;
+ *  - players side by side (the body masks and view_split): two bodies joined by one
+ *    camera's range smear are cut apart across the other camera's view.
  */
 #include <gio/gio.h>
 #include <math.h>
@@ -64,9 +66,12 @@ typedef double Box[2][3];   /* corners [x0 y0 z0], [x1 y1 z1] */
 
 /* Renders the disparity of the ground and of the n boxes (each pixel: the nearest), and,
  * with smear, (fake) A's smear: pixels whose ground point lies in the smear's source patch
- * see a point 3 m nearer along the same ray. */
+ * see a point 3 m nearer along the same ray. With range_noise > 0 a box's pixels are
+ * measured up to that share nearer or farther along their rays (-1, -1/2, 0, 1/2 or 1
+ * times it, by a fixed pattern of the pixels): a range error's smear along the view. */
 static void
-render_boxes(const StereoCalib *c, const Box *boxes, size_t n, bool smear, int16_t *d)
+render_boxes(const StereoCalib *c, const Box *boxes, size_t n, bool smear, double range_noise,
+             int16_t *d)
 {
   const double *R = c->pose_rotation, *C = c->pose_centre;
   double f = c->P1[0], cx = c->P1[2], cy = c->P1[6], fb = f * calib_baseline(c);
@@ -79,8 +84,11 @@ render_boxes(const StereoCalib *c, const Box *boxes, size_t n, bool smear, int16
       double gx = C[0] + t * r[0], gy = C[1] + t * r[1];
       if (smear && isfinite(t) && fabs(gx) <= 0.5 && gy >= -1.0 && gy <= -0.2)
         t *= 1.0 - 3.0 / hypot(gx - C[0], gy - C[1]);   /* 3 m nearer, horizontally */
+      double ground = t;
       for (size_t k = 0; k < n; k++)
         t = MIN(t, box_hit(C, r, boxes[k][0], boxes[k][1]));
+      if (range_noise > 0 && t < ground)
+        t *= 1.0 + range_noise * ((x * 7 + y * 13) % 5 - 2) / 2.0;
       d[y * c->width + x] = isfinite(t) ? (int16_t) lround(fb / t * 32) : INT16_MIN;
     }
 }
@@ -90,7 +98,7 @@ static void
 render_scene(const StereoCalib *c, bool smear, int16_t *d)
 {
   static const Box box[1] = { { { -0.25, 1.5, 0 }, { 0.25, 2.0, 1.8 } } };
-  render_boxes(c, box, 1, smear, d);
+  render_boxes(c, box, 1, smear, 0, d);
 }
 
 /* Fuses pair 0 (ga, ia) and pair 1 (gb, ib) with `fp` over [-4, 4]^2 in 0.1 m cells into
@@ -206,7 +214,7 @@ render_goal_scene(const StereoCalib *c, int16_t *d)
     { { 2.2, -0.25, 0 }, { 2.6, 0.25, 1.8 } },         /* the keeper */
     { { -0.25, 1.5, 0 }, { 0.25, 2.0, 1.8 } },         /* a player */
   };
-  render_boxes(c, boxes, G_N_ELEMENTS(boxes), false, d);
+  render_boxes(c, boxes, G_N_ELEMENTS(boxes), false, 0, d);
 }
 
 static void
@@ -286,7 +294,7 @@ test_fusion_goals(void)
     int16_t *smeared[2] = { sa, sb };
     const int16_t *exact[2] = { da, db };
     for (int c = 0; c < 2; c++) {
-      render_boxes(cams[c], people, G_N_ELEMENTS(people), false, open);
+      render_boxes(cams[c], people, G_N_ELEMENTS(people), false, 0, open);
       for (int i = 0; i < W * H; i++) {
         smeared[c][i] = exact[c][i];
         if (exact[c][i] > open[i])   /* the frame's pixels */
@@ -319,11 +327,98 @@ test_fusion_goals(void)
   }
 }
 
+/* Players side by side (view_split, end to end): two bodies 1 m apart along x, seen by A
+ * from the south (side by side across its view) and by B from the east (one behind the
+ * other along its view), B's pixels measured up to 3 % off in range: B's smear joins them
+ * into one blob. The fusion's body masks (points 0.6 m up) give A's cells 1.4 m across its
+ * view: with view_split 0.9 m + 10 px (A's pixels at 32 m: 0.27 m) the blob is cut into
+ * the two bodies, one on each side, each within 0.3 m of its body; without the cut (or
+ * without the body masks) one blob. Every output poisoned first. */
+static void
+test_fusion_side_by_side(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  enum { W = 320, H = 240 };
+  static const Box bodies[] = {
+    { { -0.7, -0.2, 0 }, { -0.3, 0.2, 1.8 } },
+    { { 0.3, -0.2, 0 }, { 0.7, 0.2, 1.8 } },
+  };
+  StereoCalib ca, cb;
+  const double target[3] = { 0, 0, 0 }, a_at[3] = { 0, -30, 12 }, b_at[3] = { 30, 0, 12 };
+  look_at(&ca, W, H, 1200.0, 1.5, a_at, target);
+  look_at(&cb, W, H, 1200.0, 1.5, b_at, target);
+  HeightmapPairGeometry ga, gb;
+  heightmap_geometry_from_calib(&ga, &ca);
+  heightmap_geometry_from_calib(&gb, &cb);
+  g_autofree int16_t *da = g_new(int16_t, W * H);
+  g_autofree int16_t *db = g_new(int16_t, W * H);
+  render_boxes(&ca, bodies, G_N_ELEMENTS(bodies), false, 0, da);
+  render_boxes(&cb, bodies, G_N_ELEMENTS(bodies), false, 0.03, db);
+  HeightmapInput ia = { .width = W, .height = H, .disparity = da, .disparity_stride = W * 2,
+                        .disparity_size = W * H * 2, .disparity_scale = 1.0 / 32 };
+  HeightmapInput ib = ia;
+  ib.disparity = db;
+
+  HeightmapFusionParams fp = { .label = "side", .min_points = 2, .top_fraction = 0.1,
+                               .disparity_noise = 0.07 };
+  g_assert_true(heightmap_grid_init(&fp.grid, -4, 4, -4, 4, 0.1));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
+  g_assert_no_error(error);
+  float h[SCENE_N * SCENE_N];
+  uint32_t masks[SCENE_N * SCENE_N];
+  for (int i = 0; i < SCENE_N * SCENE_N; i++) {
+    h[i] = -7.0f;
+    masks[i] = 0xdeadbeef;
+  }
+  g_assert_true(heightmap_fusion_begin(f, &error));
+  g_assert_true(heightmap_fusion_add(f, 0, &ga, &ia, &error));
+  g_assert_true(heightmap_fusion_add(f, 1, &gb, &ib, &error));
+  g_assert_true(heightmap_fusion_finish(f, h, masks, &error));
+  g_assert_no_error(error);
+  const uint32_t *body = heightmap_fusion_get_body_masks(f);
+  g_assert_nonnull(body);
+
+  HeightmapBlobParams bp = { .min_height = 0.5, .min_area = 0.1, .max_area = 3.0,
+                             .top_band = 1.0, .disparity_noise = 0.07 };
+  for (int run = 0; run < 3; run++) {
+    bp.view_split = run == 1 ? 0.0 : 0.9;
+    bp.view_split_px = 10;
+    g_autoptr(HeightmapBlobFinder) bf = heightmap_blob_finder_new(&fp.grid, &bp);
+    heightmap_blob_finder_set_camera(bf, 0, &ga);
+    heightmap_blob_finder_set_camera(bf, 1, &gb);
+    if (run != 2)
+      heightmap_blob_finder_set_body_masks(bf, body);
+    const HeightmapBlob *b;
+    int n = heightmap_blob_finder_run(bf, h, masks, &b);
+    g_test_message("run %d: %d blobs", run, n);
+    for (int k = 0; k < n; k++)
+      g_test_message("  (%.2f, %.2f) %.2f m, %.2f m^2", b[k].x, b[k].y, b[k].height,
+                     b[k].area);
+    if (run == 0) {
+      g_assert_cmpint(n, ==, 2);
+      int sides = 0;
+      for (int k = 0; k < 2; k++) {
+        g_assert_cmpfloat(fabs(fabs(b[k].x) - 0.5), <, 0.3);
+        g_assert_cmpfloat(fabs(b[k].y), <, 0.3);
+        sides |= b[k].x < 0 ? 1 : 2;
+      }
+      g_assert_cmpint(sides, ==, 3);
+    } else {
+      g_assert_cmpint(n, ==, 1);
+      g_assert_cmpfloat(fabs(b[0].x), <, 0.3);
+    }
+  }
+}
+
 int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/heightmap/fusion-carve", test_fusion_carve);
   g_test_add_func("/heightmap/fusion-goals", test_fusion_goals);
+  g_test_add_func("/heightmap/fusion-side-by-side", test_fusion_side_by_side);
   return g_test_run();
 }
