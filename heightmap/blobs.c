@@ -87,6 +87,8 @@ struct HeightmapBlobFinder {
   const uint32_t *body;    /* per cell, heightmap_fusion_get_body_masks'; NULL: none */
   double *proj;            /* view_split: the cells' positions across a pair's view */
   int32_t *part;           /* view_split: the cells of a blob being cut */
+  HeightmapBlobCounts counts;   /* of the last run */
+  bool explain;            /* this run logs its drops and cuts (debug messages on) */
 };
 
 void
@@ -422,6 +424,30 @@ split(HeightmapBlobFinder *f, const float *h, int n, int32_t id, double depth, i
   return k;
 }
 
+const HeightmapBlobCounts *
+heightmap_blob_finder_get_counts(const HeightmapBlobFinder *f)
+{
+  g_return_val_if_fail(f, NULL);
+  return &f->counts;
+}
+
+/* Logs a dropped blob of n cells (debug messages): its mean cell, area, top and why. */
+static void
+explain_drop(const HeightmapBlobFinder *f, const float *h, const int32_t *cells, int n,
+             const char *why)
+{
+  const HeightmapGrid *g = &f->grid;
+  double mx = 0, my = 0;
+  float top = -INFINITY;
+  for (int i = 0; i < n; i++) {
+    mx += cells[i] % g->width + 0.5;
+    my += cells[i] / g->width + 0.5;
+    top = MAX(top, h[cells[i]]);
+  }
+  g_debug("heightmap: blob at (%.2f, %.2f) m, %.2f m^2, top %.2f m dropped: %s",
+          g->x0 + mx / n * g->cell, g->y0 + my / n * g->cell, n * g->cell * g->cell, top, why);
+}
+
 const int32_t *
 heightmap_blob_finder_get_labels(const HeightmapBlobFinder *f)
 {
@@ -574,6 +600,10 @@ view_cut(HeightmapBlobFinder *f, int32_t *cells, int n)
   }
   if (best < 0)
     return 0;
+  if (f->explain)
+    g_debug("heightmap: blob at (%.2f, %.2f) m, %.2f m^2, cut across pair %d's view: its "
+            "body cells %.2f m wider than view_split and view_split_px allow", mx, my,
+            n * g->cell * g->cell, best, widest - f->params.view_split);
   int m = 0;
   for (int i = 0; i < n; i++)
     if (f->body[cells[i]] & (1u << best))
@@ -602,7 +632,10 @@ view_cut(HeightmapBlobFinder *f, int32_t *cells, int n)
       f->part[j++] = cells[i];
   }
   memcpy(cells + k, f->part, sizeof *cells * (size_t) j);
-  return k >= min_cells && j >= min_cells ? k : 0;
+  if (k < min_cells || j < min_cells)
+    return 0;
+  f->counts.cuts++;
+  return k;
 }
 
 /* Whether a measured blob's centre lies on the pitch or within play_margin of its lines
@@ -625,6 +658,8 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
   const int n_cells = f->grid.width * f->grid.height;
   for (int i = 0; i < n_cells; i++)
     f->label[i] = -1;
+  memset(&f->counts, 0, sizeof f->counts);
+  f->explain = !g_log_writer_default_would_drop(G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN);
   int count = 0, dropped = 0;
   for (int i = 0; i < n_cells; i++) {
     if (f->label[i] != -1 || !is_player(f, h, i))
@@ -662,16 +697,36 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
         continue;
       }
       double area = m * f->grid.cell * f->grid.cell;
+      const char *why = NULL;   /* the test a blob of min_area or more failed */
       bool keep = area >= f->params.min_area && area <= f->params.max_area;
+      if (area < f->params.min_area)
+        f->counts.small++;
+      else if (!keep) {
+        f->counts.large++;
+        why = "larger than blob_max_area";
+      }
       if (keep && count == MAX_BLOBS) {
         dropped++;
         keep = false;
       }
       if (keep) {
-        measure(f, h, masks, pc, m, &f->blobs[count]);
-        keep = on_pitch(f, &f->blobs[count]) && stands(f, &f->blobs[count], pc, m) &&
-               filled(f, &f->blobs[count], pc, m);
+        HeightmapBlob *b = &f->blobs[count];
+        measure(f, h, masks, pc, m, b);
+        if (!on_pitch(f, b)) {
+          f->counts.off_pitch++;
+          why = "off the pitch (play_margin)";
+        } else if (!stands(f, b, pc, m)) {
+          f->counts.no_support++;
+          why = "no legs under it (body_support)";
+        } else if (!filled(f, b, pc, m)) {
+          f->counts.underfilled++;
+          why = "too few points for a body there (min_fill)";
+        }
+        keep = !why;
+        f->counts.kept += keep;
       }
+      if (why && f->explain)
+        explain_drop(f, h, pc, m, why);
       /* visited, but no blob's (heightmap_blob_finder_get_labels), or the new blob's */
       for (int j = 0; j < m; j++)
         f->label[pc[j]] = keep ? count : -2;

@@ -358,6 +358,18 @@ typedef struct {
 
 #define HEIGHTMAP_BODY_WIDTH 0.45        /* m: a body as a camera sees it, for min_fill */
 
+/* What became of the blobs of the last heightmap_blob_finder_run (after the splits and
+ * cuts): kept, or dropped for the first test they failed. */
+typedef struct {
+  int kept;
+  int small;                /* under min_area: fragments, the ball */
+  int large;                /* over max_area */
+  int off_pitch;            /* centred more than play_margin beyond the lines */
+  int no_support;           /* body_support */
+  int underfilled;          /* min_fill */
+  int cuts;                 /* view_split's cuts */
+} HeightmapBlobCounts;
+
 #define HEIGHTMAP_SPLIT_SEPARATION 0.4   /* m between two tops of one blob to split it */
 
 typedef struct HeightmapBlobFinder HeightmapBlobFinder;
@@ -380,6 +392,10 @@ void heightmap_blob_finder_set_support(HeightmapBlobFinder *finder, const uint32
 /* The cells' body masks (heightmap_fusion_get_body_masks) for the next runs, for
  * view_split; NULL: none (view_split then cuts nothing). Kept as the support is. */
 void heightmap_blob_finder_set_body_masks(HeightmapBlobFinder *finder, const uint32_t *masks);
+/* The counts of the last heightmap_blob_finder_run. With debug messages on
+ * (G_MESSAGES_DEBUG=stereod-heightmap), each run also logs every blob of min_area or more
+ * that it drops, with its place, area, top and the test it failed, and every cut. */
+const HeightmapBlobCounts *heightmap_blob_finder_get_counts(const HeightmapBlobFinder *finder);
 /* The blob of every cell in the last heightmap_blob_finder_run: its index in the blobs
  * returned, or < 0 (not a player cell, or a blob dropped for its area). grid width *
  * height, row-major; valid until the next run. */

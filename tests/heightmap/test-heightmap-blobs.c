@@ -145,6 +145,8 @@ test_blobs_crowd(void)
     int n = heightmap_blob_finder_run(f, h, NULL, &b);
     const int want[4] = { 1, 4, 5, 5 };
     g_assert_cmpint(n, ==, want[run]);
+    /* dropped as too large: the wall, and the crowd unsplit */
+    g_assert_cmpint(heightmap_blob_finder_get_counts(f)->large, ==, run == 0 ? 2 : 1);
     int k = 0;
     if (run > 0) {
       int cells = 0;
@@ -359,6 +361,8 @@ test_blobs_view_split(void)
     const HeightmapBlob *b;
     int n = heightmap_blob_finder_run(f, h, masks, &b);
     g_assert_cmpint(n, ==, cut ? 4 : 3);
+    g_assert_cmpint(heightmap_blob_finder_get_counts(f)->cuts, ==, cut ? 1 : 0);
+    g_assert_cmpint(heightmap_blob_finder_get_counts(f)->kept, ==, n);
     assert_labels(&g, f, b, n);
     int pair_cells = 0, found = 0;
     for (int k = 0; k < n; k++) {
@@ -444,6 +448,11 @@ test_blobs_play_area(void)
   const HeightmapBlob *b;
   int n = heightmap_blob_finder_run(f, h, NULL, &b);
   g_assert_cmpint(n, ==, n_in);
+  const HeightmapBlobCounts *counts = heightmap_blob_finder_get_counts(f);
+  g_assert_cmpint(counts->kept, ==, n_in);
+  g_assert_cmpint(counts->off_pitch, ==, n_all - n_in);
+  g_assert_cmpint(counts->small + counts->large + counts->no_support + counts->underfilled +
+                  counts->cuts, ==, 0);
   for (int k = 0; k < n_all; k++) {
     bool found = false;
     for (int j = 0; j < n; j++)
@@ -503,6 +512,8 @@ test_blobs_body_support(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);   /* no support yet */
   heightmap_blob_finder_set_support(f, support);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->no_support, ==, 1);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->kept, ==, 1);
   g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
   g_assert_cmpfloat_with_epsilon(b[0].height, 1.8, 1e-6);
   const int32_t *labels = heightmap_blob_finder_get_labels(f);
@@ -605,6 +616,7 @@ test_blobs_min_fill(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);   /* no support yet */
   heightmap_blob_finder_set_support(f, support);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->underfilled, ==, 1);
   g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
   const int32_t *labels = heightmap_blob_finder_get_labels(f);
   for (int i = 0; i < n_cells; i++)
