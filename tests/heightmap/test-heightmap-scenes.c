@@ -93,6 +93,42 @@ render_boxes(const StereoCalib *c, const Box *boxes, size_t n, bool smear, doubl
     }
 }
 
+/* Two cameras looking at the origin: A from (0, -30, 12), B from (bx, 0, 12), W x H px,
+ * focal f, baseline 1.5 m; their disparity planes (W x H, for the caller to render) and
+ * the fusion's inputs over them. */
+typedef struct {
+  StereoCalib ca, cb;
+  HeightmapPairGeometry ga, gb;
+  int16_t *da, *db;
+  HeightmapInput ia, ib;
+} TwoCameras;
+
+static void
+two_cameras_init(TwoCameras *t, int W, int H, double f, double bx)
+{
+  const double target[3] = { 0, 0, 0 }, a_at[3] = { 0, -30, 12 }, b_at[3] = { bx, 0, 12 };
+  look_at(&t->ca, W, H, f, 1.5, a_at, target);
+  look_at(&t->cb, W, H, f, 1.5, b_at, target);
+  heightmap_geometry_from_calib(&t->ga, &t->ca);
+  heightmap_geometry_from_calib(&t->gb, &t->cb);
+  t->da = g_new(int16_t, W * H);
+  t->db = g_new(int16_t, W * H);
+  t->ia = (HeightmapInput) { .width = W, .height = H, .disparity = t->da,
+                             .disparity_stride = W * 2, .disparity_size = W * H * 2,
+                             .disparity_scale = 1.0 / 32 };
+  t->ib = t->ia;
+  t->ib.disparity = t->db;
+}
+
+static void
+two_cameras_clear(TwoCameras *t)
+{
+  g_free(t->da);
+  g_free(t->db);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(TwoCameras, two_cameras_clear)
+
 /* The carving scene: the ground, a box and (with smear) A's smear. */
 static void
 render_scene(const StereoCalib *c, bool smear, int16_t *d)
@@ -145,27 +181,16 @@ region_top(const float *h, const double region[4])
 static void
 carve_scene(GpuContext *ctx, int W, int H)
 {
-  StereoCalib ca, cb;
-  const double target[3] = { 0, 0, 0 }, a_at[3] = { 0, -30, 12 }, b_at[3] = { 30, 0, 12 };
-  look_at(&ca, W, H, 1200.0 * W / 320, 1.5, a_at, target);
-  look_at(&cb, W, H, 1200.0 * W / 320, 1.5, b_at, target);
-  HeightmapPairGeometry ga, gb;
-  heightmap_geometry_from_calib(&ga, &ca);
-  heightmap_geometry_from_calib(&gb, &cb);
-  g_autofree int16_t *da = g_new(int16_t, W * H);
-  g_autofree int16_t *db = g_new(int16_t, W * H);
-  render_scene(&ca, true, da);
-  render_scene(&cb, false, db);
-  HeightmapInput ia = { .width = W, .height = H, .disparity = da, .disparity_stride = W * 2,
-                        .disparity_size = W * H * 2, .disparity_scale = 1.0 / 32 };
-  HeightmapInput ib = ia;
-  ib.disparity = db;
+  g_auto(TwoCameras) t = { 0 };
+  two_cameras_init(&t, W, H, 1200.0 * W / 320, 30);
+  render_scene(&t.ca, true, t.da);
+  render_scene(&t.cb, false, t.db);
 
   float h[2][SCENE_N * SCENE_N];
   for (int carve = 0; carve < 2; carve++) {
     HeightmapFusionParams fp = { .label = "carve", .min_points = 2, .top_fraction = 0.1,
                                  .carve = carve, .disparity_noise = 0.07 };
-    fuse_two(ctx, &fp, &ga, &ia, &gb, &ib, h[carve]);
+    fuse_two(ctx, &fp, &t.ga, &t.ia, &t.gb, &t.ib, h[carve]);
   }
   double top[2][3];
   static const double region[3][4] = {
@@ -224,27 +249,16 @@ test_fusion_goals(void)
   if (!ctx)
     return;
   enum { W = 320, H = 240 };
-  StereoCalib ca, cb;
-  const double target[3] = { 0, 0, 0 }, a_at[3] = { 0, -30, 12 }, b_at[3] = { -30, 0, 12 };
-  look_at(&ca, W, H, 1200.0, 1.5, a_at, target);
-  look_at(&cb, W, H, 1200.0, 1.5, b_at, target);
-  HeightmapPairGeometry ga, gb;
-  heightmap_geometry_from_calib(&ga, &ca);
-  heightmap_geometry_from_calib(&gb, &cb);
-  g_autofree int16_t *da = g_new(int16_t, W * H);
-  g_autofree int16_t *db = g_new(int16_t, W * H);
-  render_goal_scene(&ca, da);
-  render_goal_scene(&cb, db);
-  HeightmapInput ia = { .width = W, .height = H, .disparity = da, .disparity_stride = W * 2,
-                        .disparity_size = W * H * 2, .disparity_scale = 1.0 / 32 };
-  HeightmapInput ib = ia;
-  ib.disparity = db;
+  g_auto(TwoCameras) t = { 0 };
+  two_cameras_init(&t, W, H, 1200.0, -30);
+  render_goal_scene(&t.ca, t.da);
+  render_goal_scene(&t.cb, t.db);
   float h[2][SCENE_N * SCENE_N];
   for (int goals = 0; goals < 2; goals++) {
     HeightmapFusionParams fp = { .label = "goals", .min_points = 2, .top_fraction = 0.1,
                                  .disparity_noise = 0.07, .goal_line = goals ? 3.0 : 0.0,
                                  .goal_width = 3.0, .goal_height = 2.0 };
-    fuse_two(ctx, &fp, &ga, &ia, &gb, &ib, h[goals]);
+    fuse_two(ctx, &fp, &t.ga, &t.ia, &t.gb, &t.ib, h[goals]);
   }
   static const double region[5][4] = {
     { 2.8, 3.2, -1.7, -1.3 },   /* a post */
@@ -282,7 +296,7 @@ test_fusion_goals(void)
     { { 2.2, -0.25, 0 }, { 2.6, 0.25, 1.8 } },
     { { -0.25, 1.5, 0 }, { 0.25, 2.0, 1.8 } },
   };
-  const StereoCalib *cams[2] = { &ca, &cb };
+  const StereoCalib *cams[2] = { &t.ca, &t.cb };
   g_autofree int16_t *open = g_new(int16_t, W * H);
   g_autofree int16_t *sa = g_new(int16_t, W * H);
   g_autofree int16_t *sb = g_new(int16_t, W * H);
@@ -292,7 +306,7 @@ test_fusion_goals(void)
   };
   for (int near = 0; near < 2; near++) {
     int16_t *smeared[2] = { sa, sb };
-    const int16_t *exact[2] = { da, db };
+    const int16_t *exact[2] = { t.da, t.db };
     for (int c = 0; c < 2; c++) {
       render_boxes(cams[c], people, G_N_ELEMENTS(people), false, 0, open);
       for (int i = 0; i < W * H; i++) {
@@ -301,7 +315,7 @@ test_fusion_goals(void)
           smeared[c][i] = (int16_t) lround(exact[c][i] * (near ? 1.025 : 0.975));
       }
     }
-    HeightmapInput sia = ia, sib = ib;
+    HeightmapInput sia = t.ia, sib = t.ib;
     sia.disparity = sa;
     sib.disparity = sb;
     double smear_top[2], people_top[2][3];
@@ -312,7 +326,7 @@ test_fusion_goals(void)
                                    .goal_line = 3.0, .goal_width = 3.0, .goal_height = 2.0,
                                    .goal_shadow = !near && on ? 2.0 : 0.0,
                                    .goal_front = near && on ? 2.0 : 0.0 };
-      fuse_two(ctx, &fp, &ga, &sia, &gb, &sib, hs);
+      fuse_two(ctx, &fp, &t.ga, &sia, &t.gb, &sib, hs);
       smear_top[on] = region_top(hs, smear_region[near]);
       for (int k = 2; k < 5; k++)
         people_top[on][k - 2] = region_top(hs, region[k]);
@@ -345,21 +359,10 @@ test_fusion_side_by_side(void)
     { { -0.7, -0.2, 0 }, { -0.3, 0.2, 1.8 } },
     { { 0.3, -0.2, 0 }, { 0.7, 0.2, 1.8 } },
   };
-  StereoCalib ca, cb;
-  const double target[3] = { 0, 0, 0 }, a_at[3] = { 0, -30, 12 }, b_at[3] = { 30, 0, 12 };
-  look_at(&ca, W, H, 1200.0, 1.5, a_at, target);
-  look_at(&cb, W, H, 1200.0, 1.5, b_at, target);
-  HeightmapPairGeometry ga, gb;
-  heightmap_geometry_from_calib(&ga, &ca);
-  heightmap_geometry_from_calib(&gb, &cb);
-  g_autofree int16_t *da = g_new(int16_t, W * H);
-  g_autofree int16_t *db = g_new(int16_t, W * H);
-  render_boxes(&ca, bodies, G_N_ELEMENTS(bodies), false, 0, da);
-  render_boxes(&cb, bodies, G_N_ELEMENTS(bodies), false, 0.03, db);
-  HeightmapInput ia = { .width = W, .height = H, .disparity = da, .disparity_stride = W * 2,
-                        .disparity_size = W * H * 2, .disparity_scale = 1.0 / 32 };
-  HeightmapInput ib = ia;
-  ib.disparity = db;
+  g_auto(TwoCameras) t = { 0 };
+  two_cameras_init(&t, W, H, 1200.0, 30);
+  render_boxes(&t.ca, bodies, G_N_ELEMENTS(bodies), false, 0, t.da);
+  render_boxes(&t.cb, bodies, G_N_ELEMENTS(bodies), false, 0.03, t.db);
 
   HeightmapFusionParams fp = { .label = "side", .min_points = 2, .top_fraction = 0.1,
                                .disparity_noise = 0.07 };
@@ -374,8 +377,8 @@ test_fusion_side_by_side(void)
     masks[i] = 0xdeadbeef;
   }
   g_assert_true(heightmap_fusion_begin(f, &error));
-  g_assert_true(heightmap_fusion_add(f, 0, &ga, &ia, &error));
-  g_assert_true(heightmap_fusion_add(f, 1, &gb, &ib, &error));
+  g_assert_true(heightmap_fusion_add(f, 0, &t.ga, &t.ia, &error));
+  g_assert_true(heightmap_fusion_add(f, 1, &t.gb, &t.ib, &error));
   g_assert_true(heightmap_fusion_finish(f, h, masks, &error));
   g_assert_no_error(error);
   const uint32_t *body = heightmap_fusion_get_body_masks(f);
@@ -387,8 +390,8 @@ test_fusion_side_by_side(void)
     bp.view_split = run == 1 ? 0.0 : 0.9;
     bp.view_split_px = 10;
     g_autoptr(HeightmapBlobFinder) bf = heightmap_blob_finder_new(&fp.grid, &bp);
-    heightmap_blob_finder_set_camera(bf, 0, &ga);
-    heightmap_blob_finder_set_camera(bf, 1, &gb);
+    heightmap_blob_finder_set_camera(bf, 0, &t.ga);
+    heightmap_blob_finder_set_camera(bf, 1, &t.gb);
     if (run != 2)
       heightmap_blob_finder_set_body_masks(bf, body);
     const HeightmapBlob *b;
