@@ -41,7 +41,7 @@
  * outline, a few of its pixels. A blob whose cells of some pair spread wider than
  * view_split plus view_split_px of that pair's pixels holds bodies side by side (as that
  * pair sees them, whatever the other pairs' smears joined) and is cut across that pair's
- * view between them (view_cut); each piece is cut again if it is still too wide, then
+ * view between them (blob-split.c); each piece is cut again if it is still too wide, then
  * judged as a blob of its own.
  *
  * The ground point: a camera sees the side of a player that faces it, and points of the
@@ -57,39 +57,10 @@
  * they see do. On the demo clip (two pairs on one stand) the unmoved centres are 0.17 m
  * short towards the cameras with a spread of 0.05 m.
  */
-#include "heightmap/heightmap.h"
+#include "heightmap/blob-finder.h"
 
-#include <math.h>
+#include <string.h>
 
-#define MAX_BLOBS 4096
-#define MAX_SPLIT 16   /* components of one blob; more stay with their neighbours */
-#define MAX_PIECES 32  /* pieces of one blob waiting to be cut or judged (view_split) */
-
-struct HeightmapBlobFinder {
-  HeightmapGrid grid;
-  HeightmapBlobParams params;
-  int32_t *label;        /* per cell: -1 unvisited/not a player cell, -2 in a dropped
-                            blob, else blob index */
-  int32_t *stack;        /* cells of the blob being filled */
-  /* the split (split_depth > 0), per cell of the blob being split, by its rank in the
-   * blob's height order: */
-  int32_t *rank;         /* per grid cell: its rank in the blob being split */
-  int32_t *parent;       /* per rank: union-find parent */
-  int32_t *top;          /* per rank (a root's): the grid cell of its component's top */
-  int32_t *size;         /* per rank (a root's): its component's cells */
-  int32_t *order;        /* the blob's cells regrouped by component */
-  HeightmapBlob *blobs;
-  double camera[HEIGHTMAP_MAX_PAIRS][3];
-  double focal_baseline[HEIGHTMAP_MAX_PAIRS];   /* f B, px m; 0 when unknown */
-  double focal[HEIGHTMAP_MAX_PAIRS];            /* f, px; 0 when unknown */
-  uint32_t has_camera;     /* bit per pair */
-  const uint32_t *support; /* per cell, heightmap_fusion_get_support's; NULL: none */
-  const uint32_t *body;    /* per cell, heightmap_fusion_get_body_masks'; NULL: none */
-  double *proj;            /* view_split: the cells' positions across a pair's view */
-  int32_t *part;           /* view_split: the cells of a blob being cut */
-  HeightmapBlobCounts counts;   /* of the last run */
-  bool explain;            /* this run logs its drops and cuts (debug messages on) */
-};
 
 void
 heightmap_blob_finder_set_camera(HeightmapBlobFinder *f, int pair,
@@ -225,6 +196,7 @@ heightmap_blob_finder_new(const HeightmapGrid *grid, const HeightmapBlobParams *
   f->size = g_new(int32_t, n);
   f->order = g_new(int32_t, n);
   f->proj = g_new(double, n);
+  f->widest = g_new(double, n);
   f->part = g_new(int32_t, n);
   f->blobs = g_new(HeightmapBlob, MAX_BLOBS);
   return f;
@@ -243,6 +215,7 @@ heightmap_blob_finder_free(HeightmapBlobFinder *f)
   g_free(f->size);
   g_free(f->order);
   g_free(f->proj);
+  g_free(f->widest);
   g_free(f->part);
   g_free(f->blobs);
   g_free(f);
@@ -335,95 +308,6 @@ measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, const int
   b->velocity_cov[0] = b->velocity_cov[1] = b->velocity_cov[2] = 0;
 }
 
-/* Height order for qsort_r: higher first, then the lower cell index. */
-static int
-by_height(const void *a, const void *b, void *data)
-{
-  const float *h = data;
-  int32_t i = *(const int32_t *) a, j = *(const int32_t *) b;
-  if (h[i] != h[j])
-    return h[i] > h[j] ? -1 : 1;
-  return (i > j) - (i < j);
-}
-
-static int32_t
-find(int32_t *parent, int32_t r)
-{
-  while (parent[r] != r) {
-    parent[r] = parent[parent[r]];
-    r = parent[r];
-  }
-  return r;
-}
-
-/* Splits the blob `id` of n cells in f->stack at tops `depth` (> 0) apart in height (the
- * header's merged players): returns the number of
- * components; f->order holds the cells regrouped by component, starts[k] .. starts[k + 1]
- * the k-th (at most `max` components, the rest stay with their highest neighbour's). */
-static int
-split(HeightmapBlobFinder *f, const float *h, int n, int32_t id, double depth, int *starts,
-      int max)
-{
-  const int w = f->grid.width, ht = f->grid.height;
-  const double cell = f->grid.cell;
-  const double sep2 = HEIGHTMAP_SPLIT_SEPARATION * HEIGHTMAP_SPLIT_SEPARATION;
-  /* each top must be a blob by itself above the cells that join them */
-  const int min_cells = MAX(1, (int) ceil(f->params.min_area / (cell * cell) - 1e-9));
-  int32_t *s = f->stack;
-  qsort_r(s, (size_t) n, sizeof *s, by_height, (void *) h);
-  for (int i = 0; i < n; i++)
-    f->rank[s[i]] = i;
-  for (int i = 0; i < n; i++) {
-    int c = s[i], cx = c % w, cy = c / w;
-    f->parent[i] = i;
-    f->top[i] = c;
-    f->size[i] = 1;
-    for (int dy = -1; dy <= 1; dy++) {
-      int y = cy + dy;
-      if (y < 0 || y >= ht)
-        continue;
-      for (int dx = -1; dx <= 1; dx++) {
-        int x = cx + dx, k = y * w + x;
-        if (x < 0 || x >= w || (dx == 0 && dy == 0) || f->label[k] != id || f->rank[k] >= i)
-          continue;
-        int32_t a = find(f->parent, i), b = find(f->parent, f->rank[k]);
-        if (a == b)
-          continue;
-        /* a's top ranks lower (is higher) than b's when a < b: roots are their tops' ranks */
-        int32_t older = MIN(a, b), younger = MAX(a, b);
-        int ta = f->top[older], tb = f->top[younger];
-        double ddx = (ta % w - tb % w) * cell, ddy = (ta / w - tb / w) * cell;
-        bool apart = h[tb] - h[c] >= depth && ddx * ddx + ddy * ddy >= sep2 &&
-                     f->size[older] >= min_cells && f->size[younger] >= min_cells;
-        if (!apart) {
-          f->parent[younger] = older;
-          f->size[older] += f->size[younger];
-        }
-      }
-    }
-  }
-  /* components in the order of their tops, each listed in the order of its cells */
-  int k = 0;
-  for (int i = 0; i < n; i++)
-    if (find(f->parent, i) == i) {
-      if (k < max)
-        f->top[i] = k++;   /* now: the root's component number */
-      else
-        f->top[i] = max - 1;
-    }
-  for (int j = 0; j <= k; j++)
-    starts[j] = 0;
-  for (int i = 0; i < n; i++)
-    starts[f->top[find(f->parent, i)] + 1]++;
-  for (int j = 0; j < k; j++)
-    starts[j + 1] += starts[j];
-  int fill[MAX_SPLIT];
-  memcpy(fill, starts, sizeof(int) * (size_t) k);
-  for (int i = 0; i < n; i++)
-    f->order[fill[f->top[find(f->parent, i)]]++] = s[i];
-  return k;
-}
-
 const HeightmapBlobCounts *
 heightmap_blob_finder_get_counts(const HeightmapBlobFinder *f)
 {
@@ -437,15 +321,13 @@ explain_drop(const HeightmapBlobFinder *f, const float *h, const int32_t *cells,
              const char *why)
 {
   const HeightmapGrid *g = &f->grid;
-  double mx = 0, my = 0;
+  double x, y;
+  heightmap_blob_cells_mean(g, cells, n, &x, &y);
   float top = -INFINITY;
-  for (int i = 0; i < n; i++) {
-    mx += cells[i] % g->width + 0.5;
-    my += cells[i] / g->width + 0.5;
+  for (int i = 0; i < n; i++)
     top = MAX(top, h[cells[i]]);
-  }
-  g_debug("heightmap: blob at (%.2f, %.2f) m, %.2f m^2, top %.2f m dropped: %s",
-          g->x0 + mx / n * g->cell, g->y0 + my / n * g->cell, n * g->cell * g->cell, top, why);
+  g_debug("heightmap: blob at (%.2f, %.2f) m, %.2f m^2, top %.2f m dropped: %s", x, y,
+          n * g->cell * g->cell, top, why);
 }
 
 const int32_t *
@@ -535,109 +417,6 @@ heightmap_blob_finder_set_body_masks(HeightmapBlobFinder *f, const uint32_t *mas
   f->body = masks;
 }
 
-static int
-by_value(const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
-/* Cuts a blob of n cells across a pair's view (view_split): of the pairs whose body points
- * fell into its cells, the one whose cells spread widest across its horizontal view
- * direction (from its camera to the blob's mean cell; the 5 % at either side left out, and
- * a cell's width added) beyond view_split_px of its pixels there (D / f m a pixel, D from
- * its camera to the blob 1 m up: the disparity's spread over a body's outline) decides;
- * when that spread exceeds view_split (plus those pixels), the cut lies where
- * that pair's cells fall into two groups across its view with the least spread in each
- * (Otsu's threshold of their positions), and every cell of the blob goes to the side of
- * it where it lies. Returns k, 0 < k < n, with cells[0 .. k) one part and cells[k .. n)
- * the other, or 0 for no cut (also when either part would be smaller than min_area). */
-static int
-view_cut(HeightmapBlobFinder *f, int32_t *cells, int n)
-{
-  const HeightmapGrid *g = &f->grid;
-  const int min_cells = MAX(1, (int) ceil(f->params.min_area / (g->cell * g->cell) - 1e-9));
-  if (!f->body || !(f->params.view_split > 0) || n < 2 * min_cells)
-    return 0;
-  double mx = 0, my = 0;
-  uint32_t pairs = 0;
-  for (int i = 0; i < n; i++) {
-    mx += cells[i] % g->width + 0.5;
-    my += cells[i] / g->width + 0.5;
-    pairs |= f->body[cells[i]];
-  }
-  mx = g->x0 + mx / n * g->cell;
-  my = g->y0 + my / n * g->cell;
-  pairs &= f->has_camera;
-  double widest = f->params.view_split, across[2] = { 0, 0 };
-  int best = -1;
-  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
-    if (!(pairs & (1u << p)))
-      continue;
-    double ux = mx - f->camera[p][0], uy = my - f->camera[p][1], l = hypot(ux, uy);
-    if (!(l > 0))
-      continue;
-    double vx = -uy / l, vy = ux / l;
-    int m = 0;
-    for (int i = 0; i < n; i++)
-      if (f->body[cells[i]] & (1u << p))
-        f->proj[m++] = vx * (cells[i] % g->width) + vy * (cells[i] / g->width);
-    if (m < 2 * min_cells)
-      continue;
-    qsort(f->proj, (size_t) m, sizeof *f->proj, by_value);
-    int trim = m / 20;
-    double width = (f->proj[m - 1 - trim] - f->proj[trim] + 1) * g->cell;
-    if (f->params.view_split_px > 0 && f->focal[p] > 0) {
-      double dz = 1.0 - f->camera[p][2];
-      width -= f->params.view_split_px * sqrt(l * l + dz * dz) / f->focal[p];
-    }
-    if (width > widest) {
-      widest = width;
-      best = p;
-      across[0] = vx;
-      across[1] = vy;
-    }
-  }
-  if (best < 0)
-    return 0;
-  if (f->explain)
-    g_debug("heightmap: blob at (%.2f, %.2f) m, %.2f m^2, cut across pair %d's view: its "
-            "body cells %.2f m wider than view_split and view_split_px allow", mx, my,
-            n * g->cell * g->cell, best, widest - f->params.view_split);
-  int m = 0;
-  for (int i = 0; i < n; i++)
-    if (f->body[cells[i]] & (1u << best))
-      f->proj[m++] = across[0] * (cells[i] % g->width) + across[1] * (cells[i] / g->width);
-  qsort(f->proj, (size_t) m, sizeof *f->proj, by_value);
-  double total = 0, below = 0, score = -1, cut = 0;
-  for (int i = 0; i < m; i++)
-    total += f->proj[i];
-  for (int k = 1; k < m; k++) {
-    below += f->proj[k - 1];
-    double d = below / k - (total - below) / (m - k);
-    double between = (double) k * (m - k) * d * d;
-    if (f->proj[k] > f->proj[k - 1] && between > score) {
-      score = between;
-      cut = 0.5 * (f->proj[k - 1] + f->proj[k]);
-    }
-  }
-  if (score < 0)
-    return 0;
-  int k = 0, j = 0;
-  for (int i = 0; i < n; i++) {
-    double t = across[0] * (cells[i] % g->width) + across[1] * (cells[i] / g->width);
-    if (t < cut)
-      cells[k++] = cells[i];
-    else
-      f->part[j++] = cells[i];
-  }
-  memcpy(cells + k, f->part, sizeof *cells * (size_t) j);
-  if (k < min_cells || j < min_cells)
-    return 0;
-  f->counts.cuts++;
-  return k;
-}
-
 /* Whether a measured blob's centre lies on the pitch or within play_margin of its lines
  * (true when the lines are not known). */
 static bool
@@ -674,7 +453,7 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
     if (!(depth > 0) && n * f->grid.cell * f->grid.cell > f->params.crowd_area)
       depth = f->params.crowd_split;
     if (depth > 0 && n > 1) {
-      parts = split(f, h, n, id, depth, starts, MAX_SPLIT);
+      parts = heightmap_blob_split(f, h, n, id, depth, starts, MAX_SPLIT);
       cells = f->order;
     }
     /* each part, and each piece view_split cuts it into, is judged as a blob of its own */
@@ -687,7 +466,7 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
       pieces--;
       int32_t *pc = cells + piece[pieces][0];
       int m = piece[pieces][1];
-      int cut = pieces + 2 <= MAX_PIECES ? view_cut(f, pc, m) : 0;
+      int cut = pieces + 2 <= MAX_PIECES ? heightmap_blob_view_cut(f, pc, m) : 0;
       if (cut > 0) {
         int at = piece[pieces][0];
         piece[pieces][0] = at + cut;
