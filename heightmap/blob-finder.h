@@ -10,6 +10,10 @@
 #define MAX_BLOBS 4096
 #define MAX_SPLIT 16   /* components of one blob; more stay with their neighbours */
 #define MAX_PIECES 32  /* pieces of one blob waiting to be cut or judged (view_split) */
+/* px: a point nearer the edge of a pair's image is not in it for body_support and
+ * min_fill (the filters' support reaches outside the image there) */
+#define HEIGHTMAP_VIEW_BORDER 8.0
+#define HEIGHTMAP_VIEW_SAMPLES 16   /* points along a body that in_image_share projects */
 
 struct HeightmapBlobFinder {
   HeightmapGrid grid;
@@ -28,6 +32,9 @@ struct HeightmapBlobFinder {
   double camera[HEIGHTMAP_MAX_PAIRS][3];
   double focal_baseline[HEIGHTMAP_MAX_PAIRS];   /* f B, px m; 0 when unknown */
   double focal[HEIGHTMAP_MAX_PAIRS];            /* f, px; 0 when unknown */
+  double rotation[HEIGHTMAP_MAX_PAIRS][9];      /* camera -> pitch, row-major */
+  double principal[HEIGHTMAP_MAX_PAIRS][2];     /* cx, cy, px (from Q) */
+  int image[HEIGHTMAP_MAX_PAIRS][2];            /* width, height, px; 0 when unknown */
   uint32_t has_camera;     /* bit per pair */
   const uint32_t *support; /* per cell, heightmap_fusion_get_support's; NULL: none */
   const uint32_t *body;    /* per cell, heightmap_fusion_get_body_masks'; NULL: none */

@@ -64,11 +64,17 @@
 
 void
 heightmap_blob_finder_set_camera(HeightmapBlobFinder *f, int pair,
-                                 const HeightmapPairGeometry *geom)
+                                 const HeightmapPairGeometry *geom, int width, int height)
 {
   g_return_if_fail(f && geom && pair >= 0 && pair < HEIGHTMAP_MAX_PAIRS);
   for (int i = 0; i < 3; i++)
     f->camera[pair][i] = geom->centre[i];
+  memcpy(f->rotation[pair], geom->rotation, sizeof f->rotation[pair]);
+  /* Q's first two rows are (1 0 0 -cx) and (0 1 0 -cy) */
+  f->principal[pair][0] = -geom->q[3];
+  f->principal[pair][1] = -geom->q[7];
+  f->image[pair][0] = MAX(width, 0);
+  f->image[pair][1] = MAX(height, 0);
   /* Q's third row is (0 0 0 f), its fourth (0 0 1/B ...): Z = f B / d */
   double fb = geom->q[14] != 0 ? geom->q[11] / geom->q[14] : 0;
   f->focal_baseline[pair] = isfinite(fb) && fb > 0 ? fb : 0;
@@ -337,21 +343,65 @@ heightmap_blob_finder_get_labels(const HeightmapBlobFinder *f)
   return f->label;
 }
 
-/* The sharpest scale at which one of `pairs` images (x, y, z): the largest f / D over
- * them, px/m (D the 3-D distance from its camera); 0 when none of them is known. */
+/* The scale at which pair p images (x, y, z): f / D px/m (D the 3-D distance from its
+ * camera); 0 when its camera or focal length is not known. */
 static double
-sharpest(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, double z)
+scale_at(const HeightmapBlobFinder *f, int p, double x, double y, double z)
+{
+  if (!(f->has_camera & (1u << p)) || !(f->focal[p] > 0))
+    return 0.0;
+  double d = sqrt((x - f->camera[p][0]) * (x - f->camera[p][0]) +
+                  (y - f->camera[p][1]) * (y - f->camera[p][1]) +
+                  (z - f->camera[p][2]) * (z - f->camera[p][2]));
+  return d > 0 ? f->focal[p] / d : 0.0;
+}
+
+/* Whether pair p's disparity image holds (x, y, z) with its surroundings: projected at
+ * least HEIGHTMAP_VIEW_BORDER px inside its edges, and on the left the point's disparity
+ * more (a left pixel nearer the edge than its disparity has no match in the right
+ * image). True when the pair's image size or focal length is not known. */
+static bool
+in_image(const HeightmapBlobFinder *f, int p, double x, double y, double z)
+{
+  int w = f->image[p][0], h = f->image[p][1];
+  if (w <= 0 || h <= 0 || !(f->focal[p] > 0))
+    return true;
+  const double *r = f->rotation[p];
+  double d[3] = { x - f->camera[p][0], y - f->camera[p][1], z - f->camera[p][2] };
+  double c[3];
+  for (int i = 0; i < 3; i++)   /* camera = rotation^T (pitch - centre) */
+    c[i] = r[i] * d[0] + r[3 + i] * d[1] + r[6 + i] * d[2];
+  if (!(c[2] > 0.0))
+    return false;
+  double u = f->principal[p][0] + f->focal[p] * c[0] / c[2];
+  double v = f->principal[p][1] + f->focal[p] * c[1] / c[2];
+  double left = f->focal_baseline[p] > 0 ? f->focal_baseline[p] / c[2] : 0.0;
+  double m = HEIGHTMAP_VIEW_BORDER;
+  return u >= m + left && u <= w - 1 - m && v >= m && v <= h - 1 - m;
+}
+
+/* The share of the upright segment (x, y, z0..z1) that pair p's image holds (in_image
+ * at HEIGHTMAP_VIEW_SAMPLES points along it). */
+static double
+in_image_share(const HeightmapBlobFinder *f, int p, double x, double y, double z0, double z1)
+{
+  int in = 0;
+  for (int k = 0; k < HEIGHTMAP_VIEW_SAMPLES; k++)
+    in += in_image(f, p, x, y, z0 + (k + 0.5) * (z1 - z0) / HEIGHTMAP_VIEW_SAMPLES);
+  return (double) in / HEIGHTMAP_VIEW_SAMPLES;
+}
+
+/* The sharpest scale at which one of `pairs` images the upright segment (x, y, z0..z1)
+ * whole: the largest f / D over them at its middle, px/m; 0 when none of them is known
+ * or none holds it in its image. */
+static double
+sharpest(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, double z0,
+         double z1)
 {
   double best = 0.0;
-  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
-    if (!(pairs & f->has_camera & (1u << p)) || !(f->focal[p] > 0))
-      continue;
-    double d = sqrt((x - f->camera[p][0]) * (x - f->camera[p][0]) +
-                    (y - f->camera[p][1]) * (y - f->camera[p][1]) +
-                    (z - f->camera[p][2]) * (z - f->camera[p][2]));
-    if (d > 0)
-      best = MAX(best, f->focal[p] / d);
-  }
+  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++)
+    if ((pairs & (1u << p)) && in_image(f, p, x, y, z0) && in_image(f, p, x, y, z1))
+      best = MAX(best, scale_at(f, p, x, y, 0.5 * (z0 + z1)));
   return best;
 }
 
@@ -370,15 +420,17 @@ support_sums(const HeightmapBlobFinder *f, const int32_t *cells, int n, double *
 
 /* Whether a measured blob stands on the ground: its points 0.2-0.6 m high are at least
  * body_support of its points from 0.2 m up. True without support data, and for a blob
- * that no pair which saw it images at support_scale px/m or more at its legs (0.4 m up):
- * farther, a leg is narrower than the filter and its points fall to the grass behind
- * it, and such a blob is judged by its area and height alone. */
+ * that no pair which saw it and holds its legs (0.2-0.6 m up) in its image images there
+ * at support_scale px/m or more: farther, a leg is narrower than the filter and its
+ * points fall to the grass behind it, and such a blob is judged by its area and height
+ * alone; a pair whose image's edge cuts the legs off sees no legs either. */
 static bool
 stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells, int n)
 {
   const HeightmapBlobParams *p = &f->params;
   if (!f->support || p->body_support <= 0.0 ||
-      (p->support_scale > 0.0 && sharpest(f, b->pairs, b->x, b->y, 0.4) < p->support_scale))
+      (p->support_scale > 0.0 &&
+       sharpest(f, b->pairs, b->x, b->y, 0.2, 0.6) < p->support_scale))
     return true;
   double legs, body;
   support_sums(f, cells, n, &legs, &body);
@@ -386,20 +438,31 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
 }
 
 /* Whether a measured blob holds a body's share of points (min_fill): its points from
- * 0.2 m up against the pixels its sharpest pair images of a body of its height there.
- * True without support data, without min_fill, and when no pair that saw it is known. */
+ * 0.2 m up against the most pixels one pair that saw it images of a body of its height
+ * there: HEIGHTMAP_BODY_WIDTH x (top - 0.2 m) x (f / D)^2 (D to the body 1 m up) times
+ * the share of the body its image holds (a body at the image's edge is seen in part).
+ * True without support data, without min_fill, and when no pair that saw it is known or
+ * none images any of it. */
 static bool
 filled(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells, int n)
 {
   const HeightmapBlobParams *p = &f->params;
   if (!f->support || p->min_fill <= 0.0)
     return true;
-  double s = sharpest(f, b->pairs, b->x, b->y, 1.0);
-  if (!(s > 0.0))
+  double top = MAX(b->height, 0.2);
+  double body = 0.0;
+  for (int k = 0; k < HEIGHTMAP_MAX_PAIRS; k++) {
+    if (!(b->pairs & (1u << k)))
+      continue;
+    double s = scale_at(f, k, b->x, b->y, 1.0);
+    if (s > 0.0)
+      body = MAX(body, HEIGHTMAP_BODY_WIDTH * (top - 0.2) * s * s *
+                         in_image_share(f, k, b->x, b->y, 0.2, top));
+  }
+  if (!(body > 0.0))
     return true;
   double legs, points;
   support_sums(f, cells, n, &legs, &points);
-  double body = HEIGHTMAP_BODY_WIDTH * MAX(b->height - 0.2, 0.0) * s * s;
   return points >= p->min_fill * body;
 }
 

@@ -132,6 +132,8 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_double(&d, "goal_height", &r->goal_height, n->goal_height);
   live_double(&d, "goal_shadow", &r->goal_shadow, n->goal_shadow);
   live_double(&d, "goal_front", &r->goal_front, n->goal_front);
+  live_int(&d, "far_pool", &r->far_pool, n->far_pool);
+  live_double(&d, "far_sigma", &r->far_sigma, n->far_sigma);
   live_double(&d, "max_height", &r->max_height, n->max_height);
   live_double(&d, "top_fraction", &r->top_fraction, n->top_fraction);
   live_double(&d, "blob_min_area", &r->blob_min_area, n->blob_min_area);

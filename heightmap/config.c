@@ -17,9 +17,9 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
-  "min_confidence", "min_points", "pool", "carve", "goal_line", "goal_width", "goal_height",
-  "goal_shadow", "goal_front", "max_height", "touch_line", "play_margin", "body_support",
-  "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
+  "min_confidence", "min_points", "pool", "far_pool", "far_sigma", "carve", "goal_line",
+  "goal_width", "goal_height", "goal_shadow", "goal_front", "max_height", "touch_line",
+  "play_margin", "body_support", "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
   "split_depth", "crowd_split", "crowd_area", "view_split", "view_split_px", "top_band",
   "visible_offset", "disparity_noise", "gate", "acceleration", "max_missed", "confirm",
   "confirm_gap", "coast", "socket", "ring", "format", "metrics", NULL
@@ -130,6 +130,8 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_int(c, "min_confidence", 0, 255, &cfg->min_confidence, error) ||
       !get_int(c, "min_points", 1, 1000, &cfg->min_points, error) ||
       !get_int(c, "pool", 0, 4, &cfg->pool, error) ||
+      !get_int(c, "far_pool", 0, 4, &cfg->far_pool, error) ||
+      !get_double(c, "far_sigma", 0, 10, &cfg->far_sigma, error) ||
       !keyfile_get_bool(c->kf, c->group, "carve", KEYFILE_OPTIONAL, &cfg->carve, error) ||
       !get_double(c, "goal_line", 0, 1000, &cfg->goal_line, error) ||
       !get_double(c, "touch_line", 0, 1000, &cfg->touch_line, error) ||
@@ -231,6 +233,7 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->min_height = 0.5;
   cfg->min_confidence = 128;
   cfg->min_points = 2;
+  cfg->far_sigma = 0.2;
   cfg->top_fraction = 0.1;
   cfg->goal_line = 52.5;
   cfg->goal_width = 7.32;
@@ -333,6 +336,7 @@ heightmap_config_fusion_params(const HeightmapConfig *c)
   return (HeightmapFusionParams) {
     .grid = c->grid, .min_confidence = c->min_confidence, .min_points = c->min_points,
     .top_fraction = c->top_fraction, .pool = c->pool, .carve = c->carve,
+    .far_pool = c->far_pool, .far_sigma = c->far_sigma,
     .disparity_noise = c->disparity_noise, .goal_line = c->goal_line,
     .goal_width = c->goal_width, .goal_height = c->goal_height,
     .goal_shadow = c->goal_shadow, .goal_front = c->goal_front,

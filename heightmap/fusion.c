@@ -76,6 +76,9 @@ struct HeightmapFusion {
   GpuProgram *scatter;
   GpuProgram *resolve;
   PairImages pairs[HEIGHTMAP_MAX_PAIRS];
+  /* per pair added since begin: camera centre (pitch m) and f B (px m); f B 0 for the
+   * others (the resolve's far pooling, u_cams) */
+  float cams[4 * HEIGHTMAP_MAX_PAIRS];
   Copier copier;
 };
 
@@ -267,8 +270,9 @@ heightmap_fusion_new(GpuContext *gpu, const HeightmapFusionParams *params, GErro
     return NULL;
 
   g_autofree char *defines = g_strdup_printf("#define BINS %d\n#define BIN_HEIGHT %.17g\n"
-                                             "#define POOL %d\n%s", HEIGHTMAP_BINS,
-                                             HEIGHTMAP_BIN_HEIGHT, params->pool,
+                                             "#define POOL %d\n#define MAX_PAIRS %d\n%s",
+                                             HEIGHTMAP_BINS, HEIGHTMAP_BIN_HEIGHT,
+                                             params->pool, HEIGHTMAP_MAX_PAIRS,
                                              params->carve ? "#define CARVE 1\n" : "");
   GpuProgramParams sp = { .label = "heightmap scatter", .resource = "heightmap_scatter.comp",
                           .defines = defines };
@@ -319,6 +323,8 @@ heightmap_fusion_set_params(HeightmapFusion *f, const HeightmapFusionParams *par
   f->params.goal_height = params->goal_height;
   f->params.goal_shadow = params->goal_shadow;
   f->params.goal_front = params->goal_front;
+  f->params.far_pool = params->far_pool;
+  f->params.far_sigma = params->far_sigma;
 }
 
 /* Waits for everything queued so far (the resolve's readback, every pair's uploads):
@@ -347,6 +353,7 @@ heightmap_fusion_begin(HeightmapFusion *f, GError **error)
 {
   g_return_val_if_fail(f, false);
   const float zero[4] = { 0, 0, 0, 0 };
+  memset(f->cams, 0, sizeof f->cams);
   return uploads_wait(f, error) && gpu_image_fill(f->bins, zero, error);
 }
 
@@ -533,6 +540,11 @@ heightmap_fusion_add(HeightmapFusion *f, int pair, const HeightmapPairGeometry *
   gpu_bind_image(2, f->bins, GPU_ACCESS_READ_WRITE);
   gpu_program_dispatch(p, in->width, in->height, 1);
   gpu_barrier();
+  /* Q's third row is (0 0 0 f), its fourth (0 0 1/B ...): f B = q[11] / q[14] */
+  double fb = geom->q[14] != 0 ? geom->q[11] / geom->q[14] : 0;
+  for (int i = 0; i < 3; i++)
+    f->cams[4 * pair + i] = (float) geom->centre[i];
+  f->cams[4 * pair + 3] = isfinite(fb) && fb > 0 ? (float) fb : 0.0f;
   return gpu_context_check(f->gpu, "heightmap scatter", error);
 }
 
@@ -545,6 +557,12 @@ heightmap_fusion_finish(HeightmapFusion *f, float *heights, uint32_t *masks, GEr
   gpu_program_set_ivec2(p, "u_cells", g->width, g->height);
   gpu_program_set_int(p, "u_min_points", f->params.min_points);
   gpu_program_set_float(p, "u_top_fraction", (float) f->params.top_fraction);
+  const float grid[4] = { (float) g->x0, (float) g->y0, (float) g->cell, 0 };
+  gpu_program_set_vec4(p, "u_grid", grid);
+  gpu_program_set_int(p, "u_far_pool", f->params.far_pool);
+  gpu_program_set_float(p, "u_far_sigma", (float) f->params.far_sigma);
+  gpu_program_set_float(p, "u_disparity_noise", (float) f->params.disparity_noise);
+  gpu_program_set_float_array(p, "u_cams", f->cams, 4 * HEIGHTMAP_MAX_PAIRS);
   gpu_bind_image(0, f->bins, GPU_ACCESS_READ);
   gpu_bind_storage(2, f->out);
   gpu_program_dispatch(p, g->width, g->height, 1);

@@ -104,6 +104,8 @@ typedef struct {
   int min_confidence;       /* 0..255, pixels below are not used (128 = measured only) */
   int min_points;           /* >= 1, points a cell's robust top needs */
   int pool;                 /* cells: histograms summed over (2 pool + 1)^2 cells */
+  int far_pool;             /* cells: the same for far cells (heightmap_resolve.comp) */
+  double far_sigma;         /* m: the range error from which a cell is far */
   bool carve;               /* free-space carving of the height map by the pairs' rays */
   double goal_line;         /* m, the goal lines at x = -goal_line and +goal_line; 0 = no
                                goal frames (heightmap_scatter.comp) */
@@ -165,8 +167,8 @@ void heightmap_config_free(HeightmapConfig *config);
 
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
- * min_confidence, min_points, goal_line, goal_width, goal_height, goal_shadow, goal_front,
- * touch_line, play_margin, max_height, body_support, support_scale, min_fill,
+ * min_confidence, min_points, far_pool, far_sigma, goal_line, goal_width, goal_height,
+ * goal_shadow, goal_front, touch_line, play_margin, max_height, body_support, support_scale, min_fill,
  * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, crowd_split,
  * crowd_area, view_split, view_split_px, visible_offset, disparity_noise, gate,
  * acceleration, max_missed, confirm, confirm_gap, coast; appends "key old -> new" for each
@@ -239,6 +241,12 @@ typedef struct {
   double goal_shadow;                /* m: how far beyond a frame, along a ray that grazes
                                         it, a point is still the frame's */
   double goal_front;                 /* m: the same in front of it (nearer the camera) */
+  int far_pool;                      /* 0..4 cells, <= pool: off: a far cell's histogram is
+                                        summed over the (2 far_pool + 1)^2 cells around it
+                                        (heightmap_resolve.comp) */
+  double far_sigma;                  /* m: a cell is far when the sharpest pair that put a
+                                        point within far_pool cells of it measures its
+                                        range with this error or more (disparity_noise) */
 } HeightmapFusionParams;
 
 /* The radius of a goal's posts and bar (the Laws of the Game: at most 12 cm wide). */
@@ -380,11 +388,15 @@ void heightmap_blob_finder_free(HeightmapBlobFinder *finder);
 /* New parameters from the next heightmap_blob_finder_run (the grid stays). */
 void heightmap_blob_finder_set_params(HeightmapBlobFinder *finder,
                                       const HeightmapBlobParams *params);
-/* Tells the finder where pair `pair`'s camera is and its focal length and baseline (from
- * the geometry's Q), for visible_offset and the blobs' covariances; a pair never set
- * does not move the centres of the blobs it sees, nor add to their covariance. */
+/* Tells the finder where pair `pair`'s camera is, its focal length and baseline (from
+ * the geometry's Q) and the size of its disparity image (width, height px; 0: unknown),
+ * for visible_offset, the blobs' covariances, body_support and min_fill; a pair never set
+ * does not move the centres of the blobs it sees, nor add to their covariance. With the
+ * size, body_support and min_fill judge a blob by the part of a body the pair's image
+ * holds (a player at its edge is seen in part); without it, as if it held all of it. */
 void heightmap_blob_finder_set_camera(HeightmapBlobFinder *finder, int pair,
-                                      const HeightmapPairGeometry *geometry);
+                                      const HeightmapPairGeometry *geometry, int width,
+                                      int height);
 /* The cells' body support (heightmap_fusion_get_support) for the next runs, for
  * body_support; NULL: none (body_support then drops nothing). The finder keeps the
  * pointer: it must stay valid until the run. */

@@ -321,7 +321,8 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
         heightmap_metrics_refused(b->metrics, f[i].pair);
       continue;
     }
-    heightmap_blob_finder_set_camera(b->finder, f[i].pair, &f[i].geometry);
+    heightmap_blob_finder_set_camera(b->finder, f[i].pair, &f[i].geometry, f[i].input.width,
+                                     f[i].input.height);
     fused[i] = true;
     fused_pairs[n_names] = f[i].pair;
     names[n_names++] = f[i].name;

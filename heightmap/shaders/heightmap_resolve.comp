@@ -8,6 +8,14 @@
 // With MIN_POINTS >= 2 one stray point never sets the height: it needs company in its
 // bin or above. CARVE: a cell's bins whose bottom lies CARVE_TOL or more above its
 // ceiling (heightmap_scatter.comp: the lowest ray that crossed it) are dropped first.
+//
+// The top is found in the histograms summed over the (2 r + 1)^2 cells around the cell,
+// r = POOL, or u_far_pool for a far cell: one where even the sharpest pair that put a
+// point within u_far_pool cells of it measures its range (1 m up) with an error of
+// u_far_sigma m or more (D L u_disparity_noise / (f B), D and L the 3-D and horizontal
+// distances from the pair's camera: u_cams). A far body's few points are smeared along
+// the view over many cells, too few in each for a top; summed, they make one. The body
+// support is the cell's own points, whatever the pooling.
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -23,12 +31,21 @@ layout(std430, binding = 2) writeonly buffer Out { uint u_out[]; };
 uniform ivec2 u_cells;
 uniform int u_min_points;
 uniform float u_top_fraction;
+uniform vec4 u_grid;               // x0, y0, cell (m), 0
+uniform int u_far_pool;            // cells; <= POOL: no far pooling
+uniform float u_far_sigma;         // m
+uniform float u_disparity_noise;   // px
+uniform float u_cams[4 * MAX_PAIRS];   // per pair: camera centre (pitch m), f B (px m; 0:
+                                       // not fused this frame)
 
 #ifndef BINS
 #define BINS 16
 #endif
 #ifndef POOL
 #define POOL 0
+#endif
+#ifndef MAX_PAIRS
+#define MAX_PAIRS 32
 #endif
 #ifndef BIN_HEIGHT
 #define BIN_HEIGHT 0.2
@@ -38,15 +55,40 @@ uniform float u_top_fraction;
 #define LEG_HI_BIN 3   // exclusive
 #define CARVE_TOL 0.2
 
+// The pooling radius of cell p: u_far_pool when it is far (above), else POOL.
+int pool_radius(ivec2 p)
+{
+  if (u_far_pool <= POOL)
+    return POOL;
+  ivec2 lo = max(p - u_far_pool, ivec2(0)), hi = min(p + u_far_pool, u_cells - 1);
+  uint seen = 0u;
+  for (int y = lo.y; y <= hi.y; y++)
+    for (int x = lo.x; x <= hi.x; x++)
+      seen |= imageLoad(u_bins, ivec3(x, y, BINS / 2)).r;
+  if (seen == 0u)
+    return POOL;
+  vec3 q = vec3(u_grid.xy + (vec2(p) + 0.5) * u_grid.z, 1.0);
+  float best = 1e30;
+  for (int k = 0; k < MAX_PAIRS; k++) {
+    float fb = u_cams[4 * k + 3];
+    if ((seen & (1u << uint(k))) == 0u || !(fb > 0.0))
+      continue;
+    vec3 d = q - vec3(u_cams[4 * k], u_cams[4 * k + 1], u_cams[4 * k + 2]);
+    best = min(best, length(d) * length(d.xy) * u_disparity_noise / fb);
+  }
+  return best >= u_far_sigma && best < 1e30 ? u_far_pool : POOL;
+}
+
 void main()
 {
   ivec2 p = ivec2(gl_GlobalInvocationID.xy);
   if (p.x >= u_cells.x || p.y >= u_cells.y)
     return;
-  uint c[BINS];
+  uint c[BINS], own[BINS];
   for (int b = 0; b < BINS; b++)
-    c[b] = 0u;
-  ivec2 lo = max(p - POOL, ivec2(0)), hi = min(p + POOL, u_cells - 1);
+    c[b] = own[b] = 0u;
+  int r = pool_radius(p);
+  ivec2 lo = max(p - r, ivec2(0)), hi = min(p + r, u_cells - 1);
   for (int y = lo.y; y <= hi.y; y++)
     for (int x = lo.x; x <= hi.x; x++) {
       int keep = BINS;   // bins kept: 0 .. keep - 1
@@ -57,10 +99,14 @@ void main()
         keep = clamp(int(ceil(ceiling / BIN_HEIGHT)), 0, BINS);   // bin b's bottom b * BIN_HEIGHT < ceiling
       }
 #endif
+      bool self = x == p.x && y == p.y;
       for (int l = 0; l < BINS / 2; l++) {
         uint w = imageLoad(u_bins, ivec3(x, y, l)).r;
-        c[2 * l] += 2 * l < keep ? w & 0xffffu : 0u;
-        c[2 * l + 1] += 2 * l + 1 < keep ? w >> 16 : 0u;
+        uint w0 = 2 * l < keep ? w & 0xffffu : 0u, w1 = 2 * l + 1 < keep ? w >> 16 : 0u;
+        c[2 * l] += w0;
+        c[2 * l + 1] += w1;
+        own[2 * l] += self ? w0 : 0u;
+        own[2 * l + 1] += self ? w1 : 0u;
       }
     }
   uint n = 0u;
@@ -81,8 +127,8 @@ void main()
   }
   uint legs = 0u, body = 0u;
   for (int b = LEG_LO_BIN; b < BINS; b++) {
-    body += c[b];
-    legs += b < LEG_HI_BIN ? c[b] : 0u;
+    body += own[b];
+    legs += b < LEG_HI_BIN ? own[b] : 0u;
   }
   int cell = p.y * u_cells.x + p.x;
   u_out[cell] = floatBitsToUint(h);

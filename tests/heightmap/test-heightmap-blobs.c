@@ -90,7 +90,7 @@ test_blobs(void)
   p.visible_offset = 0.2;
   g_autoptr(HeightmapBlobFinder) f3 = heightmap_blob_finder_new(&g, &p);
   const HeightmapPairGeometry cam = { .centre = { -1.6, -40.7, 20 } };   /* "south" of A */
-  heightmap_blob_finder_set_camera(f3, 2, &cam);
+  heightmap_blob_finder_set_camera(f3, 2, &cam, 0, 0);
   g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
   for (int i = 0; i < g.width * g.height; i++)
     masks[i] = 1u << 2;
@@ -101,7 +101,7 @@ test_blobs(void)
   g_assert_cmpfloat_with_epsilon(b[0].y, -0.5, 1e-6);
   /* a second camera on the opposite side cancels the move */
   const HeightmapPairGeometry cam2 = { .centre = { -1.6, 39.3, 20 } };
-  heightmap_blob_finder_set_camera(f3, 5, &cam2);
+  heightmap_blob_finder_set_camera(f3, 5, &cam2, 0, 0);
   for (int i = 0; i < g.width * g.height; i++)
     masks[i] |= 1u << 5;
   n = heightmap_blob_finder_run(f3, h, masks, &b);
@@ -269,8 +269,8 @@ test_blobs_precision(void)
   /* cameras level with the top (D = L): pair 0 30 m south of P, pair 1 60 m north of Q */
   const HeightmapPairGeometry near = pair_at(-0.1, -29.9, 1.8, 2100);
   const HeightmapPairGeometry far = pair_at(0.1, 60.1, 1.8, 2100);
-  heightmap_blob_finder_set_camera(f, 0, &near);
-  heightmap_blob_finder_set_camera(f, 1, &far);
+  heightmap_blob_finder_set_camera(f, 0, &near, 0, 0);
+  heightmap_blob_finder_set_camera(f, 1, &far, 0, 0);
   const HeightmapBlob *b;
   int n = heightmap_blob_finder_run(f, h, masks, &b);
   g_assert_cmpint(n, ==, 1);
@@ -354,8 +354,8 @@ test_blobs_view_split(void)
     p.view_split = split[run];
     p.view_split_px = px[run];
     g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
-    heightmap_blob_finder_set_camera(f, 0, &south);
-    heightmap_blob_finder_set_camera(f, 1, &east);
+    heightmap_blob_finder_set_camera(f, 0, &south, 0, 0);
+    heightmap_blob_finder_set_camera(f, 1, &east, 0, 0);
     if (run != 2)
       heightmap_blob_finder_set_body_masks(f, body);
     const HeightmapBlob *b;
@@ -550,7 +550,7 @@ test_blobs_support_scale(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);
   /* 30 m south, level with the legs: 23.3 px/m, both judged, the ball dropped */
   const HeightmapPairGeometry near = pair_at(0, -30, 0.4, 2100);
-  heightmap_blob_finder_set_camera(f, 3, &near);
+  heightmap_blob_finder_set_camera(f, 3, &near, 0, 0);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
   g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
   p.support_scale = 25;   /* 23.3 px/m is not enough */
@@ -564,8 +564,8 @@ test_blobs_support_scale(void)
   p.support_scale = 20;
   heightmap_blob_finder_set_params(f, &p);
   const HeightmapPairGeometry far = pair_at(0, -40, 0.4, 2100);
-  heightmap_blob_finder_set_camera(f, 3, &far);
-  heightmap_blob_finder_set_camera(f, 1, &near);
+  heightmap_blob_finder_set_camera(f, 3, &far, 0, 0);
+  heightmap_blob_finder_set_camera(f, 1, &near, 0, 0);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);
   for (int i = 0; i < n_cells; i++)
     masks[i] |= 1u << 1;
@@ -612,7 +612,7 @@ test_blobs_min_fill(void)
   g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
   const HeightmapBlob *b;
   const HeightmapPairGeometry near = pair_at(0, -30, 1.0, 2100);
-  heightmap_blob_finder_set_camera(f, 0, &near);
+  heightmap_blob_finder_set_camera(f, 0, &near, 0, 0);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);   /* no support yet */
   heightmap_blob_finder_set_support(f, support);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
@@ -631,13 +631,96 @@ test_blobs_min_fill(void)
   p.min_fill = 0.25;
   heightmap_blob_finder_set_params(f, &p);
   const HeightmapPairGeometry far = pair_at(0, -120, 1.0, 2100);
-  heightmap_blob_finder_set_camera(f, 0, &far);
+  heightmap_blob_finder_set_camera(f, 0, &far, 0, 0);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);
   /* a pair that did not see the blobs does not judge them */
-  heightmap_blob_finder_set_camera(f, 0, &near);
+  heightmap_blob_finder_set_camera(f, 0, &near, 0, 0);
   for (int i = 0; i < n_cells; i++)
     masks[i] = 1u << 2;
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 2);
+}
+
+/* A pair 30 m south of (-1, 0) at 1 m high looking north (f 700 px, f B 2100 px m, cx
+ * 160, cy `cy`): a body there spans rows cy +- 18.7 (0.2-1.8 m up). */
+static HeightmapPairGeometry
+pair_north(double cy)
+{
+  HeightmapPairGeometry g = { .centre = { -1, -30, 1.0 },
+                              /* camera x = east, y = down, z = north */
+                              .rotation = { 1, 0, 0, 0, 0, 1, 0, -1, 0 } };
+  g.q[0] = g.q[5] = 1;
+  g.q[3] = -160;
+  g.q[7] = -cy;
+  g.q[11] = 700;
+  g.q[14] = 700 / 2100.0;
+  return g;
+}
+
+/* min_fill and body_support at the edge of a pair's image: a blob (0.3 x 0.3 m, 1.8 m
+ * high, seen by pair 0 only) holding 15 points from 0.2 m up a cell, none 0.2-0.6 m high,
+ * has 0.46 of the 391 pixels pair 0 images of a body there. With its whole body in a
+ * 320 x 240 image (cy 120) it is a fragment at min_fill 0.6 and stands on nothing; when
+ * the image's lower edge (height 100, cy 91: rows to 83 are in, 8 px from the edge) cuts
+ * the body at 1 m, the pair images half of it (195 pixels) and no legs: it stays. Without
+ * the image's size the whole body is expected, as before. */
+static void
+test_blobs_image_edge(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = ground_grid(&g, -3, 3, -3, 3, 0.1, 0.02f);
+  int n_cells = g.width * g.height;
+  g_autofree uint32_t *support = g_new0(uint32_t, n_cells);
+  g_autofree uint32_t *masks = g_new0(uint32_t, n_cells);
+  fill_rect(&g, h, -1.15, -0.15, -0.85, 0.15, 1.8f);
+  double points = 0;
+  for (int i = 0; i < n_cells; i++) {
+    masks[i] = 1u;
+    if (h[i] > 1.0f) {
+      support[i] = 15u << 16;
+      points += 15;
+    }
+  }
+  double s = 700.0 / 30.0;
+  double pixels = HEIGHTMAP_BODY_WIDTH * 1.6 * s * s;
+  g_assert_cmpfloat(fabs(points / pixels - 0.46), <, 0.01);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3, .min_fill = 0.6 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  heightmap_blob_finder_set_support(f, support);
+  const HeightmapBlob *b;
+  const HeightmapPairGeometry whole = pair_north(120), cut = pair_north(91);
+  heightmap_blob_finder_set_camera(f, 0, &whole, 320, 240);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 0);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->underfilled, ==, 1);
+  heightmap_blob_finder_set_camera(f, 0, &cut, 320, 100);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  heightmap_blob_finder_set_camera(f, 0, &cut, 0, 0);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 0);
+  /* the lower edge 4 px lower still cuts the body at about 1.2 m: half of it stays in */
+  heightmap_blob_finder_set_camera(f, 0, &cut, 320, 104);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
+  /* the left edge: the body (straight ahead, at column cx) is in the image only 78 px (8
+   * and its disparity, 70 px) or more from it */
+  HeightmapPairGeometry shifted = whole;
+  shifted.q[3] = -75;
+  heightmap_blob_finder_set_camera(f, 0, &shifted, 320, 240);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);   /* none of it */
+  shifted.q[3] = -81;
+  heightmap_blob_finder_set_camera(f, 0, &shifted, 320, 240);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 0);   /* all of it */
+
+  /* body_support (at support_scale 10 px/m: 23.3 here): no legs, so it stands on nothing
+   * while pair 0's image holds them, and is judged by area and height once it does not */
+  p.min_fill = 0.0;
+  p.body_support = 0.1;
+  p.support_scale = 10;
+  heightmap_blob_finder_set_params(f, &p);
+  heightmap_blob_finder_set_camera(f, 0, &whole, 320, 240);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 0);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->no_support, ==, 1);
+  heightmap_blob_finder_set_camera(f, 0, &cut, 320, 100);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
 }
 
 int
@@ -652,6 +735,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/body-support", test_blobs_body_support);
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
   g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);
+  g_test_add_func("/heightmap/blobs/image-edge", test_blobs_image_edge);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
   g_test_add_func("/heightmap/blobs/view-split", test_blobs_view_split);
   return g_test_run();

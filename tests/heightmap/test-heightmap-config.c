@@ -57,6 +57,8 @@ test_config_defaults(void)
   g_assert_cmpint(fp.grid.width, ==, 1110);
   g_assert_cmpfloat(fp.goal_shadow, ==, 1);
   g_assert_cmpfloat(fp.goal_front, ==, 0);
+  g_assert_cmpint(fp.far_pool, ==, 0);
+  g_assert_cmpfloat(fp.far_sigma, ==, 0.2);
   g_assert_cmpstr(c->ring_name, ==, "heightmap");
   g_assert_cmpint(c->format, ==, HEIGHTMAP_FORMAT_FLOAT);
   g_assert_null(c->socket_path);
@@ -120,6 +122,10 @@ test_config_errors(void)
       "hm.conf: [heightmap] support_scale: -5 is outside 0..10000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_shadow=25\n[pair a]\n",
       "hm.conf: [heightmap] goal_shadow: 25 is outside 0..20", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nfar_pool=5\n[pair a]\n",
+      "hm.conf: [heightmap] far_pool: 5 is outside 0..4", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nfar_sigma=-0.1\n[pair a]\n",
+      "hm.conf: [heightmap] far_sigma: -0.1 is outside 0..10", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_front=-1\n[pair a]\n",
       "hm.conf: [heightmap] goal_front: -1 is outside 0..20", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ncrowd_split=4\n[pair a]\n",
@@ -318,7 +324,7 @@ test_config_update(void)
     "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\nplay_margin=2\n"
     "body_support=0.05\nsupport_scale=30\ngoal_shadow=1.5\ngoal_front=0.5\nmax_height=2.8\n"
     "confirm_gap=1\ncoast=2\nmin_fill=0.3\ncrowd_split=0.4\ncrowd_area=1.2\n"
-    "view_split=1.5\nview_split_px=4\n[pair a]\nring=a2\n"
+    "view_split=1.5\nview_split_px=4\nfar_pool=2\nfar_sigma=0.3\n[pair a]\nring=a2\n"
     "[pair c]\n",
     &error);
   g_assert_no_error(error);
@@ -327,7 +333,8 @@ test_config_update(void)
                   "min_points 2 -> 4, goal_line 52.5 -> 50, play_margin 1 -> 2, "
                   "body_support 0.02 -> 0.05, support_scale 20 -> 30, min_fill 0.2 -> 0.3, "
                   "goal_shadow 1 -> 1.5, "
-                  "goal_front 0 -> 0.5, max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
+                  "goal_front 0 -> 0.5, far_pool 0 -> 2, far_sigma 0.2 -> 0.3, "
+                  "max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
                   "split_depth 0 -> 0.3, crowd_split 0.2 -> 0.4, crowd_area 3 -> 1.2, "
                   "view_split 0.9 -> 1.5, view_split_px 10 -> 4, "
                   "disparity_noise 0.07 -> 0.1, "
@@ -347,6 +354,8 @@ test_config_update(void)
   g_assert_cmpfloat(r->goal_shadow, ==, 1.5);
   g_assert_cmpfloat(heightmap_config_fusion_params(r).goal_shadow, ==, 1.5);
   g_assert_cmpfloat(heightmap_config_fusion_params(r).goal_front, ==, 0.5);
+  g_assert_cmpint(heightmap_config_fusion_params(r).far_pool, ==, 2);
+  g_assert_cmpfloat(heightmap_config_fusion_params(r).far_sigma, ==, 0.3);
   g_assert_cmpfloat(heightmap_config_tracker_params(r).max_height, ==, 2.8);
   const char *expect[] = {
     "[heightmap] cell changed: needs a restart, keeping 0.1",

@@ -317,6 +317,72 @@ test_fusion_hand(void)
   g_assert_cmphex(heightmap_fusion_get_body_masks(f)[9 * 20 + 10], ==, 1u << 3);
 }
 
+/* Far pooling, by hand, on the camera of the hand-computed case (above; f B = 200 px m,
+ * disparity_noise 0.07 px): pixels (0, 0) and (4, 0) raised to 1.9 m fall in cells (6, 13)
+ * and (8, 13) (pitch x -0.30375 and -0.14177), one point among 3 ground points each; cell
+ * (7, 13) between them holds 4 ground points. min_points 2, top_fraction 0: need = 2.
+ *  - No pooling: (6, 13) and (8, 13) rank 0.5 of the 3 in bin 0 -> (1 - 0.5 / 3) * 0.2 =
+ *    0.1667 m; (7, 13) rank 1.5 of 4 -> 0.125 m.
+ *  - far_pool 1: a cell's range error 1 m up is D L 0.07 / 200 (D, L from (0, 0, 10) to
+ *    its centre): (6, 13) 0.001562 m, (7, 13) 0.001356 m, (8, 13) 0.001201 m. With
+ *    far_sigma 0.0013 the first two are far. (7, 13) sums cells 6..8 x 12..14 (row 14 is
+ *    empty): both raised points in bin 9 -> rank 1.5 of 2 -> (10 - 0.75) * 0.2 = 1.85 m;
+ *    (6, 13) sums 5..7 x 12..14: one raised point and 15 ground -> rank 0.5 of 15 ->
+ *    (1 - 0.5 / 15) * 0.2 = 0.19333 m; (8, 13) is not far: 0.1667 m as without.
+ *  - The support stays each cell's own points: (6, 13) and (8, 13) 1 << 16, (7, 13) 0.
+ *  - far_sigma 0.002: no cell is far, as without pooling. */
+static void
+test_fusion_far_pool(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  HeightmapFusionParams fp = { .label = "far", .min_points = 2, .top_fraction = 0,
+                               .min_confidence = 0, .disparity_noise = 0.07 };
+  g_assert_true(heightmap_grid_init(&fp.grid, -1, 1, -1, 1, 0.1));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
+  g_assert_no_error(error);
+  HeightmapPairGeometry g = {
+    .q = { 1, 0, 0, -7.5, 0, 1, 0, -7.5, 0, 0, 0, 200, 0, 0, 1, 0 },
+    .rotation = { 1, 0, 0, 0, -1, 0, 0, 0, -1 },
+    .centre = { 0, 0, 10 },
+  };
+  enum { W = 16 };
+  int16_t d[W * W];
+  for (int i = 0; i < W * W; i++)
+    d[i] = 20 * 32;
+  d[0] = d[4] = (int16_t) lround(200.0 / 8.1 * 32);
+  HeightmapInput in = { .width = W, .height = W, .disparity = d, .disparity_stride = W * 2,
+                        .disparity_size = sizeof d, .disparity_scale = 1.0 / 32 };
+  const struct { int pool; double sigma; double h6, h7, h8; } runs[] = {
+    { 0, 0.0, 0.2 * (1 - 0.5 / 3), 0.125, 0.2 * (1 - 0.5 / 3) },
+    { 1, 0.0013, 0.2 * (1 - 0.5 / 15), 1.85, 0.2 * (1 - 0.5 / 3) },
+    { 1, 0.002, 0.2 * (1 - 0.5 / 3), 0.125, 0.2 * (1 - 0.5 / 3) },
+  };
+  float h[400];
+  for (unsigned r = 0; r < G_N_ELEMENTS(runs); r++) {
+    fp.far_pool = runs[r].pool;
+    fp.far_sigma = runs[r].sigma;
+    heightmap_fusion_set_params(f, &fp);
+    for (int i = 0; i < 400; i++)
+      h[i] = -7.0f;
+    g_assert_true(heightmap_fusion_begin(f, &error));
+    g_assert_true(heightmap_fusion_add(f, 3, &g, &in, &error));
+    g_assert_true(heightmap_fusion_finish(f, h, NULL, &error));
+    g_assert_no_error(error);
+    g_assert_cmpfloat_with_epsilon(h[13 * 20 + 6], runs[r].h6, 1e-5);
+    g_assert_cmpfloat_with_epsilon(h[13 * 20 + 7], runs[r].h7, 1e-5);
+    g_assert_cmpfloat_with_epsilon(h[13 * 20 + 8], runs[r].h8, 1e-5);
+    g_assert_cmpfloat_with_epsilon(h[9 * 20 + 9], 0.125, 1e-5);   /* a ground cell */
+    g_assert_true(isnan(h[0]));
+    const uint32_t *s = heightmap_fusion_get_support(f);
+    g_assert_cmphex(s[13 * 20 + 6], ==, 1u << 16);
+    g_assert_cmphex(s[13 * 20 + 7], ==, 0u);
+    g_assert_cmphex(s[13 * 20 + 8], ==, 1u << 16);
+  }
+}
+
 /* Inputs that claim more than they hold, as a hostile ring's frame would: each one is
  * refused with an error before anything is uploaded (the buffers are heap blocks of
  * exactly their size, so that a read past one is an ASan error in that build), the
@@ -429,6 +495,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/formula", test_formula);
   g_test_add_func("/heightmap/triangulate-gpu", test_triangulate_gpu);
   g_test_add_func("/heightmap/fusion-hand", test_fusion_hand);
+  g_test_add_func("/heightmap/fusion-far-pool", test_fusion_far_pool);
   g_test_add_func("/heightmap/fusion-bounds", test_fusion_bounds);
   int r = g_test_run();
   g_rand_free(rng);

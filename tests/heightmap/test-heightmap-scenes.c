@@ -390,8 +390,8 @@ test_fusion_side_by_side(void)
     bp.view_split = run == 1 ? 0.0 : 0.9;
     bp.view_split_px = 10;
     g_autoptr(HeightmapBlobFinder) bf = heightmap_blob_finder_new(&fp.grid, &bp);
-    heightmap_blob_finder_set_camera(bf, 0, &t.ga);
-    heightmap_blob_finder_set_camera(bf, 1, &t.gb);
+    heightmap_blob_finder_set_camera(bf, 0, &t.ga, W, H);
+    heightmap_blob_finder_set_camera(bf, 1, &t.gb, W, H);
     if (run != 2)
       heightmap_blob_finder_set_body_masks(bf, body);
     const HeightmapBlob *b;

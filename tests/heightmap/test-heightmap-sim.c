@@ -317,7 +317,8 @@ core_init(Core *c)
   HeightmapBlobParams bp = heightmap_config_blob_params(cfg);
   c->finder = heightmap_blob_finder_new(&cfg->grid, &bp);
   for (int p = 0; p < clip.n_pairs; p++)
-    heightmap_blob_finder_set_camera(c->finder, p, &clip.geom[p]);
+    heightmap_blob_finder_set_camera(c->finder, p, &clip.geom[p], clip.calib[p].width,
+                                     clip.calib[p].height);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(cfg);
   c->tracker = heightmap_tracker_new(&tp);
   c->heights = g_new(float, (size_t) cfg->grid.width * cfg->grid.height);

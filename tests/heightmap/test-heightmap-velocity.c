@@ -287,7 +287,8 @@ run(const char *what, bool engine_disparity, double max_measured, double max_kal
   HeightmapBlobParams bp = heightmap_config_blob_params(cfg);
   g_autoptr(HeightmapBlobFinder) finder = heightmap_blob_finder_new(&cfg->grid, &bp);
   for (int p = 0; p < clip.n_pairs; p++)
-    heightmap_blob_finder_set_camera(finder, p, &clip.geom[p]);
+    heightmap_blob_finder_set_camera(finder, p, &clip.geom[p], clip.calib[p].width,
+                                     clip.calib[p].height);
   HeightmapVelocityParams vp = heightmap_config_velocity_params(cfg);
   g_autoptr(HeightmapVelocity) velocity = heightmap_velocity_new(&cfg->grid, &vp);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(cfg);
