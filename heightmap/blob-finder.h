@@ -41,6 +41,7 @@ struct HeightmapBlobFinder {
   double *proj;            /* view_split: the cells' positions across a pair's view */
   double *widest;          /* view_split: those of the widest pair so far */
   int32_t *part;           /* view_split: the cells of a blob being cut */
+  int32_t *merged_into;    /* merge_distance, per blob: the blob it was merged into */
   HeightmapBlobCounts counts;   /* of the last run */
   bool explain;            /* this run logs its drops and cuts (debug messages on) */
 };

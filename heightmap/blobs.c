@@ -205,6 +205,7 @@ heightmap_blob_finder_new(const HeightmapGrid *grid, const HeightmapBlobParams *
   f->widest = g_new(double, n);
   f->part = g_new(int32_t, n);
   f->blobs = g_new(HeightmapBlob, MAX_BLOBS);
+  f->merged_into = g_new(int32_t, MAX_BLOBS);
   return f;
 }
 
@@ -214,6 +215,7 @@ heightmap_blob_finder_free(HeightmapBlobFinder *f)
   if (!f)
     return;
   g_free(f->label);
+  g_free(f->merged_into);
   g_free(f->stack);
   g_free(f->rank);
   g_free(f->parent);
@@ -492,6 +494,68 @@ on_pitch(const HeightmapBlobFinder *f, const HeightmapBlob *b)
          fabs(b->y) <= p->half_width + p->play_margin;
 }
 
+/* merge_distance: the kept blobs whose centres lie closer than it are one player, a body
+ * cut in two (a split or view_split cut through it: two bodies' axes stand farther
+ * apart). Each such blob is merged into the earlier one (its centre the cell-weighted
+ * mean of both, its covariance the larger one's, its top the higher), then the blobs are
+ * compacted and the cells' labels renumbered. Returns the blobs left. */
+static int
+merge_close(HeightmapBlobFinder *f, int count)
+{
+  double r = f->params.merge_distance;
+  if (!(r > 0.0) || count < 2)
+    return count;
+  int32_t *into = f->merged_into;
+  for (int i = 0; i < count; i++)
+    into[i] = i;
+  int merged = 0;
+  for (int i = 0; i < count; i++) {
+    if (into[i] != i)
+      continue;
+    HeightmapBlob *a = &f->blobs[i];
+    for (int j = i + 1; j < count; j++) {
+      const HeightmapBlob *b = &f->blobs[j];
+      if (into[j] != j || hypot(a->x - b->x, a->y - b->y) >= r)
+        continue;
+      if (f->explain)
+        g_debug("heightmap: blob at (%.2f, %.2f) m, %.2f m^2 merged into the one at "
+                "(%.2f, %.2f) m, %.2f m^2 (merge_distance)", b->x, b->y, b->area, a->x,
+                a->y, a->area);
+      double wa = a->cells, wb = b->cells;
+      a->x = (a->x * wa + b->x * wb) / (wa + wb);
+      a->y = (a->y * wa + b->y * wb) / (wa + wb);
+      if (b->cells > a->cells)
+        memcpy(a->cov, b->cov, sizeof a->cov);
+      a->height = MAX(a->height, b->height);
+      a->cells += b->cells;
+      a->area += b->area;
+      a->pairs |= b->pairs;
+      into[j] = i;
+      merged++;
+      j = i;   /* the centre moved: the blobs after i again */
+    }
+  }
+  if (!merged)
+    return count;
+  /* into[i] < i for a merged blob: its root's new index is known when it is reached */
+  int n = 0;
+  for (int i = 0; i < count; i++) {
+    if (into[i] == i) {
+      if (n != i)
+        f->blobs[n] = f->blobs[i];
+      into[i] = n++;
+    } else {
+      into[i] = into[into[i]];
+    }
+  }
+  const int n_cells = f->grid.width * f->grid.height;
+  for (int c = 0; c < n_cells; c++)
+    if (f->label[c] >= 0 && f->label[c] < count)
+      f->label[c] = into[f->label[c]];
+  f->counts.merged = merged;
+  return n;
+}
+
 int
 heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t *masks,
                           const HeightmapBlob **blobs)
@@ -578,6 +642,7 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
   }
   if (dropped)
     g_warning("heightmap: more than %d blobs, %d dropped", MAX_BLOBS, dropped);
+  count = merge_close(f, count);
   *blobs = f->blobs;
   return count;
 }

@@ -20,7 +20,8 @@ static const char *const heightmap_keys[] = {
   "min_confidence", "min_points", "pool", "far_pool", "far_sigma", "carve", "goal_line",
   "goal_width", "goal_height", "goal_shadow", "goal_front", "max_height", "touch_line",
   "play_margin", "body_support", "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
-  "split_depth", "crowd_split", "crowd_area", "view_split", "view_split_px", "top_band",
+  "split_depth", "crowd_split", "crowd_area", "view_split", "view_split_px", "merge_distance",
+  "top_band",
   "visible_offset", "disparity_noise", "gate", "acceleration", "max_missed", "confirm",
   "confirm_gap", "coast", "socket", "ring", "format", "metrics", NULL
 };
@@ -153,6 +154,7 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "crowd_area", 0, 1000, &cfg->crowd_area, error) ||
       !get_double(c, "view_split", 0, 10, &cfg->view_split, error) ||
       !get_double(c, "view_split_px", 0, 100, &cfg->view_split_px, error) ||
+      !get_double(c, "merge_distance", 0, 5, &cfg->merge_distance, error) ||
       !get_double(c, "visible_offset", 0, 2, &cfg->visible_offset, error) ||
       !get_double(c, "disparity_noise", 0, 10, &cfg->disparity_noise, error) ||
       !get_double(c, "gate", 0.01, 100, &cfg->gate, error) ||
@@ -355,6 +357,7 @@ heightmap_config_blob_params(const HeightmapConfig *c)
                                  .crowd_area = c->crowd_area,
                                  .view_split = c->view_split,
                                  .view_split_px = c->view_split_px,
+                                 .merge_distance = c->merge_distance,
                                  .half_length = c->goal_line, .half_width = c->touch_line,
                                  .play_margin = c->play_margin,
                                  .body_support = c->body_support,

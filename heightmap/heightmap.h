@@ -136,6 +136,7 @@ typedef struct {
   double view_split;        /* m, 0 = off: blobs wider than this across a pair's view are
                                cut in two (blobs.c) */
   double view_split_px;     /* px added to view_split's width (blobs.c) */
+  double merge_distance;    /* m, 0 = off: blobs centred closer are merged (blobs.c) */
   double visible_offset;    /* m, centres moved away from the cameras (blobs.c) */
   double disparity_noise;   /* px, sigma of a blob's disparity (blobs.c, covariances) */
   double gate;              /* m, tracking gate */
@@ -170,7 +171,8 @@ void heightmap_config_free(HeightmapConfig *config);
  * min_confidence, min_points, far_pool, far_sigma, goal_line, goal_width, goal_height,
  * goal_shadow, goal_front, touch_line, play_margin, max_height, body_support, support_scale, min_fill,
  * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, crowd_split,
- * crowd_area, view_split, view_split_px, visible_offset, disparity_noise, gate,
+ * crowd_area, view_split, view_split_px, merge_distance, visible_offset, disparity_noise,
+ * gate,
  * acceleration, max_missed, confirm, confirm_gap, coast; appends "key old -> new" for each
  * one that differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1
  * cell: the GPU images and the output ring; pool: a shader constant; socket, ring, format;
@@ -359,6 +361,9 @@ typedef struct {
                                horizontal view is cut in two there (players side by side:
                                a pair's range error smears a body along its view, not
                                across it) */
+  double merge_distance;    /* m, 0 = off: kept blobs whose centres lie closer than this
+                               are one player (a body cut in two by a split or view_split:
+                               two bodies' axes stand farther apart) and are merged */
   double view_split_px;     /* px: the width view_split allows grows by this many of the
                                pair's pixels at the blob (the disparity's spread over a
                                body's outline) */
@@ -376,6 +381,8 @@ typedef struct {
   int no_support;           /* body_support */
   int underfilled;          /* min_fill */
   int cuts;                 /* view_split's cuts */
+  int merged;               /* kept blobs merged into another (merge_distance); kept
+                               counts them */
 } HeightmapBlobCounts;
 
 #define HEIGHTMAP_SPLIT_SEPARATION 0.4   /* m between two tops of one blob to split it */

@@ -723,6 +723,49 @@ test_blobs_image_edge(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
 }
 
+/* merge_distance: A (x -0.4..-0.2, 4 cells, 1.8 m) and B (x 0..0.1, 2 cells, 1.6 m),
+ * y 0..0.2, two empty columns between them, centres -0.3 and 0.05 (0.35 m apart); C (x
+ * 0.4..0.5, 2 cells, centre 0.45) 0.4 m beyond B, 0.75 m from A; D far away (x 2.1).
+ * With 0.4 m: A and B merge (centre (4 (-0.3) + 2 0.05) / 6 = -0.1833), C stays (0.633 m
+ * from the merged centre, not closer than 0.4 to B, which is gone): A+B, C, D; with
+ * 0.7 m C joins too (centre (4 (-0.3) + 2 0.05 + 2 0.45) / 8 = -0.025); every merged
+ * cell carries its blob's label; with 0.3 m or 0 nothing merges. */
+static void
+test_blobs_merge(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = ground_grid(&g, -3, 3, -3, 3, 0.1, 0.02f);
+  fill_rect(&g, h, -0.4, 0.0, -0.2, 0.2, 1.8f);
+  fill_rect(&g, h, 0.0, 0.0, 0.1, 0.2, 1.6f);
+  fill_rect(&g, h, 0.4, 0.0, 0.5, 0.2, 1.7f);
+  fill_rect(&g, h, 2.0, 0.0, 2.2, 0.2, 1.7f);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.01, .max_area = 2.0,
+                            .top_band = 2.0 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  const double dist[] = { 0.0, 0.3, 0.4, 0.7 };
+  const int expect[] = { 4, 4, 3, 2 };
+  for (unsigned r = 0; r < G_N_ELEMENTS(dist); r++) {
+    p.merge_distance = dist[r];
+    heightmap_blob_finder_set_params(f, &p);
+    int n = heightmap_blob_finder_run(f, h, NULL, &b);
+    g_assert_cmpint(n, ==, expect[r]);
+    g_assert_cmpint(heightmap_blob_finder_get_counts(f)->kept, ==, 4);
+    g_assert_cmpint(heightmap_blob_finder_get_counts(f)->merged, ==, 4 - expect[r]);
+    assert_labels(&g, f, b, n);
+    if (r < 2)
+      continue;
+    /* blob 0 is A with what merged into it: its top A's, its area theirs */
+    double x = r == 2 ? (4 * -0.3 + 2 * 0.05) / 6 : (4 * -0.3 + 2 * 0.05 + 2 * 0.45) / 8;
+    g_assert_cmpfloat(fabs(b[0].x - x), <, 1e-9);
+    g_assert_cmpfloat(fabs(b[0].y - 0.1), <, 1e-9);
+    g_assert_cmpint(b[0].cells, ==, r == 2 ? 6 : 8);
+    g_assert_cmpfloat(fabs(b[0].area - (r == 2 ? 0.06 : 0.08)), <, 1e-9);
+    g_assert_cmpfloat(b[0].height, >, 1.7);
+    g_assert_cmpfloat(fabs(b[n - 1].x - 2.1), <, 1e-9);   /* D, last, untouched */
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -736,6 +779,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
   g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);
   g_test_add_func("/heightmap/blobs/image-edge", test_blobs_image_edge);
+  g_test_add_func("/heightmap/blobs/merge", test_blobs_merge);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
   g_test_add_func("/heightmap/blobs/view-split", test_blobs_view_split);
   return g_test_run();

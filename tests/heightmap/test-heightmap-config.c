@@ -47,6 +47,7 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.crowd_area, ==, 3);
   g_assert_cmpfloat(bp.view_split, ==, 0.9);
   g_assert_cmpfloat(bp.view_split_px, ==, 10);
+  g_assert_cmpfloat(bp.merge_distance, ==, 0);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   g_assert_cmpfloat(tp.acceleration, ==, 10);
   g_assert_cmpint(tp.confirm, ==, 2);
@@ -122,6 +123,8 @@ test_config_errors(void)
       "hm.conf: [heightmap] support_scale: -5 is outside 0..10000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_shadow=25\n[pair a]\n",
       "hm.conf: [heightmap] goal_shadow: 25 is outside 0..20", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nmerge_distance=6\n[pair a]\n",
+      "hm.conf: [heightmap] merge_distance: 6 is outside 0..5", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nfar_pool=5\n[pair a]\n",
       "hm.conf: [heightmap] far_pool: 5 is outside 0..4", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nfar_sigma=-0.1\n[pair a]\n",
@@ -324,7 +327,7 @@ test_config_update(void)
     "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\nplay_margin=2\n"
     "body_support=0.05\nsupport_scale=30\ngoal_shadow=1.5\ngoal_front=0.5\nmax_height=2.8\n"
     "confirm_gap=1\ncoast=2\nmin_fill=0.3\ncrowd_split=0.4\ncrowd_area=1.2\n"
-    "view_split=1.5\nview_split_px=4\nfar_pool=2\nfar_sigma=0.3\n[pair a]\nring=a2\n"
+    "view_split=1.5\nview_split_px=4\nfar_pool=2\nfar_sigma=0.3\nmerge_distance=0.4\n[pair a]\nring=a2\n"
     "[pair c]\n",
     &error);
   g_assert_no_error(error);
@@ -336,7 +339,7 @@ test_config_update(void)
                   "goal_front 0 -> 0.5, far_pool 0 -> 2, far_sigma 0.2 -> 0.3, "
                   "max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
                   "split_depth 0 -> 0.3, crowd_split 0.2 -> 0.4, crowd_area 3 -> 1.2, "
-                  "view_split 0.9 -> 1.5, view_split_px 10 -> 4, "
+                  "view_split 0.9 -> 1.5, view_split_px 10 -> 4, merge_distance 0 -> 0.4, "
                   "disparity_noise 0.07 -> 0.1, "
                   "acceleration 10 -> 0, confirm 2 -> 3, confirm_gap 0 -> 1, coast 0 -> 2");
   g_assert_cmpint(heightmap_config_tracker_params(r).confirm_gap, ==, 1);
@@ -346,6 +349,7 @@ test_config_update(void)
   g_assert_cmpfloat(heightmap_config_blob_params(r).crowd_area, ==, 1.2);
   g_assert_cmpfloat(heightmap_config_blob_params(r).view_split, ==, 1.5);
   g_assert_cmpfloat(heightmap_config_blob_params(r).view_split_px, ==, 4);
+  g_assert_cmpfloat(heightmap_config_blob_params(r).merge_distance, ==, 0.4);
   g_assert_cmpfloat(r->acceleration, ==, 0);
   g_assert_cmpfloat(r->disparity_noise, ==, 0.1);
   g_assert_cmpfloat(r->goal_line, ==, 50);
