@@ -14,8 +14,9 @@
 // point within u_far_pool cells of it measures its range (1 m up) with an error of
 // u_far_sigma m or more (D L u_disparity_noise / (f B), D and L the 3-D and horizontal
 // distances from the pair's camera: u_cams). A far body's few points are smeared along
-// the view over many cells, too few in each for a top; summed, they make one. The body
-// support is the cell's own points, whatever the pooling.
+// the view over many cells, too few in each for a top; summed, they make one. A far cell
+// without points of its own stays empty (the pooling does not grow a blob by its
+// radius). The body support is the cell's own points, whatever the pooling.
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -109,9 +110,13 @@ void main()
         own[2 * l + 1] += self ? w1 : 0u;
       }
     }
-  uint n = 0u;
-  for (int b = 0; b < BINS; b++)
+  uint n = 0u, n_own = 0u;
+  for (int b = 0; b < BINS; b++) {
     n += c[b];
+    n_own += own[b];
+  }
+  if (r > POOL && n_own == 0u)
+    n = 0u;   // a far cell of no points of its own: empty
   float h = uintBitsToFloat(0x7fc00000u);   // NaN
   if (n >= uint(u_min_points)) {
     uint need = max(uint(u_min_points), uint(ceil(u_top_fraction * float(n))));

@@ -329,6 +329,8 @@ test_fusion_hand(void)
  *    empty): both raised points in bin 9 -> rank 1.5 of 2 -> (10 - 0.75) * 0.2 = 1.85 m;
  *    (6, 13) sums 5..7 x 12..14: one raised point and 15 ground -> rank 0.5 of 15 ->
  *    (1 - 0.5 / 15) * 0.2 = 0.19333 m; (8, 13) is not far: 0.1667 m as without.
+ *  - (6, 14), an empty cell beside them (far too: 0.0018 m), stays empty: the pooling
+ *    does not grow what it pools into the cells around.
  *  - The support stays each cell's own points: (6, 13) and (8, 13) 1 << 16, (7, 13) 0.
  *  - far_sigma 0.002: no cell is far, as without pooling. */
 static void
@@ -376,6 +378,9 @@ test_fusion_far_pool(void)
     g_assert_cmpfloat_with_epsilon(h[13 * 20 + 8], runs[r].h8, 1e-5);
     g_assert_cmpfloat_with_epsilon(h[9 * 20 + 9], 0.125, 1e-5);   /* a ground cell */
     g_assert_true(isnan(h[0]));
+    /* (6, 14), beside the raised point, far too (0.0018 m), holds no point of its own:
+     * empty, pooled or not */
+    g_assert_true(isnan(h[14 * 20 + 6]));
     const uint32_t *s = heightmap_fusion_get_support(f);
     g_assert_cmphex(s[13 * 20 + 6], ==, 1u << 16);
     g_assert_cmphex(s[13 * 20 + 7], ==, 0u);
