@@ -252,6 +252,7 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->crowd_area = 3.0;
   cfg->view_split = 0.9;
   cfg->view_split_px = 10.0;
+  cfg->merge_distance = 0.5;
   cfg->top_band = 1.0;
   cfg->visible_offset = 0.05;
   cfg->disparity_noise = 0.07;

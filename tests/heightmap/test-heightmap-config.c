@@ -47,7 +47,7 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.crowd_area, ==, 3);
   g_assert_cmpfloat(bp.view_split, ==, 0.9);
   g_assert_cmpfloat(bp.view_split_px, ==, 10);
-  g_assert_cmpfloat(bp.merge_distance, ==, 0);
+  g_assert_cmpfloat(bp.merge_distance, ==, 0.5);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   g_assert_cmpfloat(tp.acceleration, ==, 10);
   g_assert_cmpint(tp.confirm, ==, 2);
@@ -339,7 +339,7 @@ test_config_update(void)
                   "goal_front 0 -> 0.5, far_pool 0 -> 2, far_sigma 0.2 -> 0.3, "
                   "max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
                   "split_depth 0 -> 0.3, crowd_split 0.2 -> 0.4, crowd_area 3 -> 1.2, "
-                  "view_split 0.9 -> 1.5, view_split_px 10 -> 4, merge_distance 0 -> 0.4, "
+                  "view_split 0.9 -> 1.5, view_split_px 10 -> 4, merge_distance 0.5 -> 0.4, "
                   "disparity_noise 0.07 -> 0.1, "
                   "acceleration 10 -> 0, confirm 2 -> 3, confirm_gap 0 -> 1, coast 0 -> 2");
   g_assert_cmpint(heightmap_config_tracker_params(r).confirm_gap, ==, 1);
