@@ -660,8 +660,8 @@ pair_north(double cy)
  * high, seen by pair 0 only) holding 15 points from 0.2 m up a cell, none 0.2-0.6 m high,
  * has 0.46 of the 391 pixels pair 0 images of a body there. With its whole body in a
  * 320 x 240 image (cy 120) it is a fragment at min_fill 0.6 and stands on nothing; when
- * the image's lower edge (height 100, cy 91: rows to 83 are in, 8 px from the edge) cuts
- * the body at 1 m, the pair images half of it (195 pixels) and no legs: it stays. Without
+ * the image's lower edge (height 100: rows to 91 are in, 8 px from the last; cy 91, the
+ * body's point 1 m up) cuts the body at 1 m, the pair images half of it (195 pixels) and no legs: it stays. Without
  * the image's size the whole body is expected, as before. */
 static void
 test_blobs_image_edge(void)

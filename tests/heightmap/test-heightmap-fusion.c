@@ -177,6 +177,18 @@ test_triangulate_gpu(void)
   }
 }
 
+/* The hand-computed case's camera (below): at (0, 0, 10) looking straight down, 16x16 px,
+ * f = 200 px, B = 1 m, c = 7.5 px. */
+static HeightmapPairGeometry
+hand_camera(void)
+{
+  return (HeightmapPairGeometry) {
+    .q = { 1, 0, 0, -7.5, 0, 1, 0, -7.5, 0, 0, 0, 200, 0, 0, 1, 0 },
+    .rotation = { 1, 0, 0, 0, -1, 0, 0, 0, -1 },
+    .centre = { 0, 0, 10 },
+  };
+}
+
 /* The hand-computed case. Camera at (0, 0, 10) looking straight down: camera x = pitch x,
  * camera y = -pitch y, optical axis = -z. 16x16 px, f = 200 px, B = 1 m, c = 7.5 px:
  * a point at height h has depth Z = 10 - h, disparity d = 200 / Z, and pixel (x, y) sees
@@ -212,11 +224,7 @@ test_fusion_hand(void)
   g_autoptr(GError) error = NULL;
   g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
   g_assert_no_error(error);
-  HeightmapPairGeometry g = {
-    .q = { 1, 0, 0, -7.5, 0, 1, 0, -7.5, 0, 0, 0, 200, 0, 0, 1, 0 },
-    .rotation = { 1, 0, 0, 0, -1, 0, 0, 0, -1 },
-    .centre = { 0, 0, 10 },
-  };
+  const HeightmapPairGeometry g = hand_camera();
   enum { W = 16 };
   int16_t d[W * W];
   uint8_t conf[W * W];
@@ -345,11 +353,7 @@ test_fusion_far_pool(void)
   g_autoptr(GError) error = NULL;
   g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
   g_assert_no_error(error);
-  HeightmapPairGeometry g = {
-    .q = { 1, 0, 0, -7.5, 0, 1, 0, -7.5, 0, 0, 0, 200, 0, 0, 1, 0 },
-    .rotation = { 1, 0, 0, 0, -1, 0, 0, 0, -1 },
-    .centre = { 0, 0, 10 },
-  };
+  const HeightmapPairGeometry g = hand_camera();
   enum { W = 16 };
   int16_t d[W * W];
   for (int i = 0; i < W * W; i++)
@@ -404,11 +408,7 @@ test_fusion_bounds(void)
   g_autoptr(GError) error = NULL;
   g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
   g_assert_no_error(error);
-  HeightmapPairGeometry g = {
-    .q = { 1, 0, 0, -7.5, 0, 1, 0, -7.5, 0, 0, 0, 200, 0, 0, 1, 0 },
-    .rotation = { 1, 0, 0, 0, -1, 0, 0, 0, -1 },
-    .centre = { 0, 0, 10 },
-  };
+  const HeightmapPairGeometry g = hand_camera();
   enum { W = 16 };
   g_autofree int16_t *d = g_new(int16_t, W * W);
   g_autofree uint8_t *conf = g_new(uint8_t, W * W);
