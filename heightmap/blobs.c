@@ -75,9 +75,7 @@ heightmap_blob_finder_set_camera(HeightmapBlobFinder *f, int pair,
   f->principal[pair][1] = -geom->q[7];
   f->image[pair][0] = MAX(width, 0);
   f->image[pair][1] = MAX(height, 0);
-  /* Q's third row is (0 0 0 f), its fourth (0 0 1/B ...): Z = f B / d */
-  double fb = geom->q[14] != 0 ? geom->q[11] / geom->q[14] : 0;
-  f->focal_baseline[pair] = isfinite(fb) && fb > 0 ? fb : 0;
+  f->focal_baseline[pair] = heightmap_geometry_focal_baseline(geom);
   double focal = fabs(geom->q[11]);
   f->focal[pair] = isfinite(focal) ? focal : 0;
   f->has_camera |= 1u << pair;

@@ -230,6 +230,13 @@ heightmap_geometry_pixel_to_pitch(const HeightmapPairGeometry *g, double x, doub
   return true;
 }
 
+double
+heightmap_geometry_focal_baseline(const HeightmapPairGeometry *g)
+{
+  double fb = g->q[14] != 0 ? g->q[11] / g->q[14] : 0;
+  return isfinite(fb) && fb > 0 ? fb : 0;
+}
+
 static GpuImage *
 image_new(HeightmapFusion *f, const char *what, int w, int h, int layers, GpuFormat fmt,
           GError **error)
@@ -540,11 +547,9 @@ heightmap_fusion_add(HeightmapFusion *f, int pair, const HeightmapPairGeometry *
   gpu_bind_image(2, f->bins, GPU_ACCESS_READ_WRITE);
   gpu_program_dispatch(p, in->width, in->height, 1);
   gpu_barrier();
-  /* Q's third row is (0 0 0 f), its fourth (0 0 1/B ...): f B = q[11] / q[14] */
-  double fb = geom->q[14] != 0 ? geom->q[11] / geom->q[14] : 0;
   for (int i = 0; i < 3; i++)
     f->cams[4 * pair + i] = (float) geom->centre[i];
-  f->cams[4 * pair + 3] = isfinite(fb) && fb > 0 ? (float) fb : 0.0f;
+  f->cams[4 * pair + 3] = (float) heightmap_geometry_focal_baseline(geom);
   return gpu_context_check(f->gpu, "heightmap scatter", error);
 }
 

@@ -200,6 +200,9 @@ void heightmap_geometry_from_calib(HeightmapPairGeometry *geom, const StereoCali
  * point. FALSE when d is not finite or W <= 0. */
 bool heightmap_geometry_pixel_to_pitch(const HeightmapPairGeometry *geom, double x, double y,
                                        double d, double pitch[3]);
+/* f B (px m) from Q: its third row is (0 0 0 f), its fourth (0 0 1/B ...), Z = f B / d;
+ * 0 when Q does not give a positive finite one. */
+double heightmap_geometry_focal_baseline(const HeightmapPairGeometry *geom);
 
 /* One pair's depth as the rings publish it. The sizes are what may be read at each
  * pointer: heightmap_fusion_add refuses a plane whose rows (stride * (height - 1) +

@@ -184,9 +184,7 @@ heightmap_velocity_add(HeightmapVelocity *v, int pair, const HeightmapPairGeomet
       capture_ns > h->capture_ns && v->labels) {
     v->dt[pair] = (double) (capture_ns - h->capture_ns) * 1e-9;
     memcpy(v->camera[pair], geom->centre, sizeof v->camera[pair]);
-    /* Q's third row is (0 0 0 f), its fourth (0 0 1/B ...): Z = f B / d (as blobs.c) */
-    double fb = geom->q[14] != 0 ? geom->q[11] / geom->q[14] : 0;
-    v->focal_baseline[pair] = isfinite(fb) && fb > 0 ? fb : 0;
+    v->focal_baseline[pair] = heightmap_geometry_focal_baseline(geom);
     sample(v, pair, geom, in, h, v->dt[pair]);
   }
   if (!flow) {
