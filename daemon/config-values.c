@@ -213,9 +213,9 @@ get_backoff(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   return true;
 }
 
-/* max_disparity, scales, lr_check, refine, window, smoothing, noise_floor over the filter
- * defaults, then the filter's own check; its field names are mapped back to the key that
- * causes them. */
+/* max_disparity, scales, lr_check, refine, window, smoothing, noise_floor, coarse_fallback
+ * over the filter defaults, then the filter's own check; its field names are mapped back
+ * to the key that causes them. */
 static bool
 get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 {
@@ -242,7 +242,8 @@ get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
       !keyfile_get_bool(c->kf, c->group, "refine", KF_OPTIONAL, &sp->refine, error) ||
       !get_int(c, "window", KF_OPTIONAL, 1, 7, &sp->search_radius, error) ||
       !get_double(c, "smoothing", KF_OPTIONAL, 0.5, 5.0, &sp->smooth_sigma, error) ||
-      !get_double(c, "noise_floor", KF_OPTIONAL, 0.0, 64.0, &noise_floor, error))
+      !get_double(c, "noise_floor", KF_OPTIONAL, 0.0, 64.0, &noise_floor, error) ||
+      !get_double(c, "coarse_fallback", KF_OPTIONAL, 0.0, 1.0, &sp->coarse_fallback, error))
     return false;
   stereo_params_set_noise_floor(sp, noise_floor);
 

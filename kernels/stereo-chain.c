@@ -35,6 +35,8 @@ stereo_chain_run(StereoEngine *e, StereoSlot *sl)
   /* the L-R check against level 1's right view: level 0 computes the left views alone */
   bool lr_coarse = stereo_passes_lr_coarse(ps);   /* so e->start >= 1 */
   int cur1 = 0;   /* level 1's final state image */
+  GpuImage *fallback[STEREO_MAX_FALLBACK_LEVELS];   /* levels 1.. final states (§10 step 1) */
+  int n_fb = stereo_params_fallback_levels(&e->p);
   for (int s = e->start; s >= 0; s--) {
     float guard = 0.0f;
     GpuImage *prior = e->state[s][cur];
@@ -60,11 +62,13 @@ stereo_chain_run(StereoEngine *e, StereoSlot *sl)
       cur = stereo_pass_fill(ps, e->state[s], cur);
     if (s == 1)
       cur1 = cur;
+    if (s >= 1 && s <= n_fb)
+      fallback[s - 1] = e->state[s][cur];
   }
   gpu_timer_stamp(sl->timer, 5);
 
   stereo_pass_post(ps, e->state[0][cur], e->img[0], e->post,
-                   lr_coarse ? e->state[1][cur1] : NULL);
+                   lr_coarse ? e->state[1][cur1] : NULL, n_fb > 0 ? fallback : NULL);
   stereo_pass_pack(ps, e->post, e->med, e->packed, &e->layout, sl->layers);
   gpu_timer_stamp(sl->timer, 6);
   gpu_buffer_copy(sl->readback, 0, e->packed, 0, (size_t)sl->n * e->layout.layer_bytes);

@@ -35,6 +35,7 @@ stereo_params_init(StereoParams *p, int width, int height)
     .sigma_d_max = 1.0,
     .median = true,
     .densify = true,
+    .coarse_fallback = 0.0,
   };
 }
 
@@ -105,7 +106,17 @@ stereo_params_validate(const StereoParams *p, GError **error)
     return fail(error, "lr_max", "must be within 0..16 px");
   if (!(p->sigma_d_max <= 16.0))
     return fail(error, "sigma_d_max", "must be at most 16 px (<= 0 disables)");
+  if (!(p->coarse_fallback >= 0.0 && p->coarse_fallback <= 1.0))
+    return fail(error, "coarse_fallback", "must be within 0..1 (0 = off)");
   return true;
+}
+
+int
+stereo_params_fallback_levels(const StereoParams *p)
+{
+  if (!(p->coarse_fallback > 0.0))
+    return 0;
+  return MIN(stereo_params_start_level(p), STEREO_MAX_FALLBACK_LEVELS);
 }
 
 int

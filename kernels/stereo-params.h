@@ -22,6 +22,7 @@ G_BEGIN_DECLS
 #define STEREO_REFINE_WINDOW 10   /* §5b: the prior's range over x, y +- 10 px (every 2 px) */
 #define STEREO_REFINE_PAD 1       /* §5b: candidates floor(min) - 1 .. ceil(max) + 1 */
 #define STEREO_REFINE_GUARD 0.25  /* §5b: level-0 phase may move d at most this far, px */
+#define STEREO_MAX_FALLBACK_LEVELS 4   /* coarse_fallback reads levels 1..4 at most */
 #define STEREO_SEARCH_LEVEL_AUTO (-2)
 #define STEREO_ITERATIONS_AUTO (-2)
 #define STEREO_SEARCH_RADIUS_AUTO (-2)
@@ -77,6 +78,10 @@ typedef struct {
   double lr_max;            /* px, 1.0 */
   double sigma_d_max;       /* px at level 0; <= 0 disables the test; 1.0 */
   bool median;              /* NaN-aware 3x3 median, TRUE */
+  double coarse_fallback;   /* a pixel level 0 did not measure takes the d of the finest
+                               coarser level (1 .. STEREO_MAX_FALLBACK_LEVELS, up to the
+                               start level) that measured it where one px of that level is
+                               at most this fraction of d; 0 = off (default), at most 1 */
   bool densify;             /* background-side fill, TRUE */
 } StereoParams;
 
@@ -148,6 +153,9 @@ stereo_params_level_iterations(const StereoParams *p, int s)
 }
 /* The coarsest level the phase stage runs on: the search level when searching, else S-1. */
 int stereo_params_start_level(const StereoParams *p);
+/* The coarser levels the coarse fallback reads (§10, step 1): 0 without coarse_fallback,
+ * else the start level, at most STEREO_MAX_FALLBACK_LEVELS. */
+int stereo_params_fallback_levels(const StereoParams *p);
 /* Integer candidate range of the search in search-level px. */
 void stereo_params_search_range(const StereoParams *p, int *t_min, int *t_max);
 

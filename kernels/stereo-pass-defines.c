@@ -187,6 +187,8 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
     glsl_append_define_float(s, "LR_MAX", p->lr_max);
     glsl_append_define_float(s, "SIGMA_D_MAX", p->sigma_d_max);
     glsl_append_define_float(s, "EDGE_MARGIN", STEREO_DENSIFY_EDGE_MARGIN);
+    g_string_append_printf(s, "#define FALLBACK_LEVELS %d\n", stereo_params_fallback_levels(p));
+    glsl_append_define_float(s, "FALLBACK_REL", p->coarse_fallback);
   }
   if (groups & D_LEVELS)
     g_string_append_printf(s, "#define MAX_LEVELS %d\n", STEREO_MAX_LEVELS);

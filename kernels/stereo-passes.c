@@ -480,10 +480,12 @@ stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur)
 
 void
 stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *dst,
-                 GpuImage *coarse)
+                 GpuImage *coarse, GpuImage *const *fallback)
 {
   GpuPass *p = ps->pass[coarse ? PASS_POST_COARSE : PASS_POST];
   g_return_if_fail(p);
+  int n_fb = stereo_params_fallback_levels(&ps->params);
+  g_return_if_fail(n_fb == 0 || fallback);
   set_size(p, 0, dst);
   if (coarse)
     set_size(p, 1, coarse);
@@ -491,6 +493,8 @@ stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage
     .images = { IMG(disp, READ), IMG(intensity, READ), IMG(dst, WRITE), IMG(coarse, READ) },
     .groups = { 1, gpu_image_get_height(dst), ps->layers ? ps->layers : gpu_image_get_layers(dst) },
   };
+  for (int s = 0; s < n_fb; s++)   /* levels 1 .. n_fb at image units 4 .. */
+    run.images[4 + s] = (GpuPassImage)IMG(fallback[s], READ);
   gpu_pass_dispatch(p, &run);
 }
 

@@ -110,8 +110,10 @@ int stereo_pass_fill(StereoPasses *ps, GpuImage *state[2], int cur);
  * The 9x3 median of the filled pixels is the first step of stereo_pass_pack. */
 /* With `coarse` (stereo_passes_lr_coarse: level 1's state) the L-R check reads the right
  * view there, 2 x bilinear; else disp's right-view layers. */
+/* `fallback` holds the final states of levels 1 .. stereo_params_fallback_levels (the
+ * coarse fallback, §10 step 1); NULL when that is 0. */
 void stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage *dst,
-                      GpuImage *coarse);
+                      GpuImage *coarse, GpuImage *const *fallback);
 /* Layout of one packed layer: the disparity plane (float, or s16 in words of two
  * pixels), the u8 confidence plane and, with `depth`, the u16 depth plane; byte offsets,
  * all multiples of 4. */

@@ -1,7 +1,7 @@
 /* stereod-disparity: one rectified stereo pair from files in, a disparity map out.
  *
  *   stereod-disparity LEFT RIGHT -o OUT.pfm [--png16 OUT.png] [--color OUT.jpg]
- *                     [--max-disparity N] [--scales N] [--no-lr-check] [--refine]
+ *                     [--max-disparity N] [--scales N] [--no-lr-check] [--no-densify] [--refine]
  *                     [--window N] [--smoothing S] [--noise-floor G] [--rounds N]
  *                     [--rounds-level0 N]
  *                     [--device auto|hardware|software|surfaceless|N] [--verbose|--quiet]
@@ -31,8 +31,8 @@ static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt, *opt_cali
 static double opt_max_disparity = 0.0;
 static int opt_scales = 0, opt_repeat = 1, opt_window = 0, opt_rounds = 0, opt_rounds0 = 0;
 static gint64 opt_max_pixels = (gint64)IMAGEIO_DEFAULT_MAX_PIXELS;
-static double opt_smoothing = 0.0, opt_noise_floor = 0.0;
-static gboolean opt_no_lr_check, opt_refine, opt_verbose, opt_quiet, opt_version;
+static double opt_smoothing = 0.0, opt_noise_floor = 0.0, opt_coarse_fallback = 0.0;
+static gboolean opt_no_lr_check, opt_no_densify, opt_refine, opt_verbose, opt_quiet, opt_version;
 static char **opt_files;
 
 static const GOptionEntry entries[] = {
@@ -49,6 +49,8 @@ static const GOptionEntry entries[] = {
     "Pyramid levels, 1..8 (default 0 = automatic)", "N" },
   { "no-lr-check", 0, 0, G_OPTION_ARG_NONE, &opt_no_lr_check,
     "Skip the right-view pass and the left-right consistency check", NULL },
+  { "no-densify", 0, 0, G_OPTION_ARG_NONE, &opt_no_densify,
+    "Leave invalid pixels invalid (no background-side fill): what the filter measured", NULL },
   { "window", 0, 0, G_OPTION_ARG_INT, &opt_window,
     "Search window half-width, 1..7 px (default 0 = automatic: 3, a 7 x 7 window, when the search runs on level 2 or coarser, as at 1920 x 1080; else 4, 9 x 9)", "N" },
   { "rounds", 0, 0, G_OPTION_ARG_INT, &opt_rounds,
@@ -60,6 +62,8 @@ static const GOptionEntry entries[] = {
   { "noise-floor", 0, 0, G_OPTION_ARG_DOUBLE, &opt_noise_floor,
     "Noise floor of the cameras, 0..64 grey levels: weaker filter responses are not "
     "measured (default 0 = none; stereod.conf's noise_floor)", "G" },
+  { "coarse-fallback", 0, 0, G_OPTION_ARG_DOUBLE, &opt_coarse_fallback,
+    "A pixel the finest level cannot measure takes the estimate of the finest coarser level that measured it, where one px of that level is at most this fraction of its disparity, 0..1 (default 0 = off; stereod.conf's coarse_fallback)", "R" },
   { "refine", 0, 0, G_OPTION_ARG_NONE, &opt_refine,
     "Search again at full resolution around the coarse estimate (more accurate, slower)", NULL },
   { "calib", 'c', 0, G_OPTION_ARG_FILENAME, &opt_calib,
@@ -136,6 +140,8 @@ check_usage(void)
     return fail(EXIT_USAGE, "--smoothing must be within 0.5..5 px (0 = default)");
   if (!(opt_noise_floor >= 0.0 && opt_noise_floor <= 64.0))
     return fail(EXIT_USAGE, "--noise-floor must be within 0..64 grey levels");
+  if (!(opt_coarse_fallback >= 0.0 && opt_coarse_fallback <= 1.0))
+    return fail(EXIT_USAGE, "--coarse-fallback must be within 0..1 (0 = off)");
   if (opt_repeat < 1 || opt_repeat > 10000)
     return fail(EXIT_USAGE, "--repeat must be within 1..10000");
   if (opt_device && !device_valid(opt_device))
@@ -162,6 +168,7 @@ params_apply_options(StereoParams *p, int width)
   }
   p->levels = opt_scales;
   p->lr_check = !opt_no_lr_check;
+  p->densify = !opt_no_densify;
   p->refine = opt_refine;
   if (opt_window > 0)
     p->search_radius = opt_window;
@@ -172,6 +179,7 @@ params_apply_options(StereoParams *p, int width)
   if (opt_rounds0 > 0)
     p->iterations_level0 = opt_rounds0;
   stereo_params_set_noise_floor(p, opt_noise_floor);
+  p->coarse_fallback = opt_coarse_fallback;
 }
 
 static double

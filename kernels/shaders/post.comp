@@ -1,7 +1,8 @@
 #version 450
 // Post-processing at level 0 (docs/algorithm.md §10) up to the densification, in one
 // pass, one workgroup per image row and pair:
-//  1. validity: certainty, L-R check (LR_CHECK), window spread (SIGMA_D_MAX);
+//  1. validity: certainty, L-R check (LR_CHECK), window spread (SIGMA_D_MAX); with
+//     FALLBACK_LEVELS, a pixel level 0 did not measure may take a coarser level's d;
 //  2. MEDIAN: the 3 x 3 median of the valid values (valid iff >= 5 of the 9 are; pixels
 //     outside count as invalid), by a sorting network;
 //  3. DENSIFY: an invalid pixel takes the d of the nearest valid pixel to its left or
@@ -51,6 +52,57 @@ float coarse_dr(float xr, int yy, int zr)
 }
 #endif
 
+#if FALLBACK_LEVELS > 0
+// The coarse fallback (docs/algorithm.md §10, step 1): the final states of levels
+// 1 .. FALLBACK_LEVELS (after their hole fill; a measured pixel has certainty >= C_MIN
+// there, a filled one 0). A pixel that level 0 did not measure takes 2^s d of the level-s
+// pixel holding it, from the finest level s that measured it where one px of that level
+// is at most FALLBACK_REL of the disparity (2^s <= FALLBACK_REL 2^s d): a near surface
+// without fine texture (a plain kit close to a 4K camera) is measured on a coarser level
+// only. The window spread test is not applied to it; the L-R check is.
+layout(rgba32f, binding = 4) readonly uniform image2DArray fb1;
+#if FALLBACK_LEVELS > 1
+layout(rgba32f, binding = 5) readonly uniform image2DArray fb2;
+#endif
+#if FALLBACK_LEVELS > 2
+layout(rgba32f, binding = 6) readonly uniform image2DArray fb3;
+#endif
+#if FALLBACK_LEVELS > 3
+layout(rgba32f, binding = 7) readonly uniform image2DArray fb4;
+#endif
+
+// Level s's state at the pixel holding level-0 pixel (x, yy), layer z (s = 1..FALLBACK_LEVELS).
+vec4 fallback_state(int s, int x, int yy, int z)
+{
+  ivec3 q = ivec3(x >> s, yy >> s, z);
+#if FALLBACK_LEVELS > 3
+  if (s == 4)
+    return imageLoad(fb4, q);
+#endif
+#if FALLBACK_LEVELS > 2
+  if (s == 3)
+    return imageLoad(fb3, q);
+#endif
+#if FALLBACK_LEVELS > 1
+  if (s == 2)
+    return imageLoad(fb2, q);
+#endif
+  return imageLoad(fb1, q);
+}
+
+// The fallback's (d, 1) at level-0 pixel (x, yy) of the left view's layer z, or (0, 0).
+vec2 fallback(int x, int yy, int z)
+{
+  for (int s = 1; s <= FALLBACK_LEVELS; s++) {
+    vec4 c = fallback_state(s, x, yy, z);
+    float scale = float(1 << s);
+    if (c.y >= C_MIN && scale <= FALLBACK_REL * (scale * c.x))
+      return vec2(scale * c.x, 1.0);
+  }
+  return vec2(0.0);
+}
+#endif
+
 #define C ROW_CHUNK
 #define BIG 3.0e38
 
@@ -63,6 +115,17 @@ vec2 validity(int x, int yy)
     return vec2(0.0);
   vec4 l = imageLoad(disp, ivec3(x, yy, pair * DIRS));
   bool valid = l.y >= C_MIN;
+  bool spread = SIGMA_D_MAX > 0.0;
+#if FALLBACK_LEVELS > 0
+  if (!valid) {
+    vec2 f = fallback(x, yy, pair * DIRS);
+    if (f.y > 0.0) {
+      l.x = f.x;
+      valid = true;
+      spread = false;
+    }
+  }
+#endif
   if (LR_CHECK != 0) {
     float xr = float(x) - l.x;
     if (xr < 0.0 || xr > float(size.x - 1)) {
@@ -81,7 +144,7 @@ vec2 validity(int x, int yy)
       valid = valid && abs(l.x - dr) <= LR_MAX;
     }
   }
-  if (SIGMA_D_MAX > 0.0)
+  if (spread)
     valid = valid && l.z <= SIGMA_D_MAX;
   return vec2(valid ? 1.0 : 0.0, l.x);
 }

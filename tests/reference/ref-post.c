@@ -6,19 +6,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The coarse fallback's d at level-0 pixel (x, y): from the finest level s = 1..n whose
+ * pixel holding it was measured, where one px of that level is at most coarse_fallback
+ * of d. FALSE when none. */
+static bool
+fallback_d(const StereoParams *p, const RefImage *const *fallback, int x, int y, double *d)
+{
+  int n = stereo_params_fallback_levels(p);
+  for (int s = 1; s <= n; s++) {
+    const double *c = ref_image_at(fallback[s - 1], x >> s, y >> s);
+    double scale = (double)(1 << s);
+    if (c[REF_CERT] >= p->c_min && scale <= p->coarse_fallback * (scale * c[REF_D])) {
+      *d = scale * c[REF_D];
+      return true;
+    }
+  }
+  return false;
+}
+
 void
 ref_post_valid(const StereoParams *p, const RefImage *field_l, const RefImage *field_r,
-               bool *valid)
+               const RefImage *const *fallback, double *d, bool *valid)
 {
   int W = field_l->w, H = field_l->h;
+  g_return_if_fail(!fallback || d);
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++) {
       const double *f = ref_image_at(field_l, x, y);
+      double dl = f[REF_D];
       bool ok = f[REF_CERT] >= p->c_min;
-      if (p->sigma_d_max > 0.0 && !(f[REF_SIGMA] <= p->sigma_d_max))
+      bool spread = p->sigma_d_max > 0.0;
+      if (!ok && fallback && fallback_d(p, fallback, x, y, &dl)) {
+        ok = true;
+        spread = false;
+        d[(size_t)y * W + x] = dl;
+      }
+      if (spread && !(f[REF_SIGMA] <= p->sigma_d_max))
         ok = false;
       if (ok && field_r) {
-        double xr = x - f[REF_D];
+        double xr = x - dl;
         if (xr < 0.0 || xr > W - 1) {
           ok = false;
         } else {
@@ -27,7 +53,7 @@ ref_post_valid(const StereoParams *p, const RefImage *field_l, const RefImage *f
           int i1 = MIN(i0 + 1, W - 1);
           double dr = (1.0 - fr) * ref_image_at(field_r, i0, y)[REF_D] +
                       fr * ref_image_at(field_r, i1, y)[REF_D];
-          ok = fabs(f[REF_D] - dr) <= p->lr_max;
+          ok = fabs(dl - dr) <= p->lr_max;
         }
       }
       valid[(size_t)y * W + x] = ok;
@@ -145,7 +171,8 @@ ref_densify(int w, int h, const double *img, double *d, bool *valid, bool *fille
 
 void
 ref_post(const StereoParams *p, const RefImage *field_l, const RefImage *field_r,
-         const RefImage *left, float *disparity, uint8_t *confidence)
+         const RefImage *const *fallback, const RefImage *left, float *disparity,
+         uint8_t *confidence)
 {
   int W = field_l->w, H = field_l->h;
   size_t n = (size_t)W * H;
@@ -154,7 +181,8 @@ ref_post(const StereoParams *p, const RefImage *field_l, const RefImage *field_r
   g_autofree double *d = g_new(double, n);
   for (size_t i = 0; i < n; i++)
     d[i] = field_l->data[i * field_l->ch + REF_D];
-  ref_post_valid(p, field_l, p->lr_check ? field_r : NULL, valid);
+  ref_post_valid(p, field_l, p->lr_check ? field_r : NULL,
+                 stereo_params_fallback_levels(p) > 0 ? fallback : NULL, d, valid);
   if (p->median)
     ref_median3x3(W, H, d, valid);
   if (p->densify)
@@ -190,6 +218,13 @@ ref_stereo_run(const StereoParams *p, const uint8_t *left, size_t left_stride,
   } else if (p->lr_check) {
     fr = ref_direction_run(p, pyr, -1);
   }
-  ref_post(p, fl, fr, pyr->img[0][0], disparity, confidence);
+  /* the coarse fallback: the left view's fields of levels 1 .. n after their hole fill */
+  int n_fb = stereo_params_fallback_levels(p);
+  RefImage *fb[STEREO_MAX_FALLBACK_LEVELS] = { NULL };
+  for (int s = 1; s <= n_fb; s++)
+    fb[s - 1] = ref_direction_run_to(p, pyr, +1, s);
+  ref_post(p, fl, fr, (const RefImage *const *)fb, pyr->img[0][0], disparity, confidence);
+  for (int s = 0; s < n_fb; s++)
+    ref_image_free(fb[s]);
   return true;
 }

@@ -135,21 +135,28 @@ RefImage *ref_direction_run_to(const StereoParams *p, const RefPyramid *pyr, int
 
 /* §10, step by step. `valid` arrays hold w*h booleans of the left grid. */
 /* valid = (cert >= c_min) AND LR-valid AND the sigma_d test. field_r may be NULL (no
- * L-R check). */
+ * L-R check). With `fallback` (the left view's fields of levels 1 .. n after their hole
+ * fill, n = stereo_params_fallback_levels), a pixel whose cert is below c_min takes 2^s d
+ * of the finest level s whose pixel (x >> s, y >> s) has cert >= c_min and
+ * 2^s <= coarse_fallback 2^s d (the coarse fallback: d is changed in field_l's copy `d`,
+ * w*h, which the caller passes; the sigma_d test is not applied to it, the L-R check is);
+ * `d` may be NULL without fallback. */
 void ref_post_valid(const StereoParams *p, const RefImage *field_l,
-                    const RefImage *field_r, bool *valid);
+                    const RefImage *field_r, const RefImage *const *fallback, double *d,
+                    bool *valid);
 /* 3x3 NaN-aware lower median; d and valid in place (w*h each). */
 void ref_median3x3(int w, int h, double *d, bool *valid);
 /* Densification + 9x3 median of the filled pixels; d, valid in place, `filled` (w*h) is
  * set for pixels that it filled (which then also become valid). img: the level-0
  * reference intensity (w*h) that chooses the side; NULL = always the smaller d. */
 void ref_densify(int w, int h, const double *img, double *d, bool *valid, bool *filled);
-/* Runs ref_post_valid, the median and the densification (side choice on `left`, the
+/* Runs ref_post_valid (with `fallback` as there, or NULL), the median and the densification (side choice on `left`, the
  * level-0 left intensity, 1 channel) as configured and packs the outputs: disparity
  * (float, NaN = invalid, level-0 px) and confidence u8 (0 invalid,
  * 1..127 filled, 128..255 measured), both tightly packed w*h; either may be NULL. */
 void ref_post(const StereoParams *p, const RefImage *field_l, const RefImage *field_r,
-              const RefImage *left, float *disparity, uint8_t *confidence);
+              const RefImage *const *fallback, const RefImage *left, float *disparity,
+              uint8_t *confidence);
 
 /* The whole filter for one pair of 8-bit luma planes of p->width x p->height.
  * Returns FALSE with an error when the parameters do not validate. */

@@ -59,6 +59,75 @@ post_fields(const StereoParams *p, int w, int h, RefImage *fl, RefImage *fr, boo
   }
 }
 
+/* The level-0 d that the coarse fallback gives pixel (x, y) of the left view (the
+ * reference's rule, in double), with its level in *level; FALSE when none. */
+static bool
+fallback_pick(const StereoParams *p, RefImage *const *fb, int x, int y, double *d, int *level)
+{
+  for (int s = 1; s <= stereo_params_fallback_levels(p); s++) {
+    const double *c = ref_image_at(fb[s - 1], x >> s, y >> s);
+    if (c[REF_CERT] >= p->c_min && c[REF_D] * p->coarse_fallback >= 1.0) {
+      *d = (1 << s) * c[REF_D];
+      *level = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* The coarse fallback's fields of levels 1 .. n (the left view, level px, floats): d in
+ * 2..7 level px, so that coarse_fallback 0.25 (d >= 4) takes about 3/5 of them, a third
+ * unmeasured; then the d of a field pixel that some level-0 pixel takes is moved until
+ * that pixel's decisions (the L-R check against fr, x - d against the image's ends) are
+ * at least 1e-3 from their thresholds, and every d at least 1e-3 from 4. */
+static void
+fallback_fields(const StereoParams *p, int w, int h, const RefImage *fl, const RefImage *fr,
+                RefImage **fb)
+{
+  int n = stereo_params_fallback_levels(p);
+  for (int s = 1; s <= n; s++) {
+    int ws, hs;
+    stereo_params_level_size(p, s, &ws, &hs);
+    fb[s - 1] = ref_image_new(ws, hs, REF_FIELD_CHANNELS);
+    for (int y = 0; y < hs; y++)
+      for (int x = 0; x < ws; x++) {
+        double *c = ref_image_at(fb[s - 1], x, y);
+        do
+          c[REF_D] = (float)g_rand_double_range(stages_rng, 2.0, 7.0);
+        while (fabs(c[REF_D] - 4.0) < 1e-3);
+        c[REF_CERT] = g_rand_double(stages_rng) < 0.33
+                        ? 0.0 : (float)g_rand_double_range(stages_rng, 0.03, 1.0);
+        c[REF_SIGMA] = (float)g_rand_double_range(stages_rng, 0.0, 2.0);
+      }
+  }
+  for (int round = 0;; round++) {
+    int moved = 0;
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        double d;
+        int s;
+        if (ref_image_at(fl, x, y)[REF_CERT] >= p->c_min || !fallback_pick(p, fb, x, y, &d, &s))
+          continue;
+        double xr = x - d;
+        bool near = fabs(xr) < 1e-3 || fabs(xr - (w - 1)) < 1e-3;
+        if (!near && fr && xr >= 0 && xr <= w - 1) {
+          int i0 = (int)floor(xr), i1 = MIN(i0 + 1, w - 1);
+          double f = xr - i0;
+          double dr = (1 - f) * ref_image_at(fr, i0, y)[REF_D] + f * ref_image_at(fr, i1, y)[REF_D];
+          near = fabs(fabs(d - dr) - p->lr_max) < 1e-3;
+        }
+        if (near) {
+          double *c = ref_image_at(fb[s - 1], x >> s, y >> s);
+          c[REF_D] = (float)(c[REF_D] + (1 + round) * g_rand_double_range(stages_rng, 0.005, 0.02));
+          moved++;
+        }
+      }
+    g_assert_cmpint(round, <, 40);
+    if (!moved)
+      break;
+  }
+}
+
 /* Validity, 3x3 median and row fill (one pass), then the 9x3 median of the filled pixels
  * and the packing (the pack pass), two pairs in one dispatch, against ref_post. With
  * the decisions away from their thresholds (post_fields) and 8-bit intensities (the
@@ -66,11 +135,14 @@ post_fields(const StereoParams *p, int w, int h, RefImage *fl, RefImage *fr, boo
  * (medians and fills select values) and every pixel in the same class (invalid, filled,
  * measured); the confidence within 1 (k in fp32). Four configurations. With `coarse` the
  * L-R check reads the right view from a level-1 state (STEREOD_LR_LEVEL=1): the
- * reference gets it 2 x bilinear at level 0, and level 0's right-view layers hold NaN. */
+ * reference gets it 2 x bilinear at level 0, and level 0's right-view layers hold NaN.
+ * With `fallback` the coarse fallback (coarse_fallback 0.25) reads random fields of levels
+ * 1 and 2 (fallback_fields; level 1 only with `coarse`). */
 static void
-post_case(bool median, bool densify, bool lr_check, bool coarse)
+post_case(bool median, bool densify, bool lr_check, bool coarse, bool fallback)
 {
-  const int w = 81, h = 47, pairs = 2, wc = (w + 1) / 2, hc = (h + 1) / 2;
+  const int w = fallback ? 97 : 81, h = fallback ? 71 : 47, pairs = 2;
+  const int wc = (w + 1) / 2, hc = (h + 1) / 2;
   Fixture f;
   fixture_setup(&f, w, h);
   if (!f.ctx)
@@ -82,6 +154,13 @@ post_case(bool median, bool densify, bool lr_check, bool coarse)
     f.p.refine = false;   /* the refinement runs both views at level 0 */
     f.p.levels = 2;       /* a level above 0 (this size alone gets one level) */
   }
+  if (fallback) {
+    f.p.levels = coarse ? 2 : 3;
+    f.p.search_level = -1;   /* the phase starts on the coarsest level: 1 or 2 */
+    f.p.coarse_fallback = 0.25;
+    g_assert_cmpint(stereo_params_fallback_levels(&f.p), ==, coarse ? 1 : 2);
+  }
+  int n_fb = stereo_params_fallback_levels(&f.p);
   GError *error = NULL;
   g_autofree char *saved_lr = g_strdup(g_getenv("STEREOD_LR_LEVEL"));
   gpu_test_setenv("STEREOD_LR_LEVEL", coarse ? NULL : "0");
@@ -109,7 +188,16 @@ post_case(bool median, bool densify, bool lr_check, bool coarse)
   stereo_pack_layout(w, h, false, false, &layout);
   g_autoptr(GpuBuffer) out = storage_buffer(f.ctx, "packed", pairs * layout.layer_bytes);
   size_t n = (size_t)w * h;
-  RefImage *fl[pairs], *fr[pairs], *ir[pairs];
+  RefImage *fl[pairs], *fr[pairs], *ir[pairs], *fb[pairs][STEREO_MAX_FALLBACK_LEVELS];
+  GpuImage *fb_img[STEREO_MAX_FALLBACK_LEVELS] = { NULL };
+  for (int s = 1; s <= n_fb; s++) {
+    int ws, hs;
+    stereo_params_level_size(&f.p, s, &ws, &hs);
+    GpuImageParams fp = { .label = "fallback", .width = ws, .height = hs,
+                          .layers = pairs * (lr_check ? 2 : 1), .format = GPU_FORMAT_RGBA32F };
+    fb_img[s - 1] = gpu_image_new(f.ctx, &fp, &error);
+    g_assert_no_error(error);
+  }
   g_autofree float *buf = g_new0(float, n * 4);
   for (int k = 0; k < pairs; k++) {
     fl[k] = ref_image_new(w, h, REF_FIELD_CHANNELS);
@@ -135,6 +223,20 @@ post_case(bool median, bool densify, bool lr_check, bool coarse)
         }
     }
     post_fields(&f.p, w, h, fl[k], fr[k], coarse);
+    if (fallback) {
+      fallback_fields(&f.p, w, h, fl[k], lr_check ? fr[k] : NULL, fb[k]);
+      for (int s = 1; s <= n_fb; s++) {
+        int ws = fb[k][s - 1]->w, hs = fb[k][s - 1]->h;
+        g_autofree float *c = g_new(float, 4 * (size_t)ws * hs);
+        for (size_t i = 0; i < (size_t)ws * hs; i++) {
+          for (int ch = 0; ch < 3; ch++)
+            c[4 * i + ch] = (float)fb[k][s - 1]->data[3 * i + ch];
+          c[4 * i + 3] = 1.0f;
+        }
+        g_assert_true(gpu_image_upload(fb_img[s - 1], k * (lr_check ? 2 : 1), c,
+                                       (size_t)ws * 16, &error));
+      }
+    }
     for (int side = 0; side < dirs; side++) {
       const RefImage *fs = side ? fr[k] : fl[k];
       for (size_t i = 0; i < n; i++)
@@ -154,7 +256,8 @@ post_case(bool median, bool densify, bool lr_check, bool coarse)
   poison(post);
   poison(med);
   g_assert_true(gpu_buffer_fill_u32(out, 0xdeadbeefu, &error));
-  stereo_pass_post(ps, state, inten, post, coarse ? coarse_img : NULL);
+  stereo_pass_post(ps, state, inten, post, coarse ? coarse_img : NULL,
+                   fallback ? fb_img : NULL);
   g_autoptr(GpuBuffer) layers = layer_params(f.ctx, pairs, NULL, 0.0);
   stereo_pass_pack(ps, post, med, out, &layout, layers);
   g_autofree uint8_t *packed = g_malloc(pairs * layout.layer_bytes);
@@ -162,7 +265,8 @@ post_case(bool median, bool densify, bool lr_check, bool coarse)
   g_autofree float *rd = g_new(float, n);
   g_autofree uint8_t *rc = g_new(uint8_t, n);
   for (int k = 0; k < pairs; k++) {
-    ref_post(&f.p, fl[k], lr_check ? fr[k] : NULL, ir[k], rd, rc);
+    ref_post(&f.p, fl[k], lr_check ? fr[k] : NULL, fallback ? (const RefImage *const *)fb[k] : NULL,
+             ir[k], rd, rc);
     const float *gd = (const float *)(packed + k * layout.layer_bytes);
     const uint8_t *gc = packed + k * layout.layer_bytes + layout.conf_offset;
     int valid = 0, filled = 0, conf_off = 0;
@@ -177,9 +281,22 @@ post_case(bool median, bool densify, bool lr_check, bool coarse)
       valid += rc[i] >= 128;
       filled += rc[i] > 0 && rc[i] < 128;
     }
-    g_test_message("post (median %d, densify %d, L-R %d%s) pair %d: %d measured, %d filled of "
-                   "%zu, %d confidences 1 apart", median, densify, lr_check,
-                   coarse ? " against level 1" : "", k, valid, filled, n, conf_off);
+    int taken = 0;   /* the pixels level 0 did not measure that a coarser level gives a d */
+    for (int y = 0; fallback && y < h; y++)
+      for (int x = 0; x < w; x++) {
+        double d;
+        int s;
+        taken += ref_image_at(fl[k], x, y)[REF_CERT] < f.p.c_min &&
+                 fallback_pick(&f.p, fb[k], x, y, &d, &s);
+      }
+    g_test_message("post (median %d, densify %d, L-R %d%s%s) pair %d: %d measured, %d filled "
+                   "of %zu, %d confidences 1 apart, %d from a coarser level", median, densify,
+                   lr_check, coarse ? " against level 1" : "", fallback ? ", fallback" : "", k,
+                   valid, filled, n, conf_off, taken);
+    if (fallback)
+      g_assert_cmpint(taken, >, n / 40);
+    for (int s = 0; fallback && s < n_fb; s++)
+      ref_image_free(fb[k][s]);
     g_assert_cmpint(valid, >, n / 5);
     g_assert_cmpint(valid, <, (int)n - 10);
     if (densify)
@@ -190,6 +307,8 @@ post_case(bool median, bool densify, bool lr_check, bool coarse)
     ref_image_free(fr[k]);
     ref_image_free(ir[k]);
   }
+  for (int s = 0; s < n_fb; s++)
+    gpu_image_free(fb_img[s]);
   g_clear_pointer(&state, gpu_image_free);
   g_clear_pointer(&inten, gpu_image_free);
   g_clear_pointer(&post, gpu_image_free);
@@ -214,11 +333,13 @@ test_post(void)
       gpu_test_setenv("STEREOD_POST_THREADS", wide ? "1024" : NULL);
       g_test_message("row fill scans: %s, %s invocations a row", scans[s],
                      wide ? "1024" : "the default");
-      post_case(true, true, true, false);
-      post_case(false, true, true, false);
-      post_case(true, false, true, false);
-      post_case(true, true, false, false);
-      post_case(true, true, true, true);
+      post_case(true, true, true, false, false);
+      post_case(false, true, true, false, false);
+      post_case(true, false, true, false, false);
+      post_case(true, true, false, false, false);
+      post_case(true, true, true, true, false);
+      post_case(true, true, true, false, true);
+      post_case(false, false, true, true, true);
     }
   gpu_test_setenv("STEREOD_POST_SCAN", saved_scan);
   gpu_test_setenv("STEREOD_POST_THREADS", saved_threads);
