@@ -8,7 +8,10 @@
  * the touch or goal lines (half_width, half_length): the players are on the pitch; around
  * it stand the perimeter boards (their range smear reaches into the grid as fragments of
  * a player's size, the most frequent false detection with two pairs on one stand), the
- * substitutes, stewards and photographers.
+ * substitutes, stewards and photographers. A blob smaller than post_area centred within
+ * post_zone of a goal post's foot (at (+-half_length, +-goal_half_width)) is that post's
+ * range smear: the frame's ray test (goal_line, heightmap_scatter.comp) leaves pieces of
+ * 0.1-0.3 m^2 beside the posts; a player at a post makes a larger blob.
  *
  * Body support (body_support > 0, with heightmap_blob_finder_set_support): a player stands
  * on the grass, so a share of a blob's points lies 0.2-0.6 m high; the ball in flight
@@ -492,6 +495,19 @@ on_pitch(const HeightmapBlobFinder *f, const HeightmapBlob *b)
          fabs(b->y) <= p->half_width + p->play_margin;
 }
 
+/* Whether a measured blob is a goal post's smear (post_zone): smaller than post_area and
+ * centred within post_zone of a post's foot. */
+static bool
+at_post(const HeightmapBlobFinder *f, const HeightmapBlob *b)
+{
+  const HeightmapBlobParams *p = &f->params;
+  if (!(p->post_zone > 0.0) || p->half_length <= 0.0 || p->goal_half_width <= 0.0 ||
+      !(b->area < p->post_area))
+    return false;
+  double dx = fabs(fabs(b->x) - p->half_length), dy = fabs(fabs(b->y) - p->goal_half_width);
+  return dx * dx + dy * dy < p->post_zone * p->post_zone;
+}
+
 /* merge_distance: the kept blobs whose centres lie closer than it are one player, a body
  * cut in two (a split or view_split cut through it: two bodies' axes stand farther
  * apart). Each such blob is merged into the earlier one (its centre the cell-weighted
@@ -619,6 +635,9 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
         if (!on_pitch(f, b)) {
           f->counts.off_pitch++;
           why = "off the pitch (play_margin)";
+        } else if (at_post(f, b)) {
+          f->counts.at_post++;
+          why = "a goal post's smear (post_zone)";
         } else if (!stands(f, b, pc, m)) {
           f->counts.no_support++;
           why = "no legs under it (body_support)";

@@ -119,6 +119,9 @@ typedef struct {
   double play_margin;       /* m: blobs centred farther than this beyond the touch or goal
                                lines are not players (blobs.c); goal_line or touch_line 0:
                                no such limit */
+  double post_zone;         /* m, 0 = off: blobs smaller than post_area centred this near a
+                               goal post's foot are the post's smear (blobs.c) */
+  double post_area;         /* m^2 */
   double body_support;      /* 0..1: blobs with fewer of their points 0.2-0.6 m high stand
                                on nothing (blobs.c); 0 = off */
   double support_scale;     /* px/m: body_support judges the blobs seen this sharply or more
@@ -169,7 +172,7 @@ void heightmap_config_free(HeightmapConfig *config);
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
  * min_confidence, min_points, far_pool, far_sigma, goal_line, goal_width, goal_height,
- * goal_shadow, goal_front, touch_line, play_margin, max_height, body_support, support_scale, min_fill,
+ * goal_shadow, goal_front, touch_line, play_margin, post_zone, post_area, max_height, body_support, support_scale, min_fill,
  * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, crowd_split,
  * crowd_area, view_split, view_split_px, merge_distance, visible_offset, disparity_noise,
  * gate,
@@ -343,6 +346,13 @@ typedef struct {
   double play_margin;       /* m: a blob whose centre lies farther than this beyond the
                                lines is dropped (perimeter boards, the people and things
                                around the pitch) */
+  double goal_half_width;   /* m, the goal posts at (+-half_length, +-goal_half_width); 0
+                               (or half_length 0): no posts */
+  double post_zone;         /* m, 0 = off: a blob smaller than post_area whose centre lies
+                               within this of a goal post's foot is dropped: the post's
+                               range smear, which the frame's ray test (goal_line) leaves
+                               in pieces there; a player at a post makes a larger blob */
+  double post_area;         /* m^2 */
   double body_support;      /* 0..1, 0 = off: with the cells' support
                                (heightmap_blob_finder_set_support), a blob whose points
                                0.2-0.6 m high are fewer than this share of its points from
@@ -381,6 +391,7 @@ typedef struct {
   int small;                /* under min_area: fragments, the ball */
   int large;                /* over max_area */
   int off_pitch;            /* centred more than play_margin beyond the lines */
+  int at_post;              /* post_zone: a goal post's smear */
   int no_support;           /* body_support */
   int underfilled;          /* min_fill */
   int cuts;                 /* view_split's cuts */

@@ -1,4 +1,5 @@
-/* test-heightmap-blob-checks: the tests a blob must pass to be kept (the play area, body
+/* test-heightmap-blob-checks: the tests a blob must pass to be kept (the play area, the
+ * goal posts' zones, body
  * support and the scale it applies from, min_fill, the part of a body a pair's image
  * holds) on hand-made height grids. */
 #include <glib.h>
@@ -6,6 +7,60 @@
 #include <string.h>
 
 #include "blob-test.h"
+
+/* post_zone: goal lines at x = +-5, posts at y = +-1 (goal_half_width), post_zone 0.6 m,
+ * post_area 0.3 m^2: a small blob (0.2 x 0.2 m) centred 0.4 m from a post's foot, in
+ * front of or behind the line, is dropped (at_post, its cells no blob's); one as small
+ * 0.8 m from every post, one as near a post but 0.5 x 0.8 m (a player at the post), and
+ * one at the posts' mirror inside the pitch (x 4.6, y 0) are kept; post_zone 0 or no
+ * goal width keeps all. */
+static void
+test_blobs_post_zone(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = ground_grid(&g, -8, 8, -6, 6, 0.1, 0.02f);
+  static const double rect[][4] = {   /* x0, y0, x1, y1 */
+    { 5.2, 1.1, 5.4, 1.3 },       /* 0.4 m behind the line, beside post (5, 1): dropped */
+    { -4.8, -1.3, -4.6, -1.1 },   /* 0.4 m in front of post (-5, -1): dropped */
+    { -5.3, 1.7, -5.1, 1.9 },     /* 0.8 m from post (-5, 1): kept */
+    { 4.3, -1.2, 4.8, -0.4 },     /* 0.4 m^2 at post (5, -1): kept */
+    { 4.5, -0.1, 4.7, 0.1 },      /* on the goal's axis, 1 m from both posts: kept */
+  };
+  const int n_drop = 2, n_all = G_N_ELEMENTS(rect);
+  for (int k = 0; k < n_all; k++)
+    fill_rect(&g, h, rect[k][0], rect[k][1], rect[k][2], rect[k][3], 1.8f);
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.02, .max_area = 2.0,
+                            .top_band = 0.3, .half_length = 5, .half_width = 3,
+                            .play_margin = 1.0, .goal_half_width = 1.0, .post_zone = 0.6,
+                            .post_area = 0.3 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  int n = heightmap_blob_finder_run(f, h, NULL, &b);
+  g_assert_cmpint(n, ==, n_all - n_drop);
+  const HeightmapBlobCounts *counts = heightmap_blob_finder_get_counts(f);
+  g_assert_cmpint(counts->at_post, ==, n_drop);
+  g_assert_cmpint(counts->off_pitch + counts->small + counts->large, ==, 0);
+  for (int k = 0; k < n_all; k++) {
+    double cx = 0.5 * (rect[k][0] + rect[k][2]), cy = 0.5 * (rect[k][1] + rect[k][3]);
+    bool found = false;
+    for (int j = 0; j < n; j++)
+      found |= fabs(b[j].x - cx) < 0.1 && fabs(b[j].y - cy) < 0.1;
+    g_assert_cmpint(found, ==, k >= n_drop);
+    int i = (int)((cy - g.y0) / g.cell) * g.width + (int)((cx - g.x0) / g.cell);
+    g_assert_cmpint(heightmap_blob_finder_get_labels(f)[i] >= 0, ==, k >= n_drop);
+  }
+  p.post_zone = 0.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_all);
+  p.post_zone = 0.6;
+  p.goal_half_width = 0.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_all);
+  p.goal_half_width = 1.0;
+  p.post_area = 0.03;   /* smaller than the small blobs (4 cells or more): all kept */
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, n_all);
+}
 
 /* The play area: with lines at x = +-5 and y = +-3 and a margin of 1 m, blobs centred
  * on the pitch or within 1 m of a line are kept, those farther out are dropped (their
@@ -315,6 +370,7 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/heightmap/blobs/play-area", test_blobs_play_area);
+  g_test_add_func("/heightmap/blobs/post-zone", test_blobs_post_zone);
   g_test_add_func("/heightmap/blobs/body-support", test_blobs_body_support);
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
   g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);
