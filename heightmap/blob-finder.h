@@ -38,6 +38,7 @@ struct HeightmapBlobFinder {
   uint32_t has_camera;     /* bit per pair */
   const uint32_t *support; /* per cell, heightmap_fusion_get_support's; NULL: none */
   const uint32_t *body;    /* per cell, heightmap_fusion_get_body_masks'; NULL: none */
+  const uint32_t *lower;   /* per cell, heightmap_fusion_get_lower's; NULL: none */
   double *proj;            /* view_split: the cells' positions across a pair's view */
   double *widest;          /* view_split: those of the widest pair so far */
   int32_t *part;           /* view_split: the cells of a blob being cut */

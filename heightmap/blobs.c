@@ -19,6 +19,11 @@
  * or more are judged: farther, a leg is narrower than the filter, its disparity is the
  * grass's, and a far player would be dropped with the ball.
  *
+ * Floating blobs (lower_body > 0, with heightmap_blob_finder_set_lower): a standing body
+ * puts points 0.6 m and more below its top (the trunk, the legs), at any distance; the
+ * ball in flight puts all of them within its own 0.22 m (its range smear moves them a
+ * little). A blob with fewer than lower_body of its points there floats.
+ *
  * Merged players (split_depth > 0): two players close together make one 8-connected
  * blob with two tops. The blob's cells are taken from the highest down and joined to
  * the components of their neighbours already taken (union-find, a watershed of the
@@ -440,6 +445,21 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
   return legs >= p->body_support * body;
 }
 
+/* Whether a measured blob floats (lower_body): its points 0.6 m or more below its cells'
+ * tops are fewer than lower_body of its points from 0.2 m up. False without the data. */
+static bool
+floats(const HeightmapBlobFinder *f, const int32_t *cells, int n)
+{
+  const HeightmapBlobParams *p = &f->params;
+  if (!f->support || !f->lower || p->lower_body <= 0.0)
+    return false;
+  double legs, points, lower = 0.0;
+  support_sums(f, cells, n, &legs, &points);
+  for (int j = 0; j < n; j++)
+    lower += f->lower[cells[j]];
+  return lower < p->lower_body * points;
+}
+
 /* Whether a measured blob holds a body's share of points (min_fill): its points from
  * 0.2 m up against the most pixels one pair that saw it images of a body of its height
  * there: HEIGHTMAP_BODY_WIDTH x (top - 0.2 m) x (f / D)^2 (D to the body 1 m up) times
@@ -474,6 +494,13 @@ heightmap_blob_finder_set_support(HeightmapBlobFinder *f, const uint32_t *suppor
 {
   g_return_if_fail(f);
   f->support = support;
+}
+
+void
+heightmap_blob_finder_set_lower(HeightmapBlobFinder *f, const uint32_t *lower)
+{
+  g_return_if_fail(f);
+  f->lower = lower;
 }
 
 void
@@ -641,6 +668,9 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
         } else if (!stands(f, b, pc, m)) {
           f->counts.no_support++;
           why = "no legs under it (body_support)";
+        } else if (floats(f, pc, m)) {
+          f->counts.floating++;
+          why = "nothing below its top (lower_body)";
         } else if (!filled(f, b, pc, m)) {
           f->counts.underfilled++;
           why = "too few points for a body there (min_fill)";

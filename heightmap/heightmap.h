@@ -124,6 +124,8 @@ typedef struct {
   double post_area;         /* m^2 */
   double body_support;      /* 0..1: blobs with fewer of their points 0.2-0.6 m high stand
                                on nothing (blobs.c); 0 = off */
+  double lower_body;        /* 0..1: blobs with fewer of their points 0.6 m or more below
+                               their cells' tops float (blobs.c); 0 = off */
   double support_scale;     /* px/m: body_support judges the blobs seen this sharply or more
                                (blobs.c); 0 = all */
   double min_fill;          /* 0..1: blobs with fewer points than this share of a body's
@@ -172,7 +174,7 @@ void heightmap_config_free(HeightmapConfig *config);
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
  * min_confidence, min_points, far_pool, far_sigma, goal_line, goal_width, goal_height,
- * goal_shadow, goal_front, touch_line, play_margin, post_zone, post_area, max_height, body_support, support_scale, min_fill,
+ * goal_shadow, goal_front, touch_line, play_margin, post_zone, post_area, lower_body, max_height, body_support, support_scale, min_fill,
  * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, crowd_split,
  * crowd_area, view_split, view_split_px, merge_distance, visible_offset, disparity_noise,
  * gate,
@@ -310,6 +312,11 @@ const uint32_t *heightmap_fusion_get_support(const HeightmapFusion *fusion);
  * bit set of the pairs with a point 0.6 m high or more in the cell (a body's trunk; the
  * pair masks count the ground's points too). Valid until the next finish. */
 const uint32_t *heightmap_fusion_get_body_masks(const HeightmapFusion *fusion);
+/* The lower body of every cell of the last heightmap_fusion_finish (NULL before one): the
+ * cell's points from 0.2 m up to 0.6 m below its top (whole bins of 0.2 m; 0 where it has
+ * no top): a standing body's trunk and legs below its head, which a ball in flight, all
+ * of it within its own 0.22 m, does not have. Valid until the next finish. */
+const uint32_t *heightmap_fusion_get_lower(const HeightmapFusion *fusion);
 
 /* ---------------------------------------------------------------- blobs */
 
@@ -361,6 +368,13 @@ typedef struct {
                                pair that saw them images at this many pixels a metre or more
                                (f / D); farther, a leg is narrower than the filter and its
                                points fall to the grass behind it */
+  double lower_body;        /* 0..1, 0 = off: with the cells' lower body
+                               (heightmap_blob_finder_set_lower), a blob whose points 0.6 m
+                               or more below its cells' tops are fewer than this share of
+                               its points from 0.2 m up floats: the ball in flight (its
+                               points lie within its 0.22 m, smeared a little), at any
+                               distance (a far body's legs fall to the grass, its trunk
+                               does not) */
   double min_fill;          /* 0..1, 0 = off: with the cells' support, a blob whose points
                                from 0.2 m up are fewer than this share of the pixels its
                                sharpest pair images of a body there (HEIGHTMAP_BODY_WIDTH x
@@ -393,6 +407,7 @@ typedef struct {
   int off_pitch;            /* centred more than play_margin beyond the lines */
   int at_post;              /* post_zone: a goal post's smear */
   int no_support;           /* body_support */
+  int floating;             /* lower_body */
   int underfilled;          /* min_fill */
   int cuts;                 /* view_split's cuts */
   int merged;               /* kept blobs merged into another (merge_distance); kept
@@ -425,6 +440,9 @@ void heightmap_blob_finder_set_support(HeightmapBlobFinder *finder, const uint32
 /* The cells' body masks (heightmap_fusion_get_body_masks) for the next runs, for
  * view_split; NULL: none (view_split then cuts nothing). Kept as the support is. */
 void heightmap_blob_finder_set_body_masks(HeightmapBlobFinder *finder, const uint32_t *masks);
+/* The cells' lower body for lower_body (heightmap_fusion_get_lower's words, one per cell
+ * of the grid; NULL: none, no blob floats). Valid until the next run. */
+void heightmap_blob_finder_set_lower(HeightmapBlobFinder *finder, const uint32_t *lower);
 /* The counts of the last heightmap_blob_finder_run. With debug messages on
  * (G_MESSAGES_DEBUG=stereod-heightmap), each run also logs every blob of min_area or more
  * that it drops, with its place, area, top and the test it failed, and every cut. */

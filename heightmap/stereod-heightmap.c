@@ -336,6 +336,7 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   gint64 t_resolve = g_get_monotonic_time();
   heightmap_blob_finder_set_support(b->finder, heightmap_fusion_get_support(b->fusion));
   heightmap_blob_finder_set_body_masks(b->finder, heightmap_fusion_get_body_masks(b->fusion));
+  heightmap_blob_finder_set_lower(b->finder, heightmap_fusion_get_lower(b->fusion));
   const HeightmapBlob *blobs;
   int nb = heightmap_blob_finder_run(b->finder, b->heights, b->masks, &blobs);
   /* the blobs' velocities from the flow of the pixels fused into them; every fused

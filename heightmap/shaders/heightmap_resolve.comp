@@ -26,7 +26,8 @@ layout(r32ui, binding = 0) uniform readonly uimage2DArray u_bins;
 // the points from LEG_LO_BIN up to LEG_HI_BIN (0.2-0.6 m: a standing player's shins and
 // knees) in the low 16 bits and all points from LEG_LO_BIN up in the high 16 (both
 // saturated at 65535; the ground bin not counted), then their body masks (the pairs with a
-// point 0.6 m high or more in the cell).
+// point 0.6 m high or more in the cell), then their lower body: the points from
+// LEG_LO_BIN up to LOWER_GAP below the cell's top (whole bins; 0 where the top is NaN).
 layout(std430, binding = 2) writeonly buffer Out { uint u_out[]; };
 
 uniform ivec2 u_cells;
@@ -55,6 +56,7 @@ uniform float u_cams[4 * MAX_PAIRS];   // per pair: camera centre (pitch m), f B
 #define LEG_LO_BIN 1
 #define LEG_HI_BIN 3   // exclusive
 #define CARVE_TOL 0.2
+#define LOWER_GAP 0.6  // m: a body's points lie this far and more below its top; a ball's not
 
 // The pooling radius of cell p: u_far_pool when it is far (above), else POOL.
 int pool_radius(ivec2 p)
@@ -130,14 +132,18 @@ void main()
       above += c[b];
     }
   }
-  uint legs = 0u, body = 0u;
+  uint legs = 0u, body = 0u, lower = 0u;
+  // the bins wholly LOWER_GAP or more below the top: b + 1 <= (h - LOWER_GAP) / BIN_HEIGHT
+  int lower_end = h >= 0.0 ? int(floor((h - LOWER_GAP) / BIN_HEIGHT)) : 0;
   for (int b = LEG_LO_BIN; b < BINS; b++) {
     body += own[b];
     legs += b < LEG_HI_BIN ? own[b] : 0u;
+    lower += b < lower_end ? own[b] : 0u;
   }
   int cell = p.y * u_cells.x + p.x;
   u_out[cell] = floatBitsToUint(h);
   u_out[u_cells.x * u_cells.y + cell] = imageLoad(u_bins, ivec3(p, BINS / 2)).r;
   u_out[2 * u_cells.x * u_cells.y + cell] = min(legs, 65535u) | (min(body, 65535u) << 16);
   u_out[3 * u_cells.x * u_cells.y + cell] = imageLoad(u_bins, ivec3(p, BINS / 2 + 1)).r;
+  u_out[4 * u_cells.x * u_cells.y + cell] = lower;
 }

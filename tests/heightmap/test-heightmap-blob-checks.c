@@ -1,7 +1,6 @@
 /* test-heightmap-blob-checks: the tests a blob must pass to be kept (the play area, the
- * goal posts' zones, body
- * support and the scale it applies from, min_fill, the part of a body a pair's image
- * holds) on hand-made height grids. */
+ * goal posts' zones, the lower body, body support and the scale it applies from,
+ * min_fill, the part of a body a pair's image holds) on hand-made height grids. */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -168,6 +167,47 @@ test_blobs_body_support(void)
   p.body_support = 0.25;   /* more than the body's fifth */
   heightmap_blob_finder_set_params(f, &p);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
+}
+
+/* lower_body: on support_scene's grid, the body's cells hold 12 of their 30 points 0.6 m
+ * or more below their top (trunk and legs), the ball's 1 (the stray low point). With
+ * lower_body 0.1 and the cells' lower body the ball floats (dropped, counted, its cells
+ * -2), the body stays; without the lower body data, without the support, or with
+ * lower_body 0 both stay; 0.5 (more than the body's 0.4) drops both. */
+static void
+test_blobs_lower_body(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = NULL;
+  g_autofree uint32_t *support = NULL;
+  int n_cells = support_scene(&g, &h, &support);
+  g_autofree uint32_t *lower = g_new0(uint32_t, n_cells);
+  for (int i = 0; i < n_cells; i++)
+    lower[i] = h[i] > 2.0f ? 1u : h[i] > 1.0f ? 12u : 0u;
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3, .lower_body = 0.1 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  heightmap_blob_finder_set_support(f, support);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);   /* no lower body yet */
+  heightmap_blob_finder_set_lower(f, lower);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->floating, ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  const int32_t *labels = heightmap_blob_finder_get_labels(f);
+  for (int i = 0; i < n_cells; i++)
+    if (h[i] > 2.0f)
+      g_assert_cmpint(labels[i], ==, -2);
+  heightmap_blob_finder_set_support(f, NULL);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+  heightmap_blob_finder_set_support(f, support);
+  p.lower_body = 0.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+  p.lower_body = 0.5;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->floating, ==, 2);
 }
 
 /* support_scale: body_support judges a blob only when a pair that saw it (its mask)
@@ -371,6 +411,7 @@ main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/heightmap/blobs/play-area", test_blobs_play_area);
   g_test_add_func("/heightmap/blobs/post-zone", test_blobs_post_zone);
+  g_test_add_func("/heightmap/blobs/lower-body", test_blobs_lower_body);
   g_test_add_func("/heightmap/blobs/body-support", test_blobs_body_support);
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
   g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);

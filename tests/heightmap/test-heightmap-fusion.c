@@ -305,6 +305,11 @@ test_fusion_hand(void)
     g_assert_nonnull(body);
     for (int c = 0; c < 400; c++)
       g_assert_cmphex(body[c], ==, c == 6 * 20 + 13 || c == 13 * 20 + 6 ? 1u << 3 : 0u);
+    /* no cell's top stands 0.6 m above a point of 0.2 m or more: no lower body */
+    const uint32_t *lower = heightmap_fusion_get_lower(f);
+    g_assert_nonnull(lower);
+    for (int c = 0; c < 400; c++)
+      g_assert_cmpuint(lower[c], ==, 0u);
   }
 
   /* New thresholds on the same object (a reload): min_points 3 -> need = 3; a ground cell
@@ -389,6 +394,55 @@ test_fusion_far_pool(void)
     g_assert_cmphex(s[13 * 20 + 6], ==, 1u << 16);
     g_assert_cmphex(s[13 * 20 + 7], ==, 0u);
     g_assert_cmphex(s[13 * 20 + 8], ==, 1u << 16);
+  }
+}
+
+/* The lower body, by hand, on the camera of the hand-computed case: pixel (0, 0) raised
+ * to 1.9 m (d = 200 / 8.1: pitch (-0.30375, 0.30375)) and pixels (1, 0) and (0, 1) to
+ * 0.7 m (d = 200 / 9.3: (-0.30225, 0.34875) and (-0.34875, 0.30225)) all fall in cell
+ * (6, 13), with pixel (1, 1)'s ground point. min_points 1, top_fraction 0: need = 1, the
+ * top is the 1.9 m point's bin 9 at rank 0.5 of 1: (10 - 0.5) * 0.2 = 1.9 m. Lower body:
+ * bins 1 .. floor((1.9 - 0.6) / 0.2) - 1 = 5 (0.2-1.2 m): the two 0.7 m points (bin 3);
+ * support 0 | 3 << 16 (no point 0.2-0.6 m; three from 0.2 m up). The cells of the 0.7 m
+ * points alone elsewhere would have a top of 0.7 m and no lower body. With (0, 0) at
+ * 1.1 m instead (d = 200 / 8.9: (-0.33375, 0.33375), the same cell), the top is 1.1 m
+ * ((6 - 0.5) * 0.2) and bins 1 .. floor(0.5 / 0.2) - 1 = 1 hold nothing: 0. */
+static void
+test_fusion_lower(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  HeightmapFusionParams fp = { .label = "lower", .min_points = 1, .top_fraction = 0,
+                               .min_confidence = 0 };
+  g_assert_true(heightmap_grid_init(&fp.grid, -1, 1, -1, 1, 0.1));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
+  g_assert_no_error(error);
+  const HeightmapPairGeometry g = hand_camera();
+  enum { W = 16 };
+  int16_t d[W * W];
+  const double top[] = { 1.9, 1.1 };
+  const double expect_h[] = { 1.9, 1.1 };
+  const uint32_t expect_lower[] = { 2, 0 };
+  float h[400];
+  for (unsigned r = 0; r < G_N_ELEMENTS(top); r++) {
+    for (int i = 0; i < W * W; i++)
+      d[i] = 20 * 32;
+    d[0] = (int16_t) lround(200.0 / (10.0 - top[r]) * 32);
+    d[1] = d[W] = (int16_t) lround(200.0 / 9.3 * 32);
+    HeightmapInput in = { .width = W, .height = W, .disparity = d, .disparity_stride = W * 2,
+                          .disparity_size = sizeof d, .disparity_scale = 1.0 / 32 };
+    g_assert_true(heightmap_fusion_begin(f, &error));
+    g_assert_true(heightmap_fusion_add(f, 3, &g, &in, &error));
+    g_assert_true(heightmap_fusion_finish(f, h, NULL, &error));
+    g_assert_no_error(error);
+    g_assert_cmpfloat_with_epsilon(h[13 * 20 + 6], expect_h[r], 2e-3);
+    const uint32_t *lower = heightmap_fusion_get_lower(f);
+    const uint32_t *s = heightmap_fusion_get_support(f);
+    for (int c = 0; c < 400; c++)
+      g_assert_cmpuint(lower[c], ==, c == 13 * 20 + 6 ? expect_lower[r] : 0u);
+    g_assert_cmphex(s[13 * 20 + 6], ==, 3u << 16);
   }
 }
 
@@ -501,6 +555,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/triangulate-gpu", test_triangulate_gpu);
   g_test_add_func("/heightmap/fusion-hand", test_fusion_hand);
   g_test_add_func("/heightmap/fusion-far-pool", test_fusion_far_pool);
+  g_test_add_func("/heightmap/fusion-lower", test_fusion_lower);
   g_test_add_func("/heightmap/fusion-bounds", test_fusion_bounds);
   int r = g_test_run();
   g_rand_free(rng);
