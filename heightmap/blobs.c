@@ -22,7 +22,8 @@
  * Floating blobs (lower_body > 0, with heightmap_blob_finder_set_lower): a standing body
  * puts points 0.6 m and more below its top (the trunk, the legs), at any distance; the
  * ball in flight puts all of them within its own 0.22 m (its range smear moves them a
- * little). A blob with fewer than lower_body of its points there floats.
+ * little). A blob with fewer than lower_body of its points there (in the cells' body
+ * bands of 0.4 m that lie wholly below its top less 0.6 m) floats.
  *
  * Merged players (split_depth > 0): two players close together make one 8-connected
  * blob with two tops. The blob's cells are taken from the highest down and joined to
@@ -445,18 +446,23 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
   return legs >= p->body_support * body;
 }
 
-/* Whether a measured blob floats (lower_body): its points 0.6 m or more below its cells'
- * tops are fewer than lower_body of its points from 0.2 m up. False without the data. */
+/* Whether a measured blob floats (lower_body): its points in the body bands (0.2-0.6,
+ * 0.6-1.0, 1.0-1.4, 1.4-1.8 m) that lie wholly 0.6 m or more below its top are fewer than
+ * lower_body of its points from 0.2 m up. False without the data. */
 static bool
-floats(const HeightmapBlobFinder *f, const int32_t *cells, int n)
+floats(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells, int n)
 {
   const HeightmapBlobParams *p = &f->params;
   if (!f->support || !f->lower || p->lower_body <= 0.0)
     return false;
+  int bands = 0;   /* band k ends at 0.6 + 0.4 k m */
+  while (bands < 4 && 0.6 + 0.4 * bands <= b->height - 0.6 + 1e-9)
+    bands++;
   double legs, points, lower = 0.0;
   support_sums(f, cells, n, &legs, &points);
   for (int j = 0; j < n; j++)
-    lower += f->lower[cells[j]];
+    for (int k = 0; k < bands; k++)
+      lower += (f->lower[cells[j]] >> (8 * k)) & 0xffu;
   return lower < p->lower_body * points;
 }
 
@@ -668,7 +674,7 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
         } else if (!stands(f, b, pc, m)) {
           f->counts.no_support++;
           why = "no legs under it (body_support)";
-        } else if (floats(f, pc, m)) {
+        } else if (floats(f, b, pc, m)) {
           f->counts.floating++;
           why = "nothing below its top (lower_body)";
         } else if (!filled(f, b, pc, m)) {

@@ -125,7 +125,7 @@ typedef struct {
   double body_support;      /* 0..1: blobs with fewer of their points 0.2-0.6 m high stand
                                on nothing (blobs.c); 0 = off */
   double lower_body;        /* 0..1: blobs with fewer of their points 0.6 m or more below
-                               their cells' tops float (blobs.c); 0 = off */
+                               their top float (blobs.c); 0 = off */
   double support_scale;     /* px/m: body_support judges the blobs seen this sharply or more
                                (blobs.c); 0 = all */
   double min_fill;          /* 0..1: blobs with fewer points than this share of a body's
@@ -312,10 +312,10 @@ const uint32_t *heightmap_fusion_get_support(const HeightmapFusion *fusion);
  * bit set of the pairs with a point 0.6 m high or more in the cell (a body's trunk; the
  * pair masks count the ground's points too). Valid until the next finish. */
 const uint32_t *heightmap_fusion_get_body_masks(const HeightmapFusion *fusion);
-/* The lower body of every cell of the last heightmap_fusion_finish (NULL before one): the
- * cell's points from 0.2 m up to 0.6 m below its top (whole bins of 0.2 m; 0 where it has
- * no top): a standing body's trunk and legs below its head, which a ball in flight, all
- * of it within its own 0.22 m, does not have. Valid until the next finish. */
+/* The body bands of every cell of the last heightmap_fusion_finish (NULL before one): the
+ * cell's points 0.2-0.6, 0.6-1.0, 1.0-1.4 and 1.4-1.8 m high in bytes 0..3 of its word
+ * (each saturated at 255; carved bins not counted): where a blob's points lie below its
+ * top (lower_body). Valid until the next finish. */
 const uint32_t *heightmap_fusion_get_lower(const HeightmapFusion *fusion);
 
 /* ---------------------------------------------------------------- blobs */
@@ -368,13 +368,13 @@ typedef struct {
                                pair that saw them images at this many pixels a metre or more
                                (f / D); farther, a leg is narrower than the filter and its
                                points fall to the grass behind it */
-  double lower_body;        /* 0..1, 0 = off: with the cells' lower body
-                               (heightmap_blob_finder_set_lower), a blob whose points 0.6 m
-                               or more below its cells' tops are fewer than this share of
-                               its points from 0.2 m up floats: the ball in flight (its
-                               points lie within its 0.22 m, smeared a little), at any
-                               distance (a far body's legs fall to the grass, its trunk
-                               does not) */
+  double lower_body;        /* 0..1, 0 = off: with the cells' body bands
+                               (heightmap_blob_finder_set_lower) and support, a blob whose
+                               points in the bands wholly 0.6 m or more below its top are
+                               fewer than this share of its points from 0.2 m up floats:
+                               the ball in flight (its points lie within its 0.22 m,
+                               smeared a little), at any distance (a far body's legs fall
+                               to the grass, its trunk does not) */
   double min_fill;          /* 0..1, 0 = off: with the cells' support, a blob whose points
                                from 0.2 m up are fewer than this share of the pixels its
                                sharpest pair images of a body there (HEIGHTMAP_BODY_WIDTH x
@@ -440,8 +440,8 @@ void heightmap_blob_finder_set_support(HeightmapBlobFinder *finder, const uint32
 /* The cells' body masks (heightmap_fusion_get_body_masks) for the next runs, for
  * view_split; NULL: none (view_split then cuts nothing). Kept as the support is. */
 void heightmap_blob_finder_set_body_masks(HeightmapBlobFinder *finder, const uint32_t *masks);
-/* The cells' lower body for lower_body (heightmap_fusion_get_lower's words, one per cell
- * of the grid; NULL: none, no blob floats). Valid until the next run. */
+/* The cells' body bands for lower_body (heightmap_fusion_get_lower's words, one per cell
+ * of the grid; NULL: none, no blob floats). Kept as the support is. */
 void heightmap_blob_finder_set_lower(HeightmapBlobFinder *finder, const uint32_t *lower);
 /* The counts of the last heightmap_blob_finder_run. With debug messages on
  * (G_MESSAGES_DEBUG=stereod-heightmap), each run also logs every blob of min_area or more

@@ -26,8 +26,9 @@ layout(r32ui, binding = 0) uniform readonly uimage2DArray u_bins;
 // the points from LEG_LO_BIN up to LEG_HI_BIN (0.2-0.6 m: a standing player's shins and
 // knees) in the low 16 bits and all points from LEG_LO_BIN up in the high 16 (both
 // saturated at 65535; the ground bin not counted), then their body masks (the pairs with a
-// point 0.6 m high or more in the cell), then their lower body: the points from
-// LEG_LO_BIN up to LOWER_GAP below the cell's top (whole bins; 0 where the top is NaN).
+// point 0.6 m high or more in the cell), then their body bands: the points 0.2-0.6,
+// 0.6-1.0, 1.0-1.4 and 1.4-1.8 m high in bytes 0..3 (each saturated at 255), from which
+// the blob finder counts a blob's points well below its top (lower_body).
 layout(std430, binding = 2) writeonly buffer Out { uint u_out[]; };
 
 uniform ivec2 u_cells;
@@ -56,7 +57,7 @@ uniform float u_cams[4 * MAX_PAIRS];   // per pair: camera centre (pitch m), f B
 #define LEG_LO_BIN 1
 #define LEG_HI_BIN 3   // exclusive
 #define CARVE_TOL 0.2
-#define LOWER_GAP 0.6  // m: a body's points lie this far and more below its top; a ball's not
+#define BAND_BINS 2    // bins per body band (0.4 m), LEG_LO_BIN up, 4 bands
 
 // The pooling radius of cell p: u_far_pool when it is far (above), else POOL.
 int pool_radius(ivec2 p)
@@ -132,18 +133,20 @@ void main()
       above += c[b];
     }
   }
-  uint legs = 0u, body = 0u, lower = 0u;
-  // the bins wholly LOWER_GAP or more below the top: b + 1 <= (h - LOWER_GAP) / BIN_HEIGHT
-  int lower_end = h >= 0.0 ? int(floor((h - LOWER_GAP) / BIN_HEIGHT)) : 0;
+  uint legs = 0u, body = 0u, band[4] = uint[4](0u, 0u, 0u, 0u);
   for (int b = LEG_LO_BIN; b < BINS; b++) {
     body += own[b];
     legs += b < LEG_HI_BIN ? own[b] : 0u;
-    lower += b < lower_end ? own[b] : 0u;
+    int k = (b - LEG_LO_BIN) / BAND_BINS;
+    if (k < 4)
+      band[k] += own[b];
   }
+  uint bands = min(band[0], 255u) | (min(band[1], 255u) << 8) | (min(band[2], 255u) << 16) |
+               (min(band[3], 255u) << 24);
   int cell = p.y * u_cells.x + p.x;
   u_out[cell] = floatBitsToUint(h);
   u_out[u_cells.x * u_cells.y + cell] = imageLoad(u_bins, ivec3(p, BINS / 2)).r;
   u_out[2 * u_cells.x * u_cells.y + cell] = min(legs, 65535u) | (min(body, 65535u) << 16);
   u_out[3 * u_cells.x * u_cells.y + cell] = imageLoad(u_bins, ivec3(p, BINS / 2 + 1)).r;
-  u_out[4 * u_cells.x * u_cells.y + cell] = lower;
+  u_out[4 * u_cells.x * u_cells.y + cell] = bands;
 }

@@ -169,8 +169,10 @@ test_blobs_body_support(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
 }
 
-/* lower_body: on support_scene's grid, the body's cells hold 12 of their 30 points 0.6 m
- * or more below their top (trunk and legs), the ball's 1 (the stray low point). With
+/* lower_body: on support_scene's grid, the body (top 1.8 m) holds 12 of each cell's 30
+ * points in the bands wholly below 1.2 m (6 at 0.2-0.6 m, 6 at 0.6-1.0 m; 9 and 9 in the
+ * bands above, which do not count), the ball's smear (top 2.3 m) 1 (the stray low
+ * point, 0.2-0.6 m) in the three bands below 1.7 m. With
  * lower_body 0.1 and the cells' lower body the ball floats (dropped, counted, its cells
  * -2), the body stays; without the lower body data, without the support, or with
  * lower_body 0 both stay; 0.5 (more than the body's 0.4) drops both. */
@@ -183,7 +185,7 @@ test_blobs_lower_body(void)
   int n_cells = support_scene(&g, &h, &support);
   g_autofree uint32_t *lower = g_new0(uint32_t, n_cells);
   for (int i = 0; i < n_cells; i++)
-    lower[i] = h[i] > 2.0f ? 1u : h[i] > 1.0f ? 12u : 0u;
+    lower[i] = h[i] > 2.0f ? 1u : h[i] > 1.0f ? 6u | 6u << 8 | 9u << 16 | 9u << 24 : 0u;
   HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
                             .top_band = 0.3, .lower_body = 0.1 };
   g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);

@@ -305,11 +305,12 @@ test_fusion_hand(void)
     g_assert_nonnull(body);
     for (int c = 0; c < 400; c++)
       g_assert_cmphex(body[c], ==, c == 6 * 20 + 13 || c == 13 * 20 + 6 ? 1u << 3 : 0u);
-    /* no cell's top stands 0.6 m above a point of 0.2 m or more: no lower body */
-    const uint32_t *lower = heightmap_fusion_get_lower(f);
-    g_assert_nonnull(lower);
+    /* body bands (0.2-0.6, 0.6-1.0, 1.0-1.4, 1.4-1.8 m in bytes 0..3): the 0.5 m point in
+     * cell (13, 6)'s first; the 1.9 m points above them all */
+    const uint32_t *bands = heightmap_fusion_get_lower(f);
+    g_assert_nonnull(bands);
     for (int c = 0; c < 400; c++)
-      g_assert_cmpuint(lower[c], ==, 0u);
+      g_assert_cmphex(bands[c], ==, c == 6 * 20 + 13 ? 1u : 0u);
   }
 
   /* New thresholds on the same object (a reload): min_points 3 -> need = 3; a ground cell
@@ -397,16 +398,15 @@ test_fusion_far_pool(void)
   }
 }
 
-/* The lower body, by hand, on the camera of the hand-computed case: pixel (0, 0) raised
+/* The body bands, by hand, on the camera of the hand-computed case: pixel (0, 0) raised
  * to 1.9 m (d = 200 / 8.1: pitch (-0.30375, 0.30375)) and pixels (1, 0) and (0, 1) to
  * 0.7 m (d = 200 / 9.3: (-0.30225, 0.34875) and (-0.34875, 0.30225)) all fall in cell
  * (6, 13), with pixel (1, 1)'s ground point. min_points 1, top_fraction 0: need = 1, the
- * top is the 1.9 m point's bin 9 at rank 0.5 of 1: (10 - 0.5) * 0.2 = 1.9 m. Lower body:
- * bins 1 .. floor((1.9 - 0.6) / 0.2) - 1 = 5 (0.2-1.2 m): the two 0.7 m points (bin 3);
- * support 0 | 3 << 16 (no point 0.2-0.6 m; three from 0.2 m up). The cells of the 0.7 m
- * points alone elsewhere would have a top of 0.7 m and no lower body. With (0, 0) at
- * 1.1 m instead (d = 200 / 8.9: (-0.33375, 0.33375), the same cell), the top is 1.1 m
- * ((6 - 0.5) * 0.2) and bins 1 .. floor(0.5 / 0.2) - 1 = 1 hold nothing: 0. */
+ * top is the 1.9 m point's bin 9 at rank 0.5 of 1: (10 - 0.5) * 0.2 = 1.9 m. Bands: the
+ * two 0.7 m points in the second (0.6-1.0 m: 2 << 8), the 1.9 m point above the fourth;
+ * support 0 | 3 << 16 (no point 0.2-0.6 m; three from 0.2 m up). With (0, 0) at 1.1 m
+ * instead (d = 200 / 8.9: (-0.33375, 0.33375), the same cell) the top is 1.1 m
+ * ((6 - 0.5) * 0.2) and that point is in the third band: 2 << 8 | 1 << 16. */
 static void
 test_fusion_lower(void)
 {
@@ -424,7 +424,7 @@ test_fusion_lower(void)
   int16_t d[W * W];
   const double top[] = { 1.9, 1.1 };
   const double expect_h[] = { 1.9, 1.1 };
-  const uint32_t expect_lower[] = { 2, 0 };
+  const uint32_t expect_bands[] = { 2u << 8, 2u << 8 | 1u << 16 };
   float h[400];
   for (unsigned r = 0; r < G_N_ELEMENTS(top); r++) {
     for (int i = 0; i < W * W; i++)
@@ -438,10 +438,10 @@ test_fusion_lower(void)
     g_assert_true(heightmap_fusion_finish(f, h, NULL, &error));
     g_assert_no_error(error);
     g_assert_cmpfloat_with_epsilon(h[13 * 20 + 6], expect_h[r], 2e-3);
-    const uint32_t *lower = heightmap_fusion_get_lower(f);
+    const uint32_t *bands = heightmap_fusion_get_lower(f);
     const uint32_t *s = heightmap_fusion_get_support(f);
     for (int c = 0; c < 400; c++)
-      g_assert_cmpuint(lower[c], ==, c == 13 * 20 + 6 ? expect_lower[r] : 0u);
+      g_assert_cmphex(bands[c], ==, c == 13 * 20 + 6 ? expect_bands[r] : 0u);
     g_assert_cmphex(s[13 * 20 + 6], ==, 3u << 16);
   }
 }
