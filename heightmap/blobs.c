@@ -448,12 +448,17 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
 
 /* Whether a measured blob floats (lower_body): its points in the body bands (0.2-0.6,
  * 0.6-1.0, 1.0-1.4, 1.4-1.8 m) that lie wholly 0.6 m or more below its top are fewer than
- * lower_body of its points from 0.2 m up. False without the data. */
+ * lower_body of its points from 0.2 m up. False without the data, and with lower_scale
+ * for a blob that no pair which saw it and holds it (0.2 m to its top) in its image
+ * images at lower_scale px/m or more (a far body's few pixels). */
 static bool
 floats(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells, int n)
 {
   const HeightmapBlobParams *p = &f->params;
   if (!f->support || !f->lower || p->lower_body <= 0.0)
+    return false;
+  if (p->lower_scale > 0.0 &&
+      sharpest(f, b->pairs, b->x, b->y, 0.2, MAX(b->height, 0.2)) < p->lower_scale)
     return false;
   int bands = 0;   /* band k ends at 0.6 + 0.4 k m */
   while (bands < 4 && 0.6 + 0.4 * bands <= b->height - 0.6 + 1e-9)

@@ -126,6 +126,8 @@ typedef struct {
                                on nothing (blobs.c); 0 = off */
   double lower_body;        /* 0..1: blobs with fewer of their points 0.6 m or more below
                                their top float (blobs.c); 0 = off */
+  double lower_scale;       /* px/m: lower_body judges the blobs seen this sharply or more
+                               (blobs.c); 0 = all */
   double support_scale;     /* px/m: body_support judges the blobs seen this sharply or more
                                (blobs.c); 0 = all */
   double min_fill;          /* 0..1: blobs with fewer points than this share of a body's
@@ -174,7 +176,8 @@ void heightmap_config_free(HeightmapConfig *config);
 /* A reload (SIGHUP): `next` is the same file loaded again. Copies into `running` the keys
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
  * min_confidence, min_points, far_pool, far_sigma, goal_line, goal_width, goal_height,
- * goal_shadow, goal_front, touch_line, play_margin, post_zone, post_area, lower_body, max_height, body_support, support_scale, min_fill,
+ * goal_shadow, goal_front, touch_line, play_margin, post_zone, post_area, lower_body,
+ * lower_scale, max_height, body_support, support_scale, min_fill,
  * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, crowd_split,
  * crowd_area, view_split, view_split_px, merge_distance, visible_offset, disparity_noise,
  * gate,
@@ -375,6 +378,9 @@ typedef struct {
                                the ball in flight (its points lie within its 0.22 m,
                                smeared a little), at any distance (a far body's legs fall
                                to the grass, its trunk does not) */
+  double lower_scale;       /* px/m, 0 = everywhere: lower_body judges only the blobs some
+                               pair that saw them images at this many pixels a metre or
+                               more */
   double min_fill;          /* 0..1, 0 = off: with the cells' support, a blob whose points
                                from 0.2 m up are fewer than this share of the pixels its
                                sharpest pair images of a body there (HEIGHTMAP_BODY_WIDTH x

@@ -175,7 +175,8 @@ test_blobs_body_support(void)
  * point, 0.2-0.6 m) in the three bands below 1.7 m. With
  * lower_body 0.1 and the cells' lower body the ball floats (dropped, counted, its cells
  * -2), the body stays; without the lower body data, without the support, or with
- * lower_body 0 both stay; 0.5 (more than the body's 0.4) drops both. */
+ * lower_body 0 both stay; 0.5 (more than the body's 0.4) drops both, unless lower_scale
+ * asks for a pair that images them sharply enough (none is known here). */
 static void
 test_blobs_lower_body(void)
 {
@@ -210,6 +211,11 @@ test_blobs_lower_body(void)
   heightmap_blob_finder_set_params(f, &p);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
   g_assert_cmpint(heightmap_blob_finder_get_counts(f)->floating, ==, 2);
+  /* lower_scale: judged only where a pair that saw the blob images it that sharply; no
+   * pair's camera is known here, so none is judged */
+  p.lower_scale = 20.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
 }
 
 /* support_scale: body_support judges a blob only when a pair that saw it (its mask)

@@ -51,6 +51,7 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.post_zone, ==, 0.6);
   g_assert_cmpfloat(bp.post_area, ==, 0.3);
   g_assert_cmpfloat(bp.lower_body, ==, 0.0);
+  g_assert_cmpfloat(bp.lower_scale, ==, 0.0);
   g_assert_cmpfloat(bp.goal_half_width, ==, 3.66);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   g_assert_cmpfloat(tp.acceleration, ==, 10);
@@ -129,6 +130,8 @@ test_config_errors(void)
       "hm.conf: [heightmap] goal_shadow: 25 is outside 0..20", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\npost_zone=6\n[pair a]\n",
       "hm.conf: [heightmap] post_zone: 6 is outside 0..5", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nlower_scale=-1\n[pair a]\n",
+      "hm.conf: [heightmap] lower_scale: -1 is outside 0..10000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nlower_body=1.5\n[pair a]\n",
       "hm.conf: [heightmap] lower_body: 1.5 is outside 0..1", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\npost_area=-1\n[pair a]\n",
