@@ -177,6 +177,19 @@ test_triangulate_gpu(void)
   }
 }
 
+/* A fusion with `fp` on the hand-computed cases' grid: 2 x 2 m around the origin, cells
+ * of 0.1 m (20 x 20). */
+static HeightmapFusion *
+hand_fusion(GpuContext *ctx, HeightmapFusionParams *fp)
+{
+  g_assert_true(heightmap_grid_init(&fp->grid, -1, 1, -1, 1, 0.1));
+  g_assert_cmpint(fp->grid.width, ==, 20);
+  GError *error = NULL;
+  HeightmapFusion *f = heightmap_fusion_new(ctx, fp, &error);
+  g_assert_no_error(error);
+  return f;
+}
+
 /* The hand-computed case's camera (below): at (0, 0, 10) looking straight down, 16x16 px,
  * f = 200 px, B = 1 m, c = 7.5 px. */
 static HeightmapPairGeometry
@@ -219,11 +232,8 @@ test_fusion_hand(void)
     return;
   HeightmapFusionParams fp = { .label = "hand", .min_points = 2, .top_fraction = 0.1,
                                .min_confidence = 128 };
-  g_assert_true(heightmap_grid_init(&fp.grid, -1, 1, -1, 1, 0.1));
-  g_assert_cmpint(fp.grid.width, ==, 20);
+  g_autoptr(HeightmapFusion) f = hand_fusion(ctx, &fp);
   g_autoptr(GError) error = NULL;
-  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
-  g_assert_no_error(error);
   const HeightmapPairGeometry g = hand_camera();
   enum { W = 16 };
   int16_t d[W * W];
@@ -355,10 +365,8 @@ test_fusion_far_pool(void)
     return;
   HeightmapFusionParams fp = { .label = "far", .min_points = 2, .top_fraction = 0,
                                .min_confidence = 0, .disparity_noise = 0.07 };
-  g_assert_true(heightmap_grid_init(&fp.grid, -1, 1, -1, 1, 0.1));
+  g_autoptr(HeightmapFusion) f = hand_fusion(ctx, &fp);
   g_autoptr(GError) error = NULL;
-  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
-  g_assert_no_error(error);
   const HeightmapPairGeometry g = hand_camera();
   enum { W = 16 };
   int16_t d[W * W];
@@ -415,10 +423,8 @@ test_fusion_lower(void)
     return;
   HeightmapFusionParams fp = { .label = "lower", .min_points = 1, .top_fraction = 0,
                                .min_confidence = 0 };
-  g_assert_true(heightmap_grid_init(&fp.grid, -1, 1, -1, 1, 0.1));
+  g_autoptr(HeightmapFusion) f = hand_fusion(ctx, &fp);
   g_autoptr(GError) error = NULL;
-  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
-  g_assert_no_error(error);
   const HeightmapPairGeometry g = hand_camera();
   enum { W = 16 };
   int16_t d[W * W];
@@ -458,10 +464,8 @@ test_fusion_bounds(void)
   if (!ctx)
     return;
   HeightmapFusionParams fp = { .label = "bounds", .min_points = 2, .top_fraction = 0.1 };
-  g_assert_true(heightmap_grid_init(&fp.grid, -1, 1, -1, 1, 0.1));
+  g_autoptr(HeightmapFusion) f = hand_fusion(ctx, &fp);
   g_autoptr(GError) error = NULL;
-  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
-  g_assert_no_error(error);
   const HeightmapPairGeometry g = hand_camera();
   enum { W = 16 };
   g_autofree int16_t *d = g_new(int16_t, W * W);
