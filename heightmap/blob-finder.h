@@ -1,5 +1,6 @@
-/* blob-finder.h: the blob finder's state, shared by blobs.c (finding and judging the
- * blobs) and blob-split.c (splitting merged players, cutting players side by side).
+/* blob-finder.h: the blob finder's state, shared by blobs.c (finding and measuring the
+ * blobs), blob-checks.c (judging them) and blob-split.c (splitting merged players,
+ * cutting players side by side).
  * Private to the heightmap library. */
 #pragma once
 
@@ -46,6 +47,11 @@ struct HeightmapBlobFinder {
   HeightmapBlobCounts counts;   /* of the last run */
   bool explain;            /* this run logs its drops and cuts (debug messages on) */
 };
+
+/* blob-checks.c: the first test a measured blob b (its n cells) fails, counted in
+ * f->counts, as the words the debug log gives it; NULL when it passes every test. */
+const char *heightmap_blob_check(HeightmapBlobFinder *f, const HeightmapBlob *b,
+                                 const int32_t *cells, int n);
 
 /* The cells a blob needs to reach min_area (at least 1). */
 static inline int
