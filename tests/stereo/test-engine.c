@@ -1,12 +1,7 @@
-/* test-engine.c: the whole GPU engine against the double-precision reference, and the
- * engine's API (formats, submit/collect ordering, errors).
- *
- * Whole-filter agreement cannot be bit-exact: fp32 and double disagree on a few gate
- * decisions (thresholds) and the coarse-to-fine chain spreads such a flip over a
- * smoothing window. The bounds below say how much may differ and why. Each run draws a
- * fresh textured pair (the seed is printed; STEREOD_TEST_SEED repeats it), and every
- * output is checked after a first run on different inputs, so a pixel the GPU failed to
- * write would keep the first run's value and fail.
+/* test-engine.c: the engine's API (formats, submit/collect ordering, errors, depth,
+ * batches, dispatch counts); its agreement with the double-precision reference is
+ * test-engine-reference.c. Each run draws fresh textured pairs (the seed is printed;
+ * STEREOD_TEST_SEED repeats it).
  */
 #include <math.h>
 #include <string.h>
@@ -14,258 +9,10 @@
 #include "kernels/stereo.h"
 #include "tests/common/gpu-test.h"
 #include "tests/common/test-seed.h"
-#include "tests/common/texture.h"
 #include "tests/reference/reference.h"
+#include "tests/stereo/engine-test.h"
 
 static GRand *rng;
-
-
-/* Left: texture; right: texture shifted by a disparity that is `d0` on the background and
- * `d1` inside a box (a depth step), so edges, occlusions and the fill are exercised. */
-static void
-make_scene(int w, int h, double d0, double d1, uint8_t *left, uint8_t *right)
-{
-  TestTexture t;
-  test_texture_init(&t, rng, 24, 0.15, 1.4, 0, G_PI, 0.25, 3.0);
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
-      left[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(&t, x, y));
-      bool in_box_r = y > h / 4 && y < 3 * h / 4 && x + d1 > w / 3 && x + d1 < 2 * w / 3;
-      double d = in_box_r ? d1 : d0;
-      right[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(&t, x + d, y));
-    }
-}
-
-/* A scene as make_scene's with a box (x0..x1, y0..y1 of the left view) of coarse texture only
- * (wavelengths of 18-60 px, about the background's contrast at them): at level 0 its
- * filter responses stay below a noise floor of a few grey levels, on the coarser levels
- * they do not. */
-static void
-plain_box_scene(int w, int h, double d0, double d1, int x0, int x1, int y0, int y1,
-                uint8_t *left, uint8_t *right)
-{
-  TestTexture t, b;
-  test_texture_init(&t, rng, 24, 0.15, 1.4, 0, G_PI, 0.25, 3.0);
-  test_texture_init(&b, rng, 24, 0.15, 0.35, 0, G_PI, 0.1, 0.0);
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
-      bool in_box_l = y > y0 && y < y1 && x > x0 && x < x1;
-      left[y * w + x] = (uint8_t)lround(255.0 * test_texture_at(in_box_l ? &b : &t, x, y));
-      bool in_box_r = y > y0 && y < y1 && x + d1 > x0 && x + d1 < x1;
-      right[y * w + x] = (uint8_t)lround(255.0 * (in_box_r ? test_texture_at(&b, x + d1, y)
-                                                         : test_texture_at(&t, x + d0, y)));
-    }
-}
-
-
-static StereoEngine *
-engine_new(GpuContext *ctx, const StereoParams *p, StereoOutputFormat fmt, int in_flight)
-{
-  GError *error = NULL;
-  StereoEngineParams ep = { .label = "test", .params = *p, .output = fmt,
-                            .in_flight = in_flight };
-  StereoEngine *e = stereo_engine_new(ctx, &ep, &error);
-  g_assert_no_error(error);
-  return e;
-}
-
-typedef struct {
-  int both_valid, validity_differs, value_differs;
-  double max_diff;
-} Agreement;
-
-static Agreement
-compare(const float *g, const float *r, size_t n, double tol)
-{
-  Agreement a = { 0 };
-  for (size_t i = 0; i < n; i++) {
-    bool gv = !isnan(g[i]), rv = !isnan(r[i]);
-    if (gv != rv) {
-      a.validity_differs++;
-    } else if (gv) {
-      a.both_valid++;
-      double d = fabs(g[i] - r[i]);
-      a.max_diff = MAX(a.max_diff, d);
-      if (d > tol)
-        a.value_differs++;
-    }
-  }
-  return a;
-}
-
-static void plain_box_scene(int w, int h, double d0, double d1, int x0, int x1, int y0,
-                            int y1, uint8_t *left, uint8_t *right);
-
-/* The scene of run_against_reference: make_scene's, or with `plain` its box of coarse
- * texture only (plain_box_scene). */
-static void
-reference_scene(int w, int h, double d0, double d1, bool plain, uint8_t *left, uint8_t *right)
-{
-  if (plain)
-    plain_box_scene(w, h, d0, d1, w / 3, 2 * w / 3, h / 4, 3 * h / 4, left, right);
-  else
-    make_scene(w, h, d0, d1, left, right);
-}
-
-static void
-run_against_reference_scene(const StereoParams *p, double d0, double d1, bool plain)
-{
-  GpuContext *ctx = gpu_test_context();
-  if (!ctx)
-    return;
-  int w = p->width, h = p->height;
-  size_t n = (size_t)w * h;
-  g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
-  g_autofree float *gd = g_new(float, n), *rd = g_new(float, n);
-  g_autofree uint8_t *gc = g_new(uint8_t, n), *rc = g_new(uint8_t, n);
-  GError *error = NULL;
-  StereoEngine *e = engine_new(ctx, p, STEREO_OUTPUT_FLOAT, 1);
-
-  /* First run on another scene: its outputs are what an unwritten pixel would show. */
-  reference_scene(w, h, d1, d0, plain, l, r);
-  g_assert_true(stereo_engine_process(e, l, w, r, w, gd, gc, &error));
-  g_assert_no_error(error);
-
-  reference_scene(w, h, d0, d1, plain, l, r);
-  g_assert_true(stereo_engine_process(e, l, w, r, w, gd, gc, &error));
-  g_assert_no_error(error);
-  g_assert_true(ref_stereo_run(p, l, w, r, w, rd, rc, &error));
-  g_assert_no_error(error);
-
-  Agreement a = compare(gd, rd, n, 0.01);
-  int conf_off = 0;
-  for (size_t i = 0; i < n; i++)
-    conf_off += abs((int)gc[i] - (int)rc[i]) > 2;
-  g_test_message("%dx%d d %.2f/%.2f search %d: %d both valid, %d validity differs, "
-                 "%d values > 0.01 px apart (max %.4f), %d confidences > 2 apart",
-                 w, h, d0, d1, stereo_params_use_search(p), a.both_valid, a.validity_differs,
-                 a.value_differs, a.max_diff, conf_off);
-  g_assert_cmpint(a.both_valid, >, (int)(0.5 * n));
-  /* At most 1 % of the pixels may change validity and 1 % of the common ones may differ
-   * by more than 0.01 px: a gate flip inside the coarse-to-fine chain moves the result by
-   * up to a smoothing window's worth of pixels. On the plain box the coarse fallback
-   * gives level 0 the coarse levels' estimates, 2 or 4 times a flip's effect there, over
-   * a sixth of the image: 5 % (at most 2.9 % seen in 60 runs). */
-  g_assert_cmpfloat(a.validity_differs, <=, 0.01 * n);
-  g_assert_cmpfloat(a.value_differs, <=, (plain ? 0.05 : 0.01) * a.both_valid);
-  g_assert_cmpfloat(conf_off, <=, 0.02 * n);
-  stereo_engine_free(e);
-  gpu_context_free(ctx);
-}
-
-static void
-run_against_reference(const StereoParams *p, double d0, double d1)
-{
-  run_against_reference_scene(p, d0, d1, false);
-}
-
-static void
-test_reference_pyramid(void)
-{
-  StereoParams p;
-  stereo_params_init(&p, 160, 96);
-  p.max_disparity = 4;   /* within the pure pyramid's range: no search */
-  p.iterations_level0 = 3;   /* an odd count at level 0: the state images' turns */
-  g_assert_false(stereo_params_use_search(&p));
-  run_against_reference(&p, g_rand_double_range(rng, 0.5, 1.5), g_rand_double_range(rng, 2, 3.5));
-}
-
-static void
-test_reference_search(void)
-{
-  StereoParams p;
-  stereo_params_init(&p, 192, 120);
-  p.max_disparity = 40;
-  p.refine = true;   /* §5b as well; test_reference_options runs without it */
-  p.iterations_level0 = 1;   /* what 1920 x 1080 and larger get by default */
-  g_assert_true(stereo_params_use_search(&p));
-  g_assert_true(stereo_params_use_refine(&p));
-  run_against_reference(&p, g_rand_double_range(rng, 4, 15), g_rand_double_range(rng, 20, 36));
-}
-
-static void
-test_reference_options(void)
-{
-  StereoParams p;
-  stereo_params_init(&p, 128, 80);
-  p.max_disparity = 30;
-  p.lr_check = false;
-  p.densify = false;
-  p.median = false;
-  p.iterations = 1;
-  p.min_magnitude = 0.01;   /* the absolute floor of the magnitude gate */
-  run_against_reference(&p, g_rand_double_range(rng, 4, 10), g_rand_double_range(rng, 12, 20));
-}
-
-/* The coarse fallback (§10 step 1) against the reference, and what it is for: a box of
- * coarse texture only, which a noise floor leaves unmeasured at level 0, is measured from
- * levels 1 and 2 with it (at its true disparity) and not without it. */
-static void
-test_reference_fallback(void)
-{
-  StereoParams p;
-  stereo_params_init(&p, 192, 120);
-  p.max_disparity = 40;
-  p.levels = 4;
-  p.search_level = 2;
-  p.iterations_level0 = 1;
-  stereo_params_set_noise_floor(&p, 4.0);
-  p.coarse_fallback = 0.25;   /* level 1 from d >= 8 px, level 2 from 16 px */
-  g_assert_cmpint(stereo_params_fallback_levels(&p), ==, 2);
-  double d0 = g_rand_double_range(rng, 3, 6), d1 = g_rand_double_range(rng, 20, 30);
-  /* against the reference on make_scene's box of coarse texture only, level 1 the
-   * fallback's (the search on level 1, as 960 x 540 gets it); its rule on given fields is
-   * checked exactly by /stages/post/fallback */
-  StereoParams pr;
-  stereo_params_init(&pr, 192, 120);
-  pr.max_disparity = 40;
-  pr.iterations_level0 = 1;
-  stereo_params_set_noise_floor(&pr, 3.0);
-  pr.coarse_fallback = 0.25;
-  g_assert_cmpint(stereo_params_fallback_levels(&pr), ==, 1);
-  run_against_reference_scene(&pr, d0, d1, true);
-
-  GpuContext *ctx = gpu_test_context();
-  if (!ctx)
-    return;
-  int w = p.width, h = p.height;
-  size_t n = (size_t)w * h;
-  g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
-  g_autofree float *on = g_new(float, n), *off = g_new(float, n);
-  g_autofree uint8_t *c_on = g_new(uint8_t, n), *c_off = g_new(uint8_t, n);
-  /* most of the image is the box: its inside is far from the background's depth */
-  int x0 = w / 8, x1 = 7 * w / 8, y0 = h / 8, y1 = 7 * h / 8;
-  plain_box_scene(w, h, d0, d1, x0, x1, y0, y1, l, r);
-  GError *error = NULL;
-  StereoEngine *e = engine_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
-  g_assert_true(stereo_engine_process(e, l, w, r, w, on, c_on, &error));
-  g_assert_no_error(error);
-  stereo_engine_free(e);
-  StereoParams q = p;
-  q.coarse_fallback = 0.0;
-  e = engine_new(ctx, &q, STEREO_OUTPUT_FLOAT, 1);
-  g_assert_true(stereo_engine_process(e, l, w, r, w, off, c_off, &error));
-  g_assert_no_error(error);
-  stereo_engine_free(e);
-  /* the box's inner part (16 px from its edges, in the left view) */
-  int box = 0, measured_off = 0, measured_on = 0, right_on = 0;
-  for (int y = y0 + 16; y < y1 - 16; y++)
-    for (int x = x0 + 16; x < x1 - 16; x++) {
-      size_t i = (size_t)y * w + x;
-      box++;
-      measured_off += c_off[i] >= 128;
-      if (c_on[i] >= 128) {
-        measured_on++;
-        right_on += fabs(on[i] - d1) <= 1.0;
-      }
-    }
-  g_test_message("box %d px, d %.2f: measured %d without the fallback, %d with it (%d within "
-                 "1 px)", box, d1, measured_off, measured_on, right_on);
-  g_assert_cmpint(measured_off, <, box / 3);
-  g_assert_cmpint(measured_on, >, 2 * box / 3);
-  g_assert_cmpint(right_on, >=, (int)(0.9 * measured_on));
-  gpu_context_free(ctx);
-}
 
 /* s16 output equals round(32 d) of the float output; the in-flight queue returns pairs in
  * submission order with their tags; submitting beyond in_flight fails cleanly. */
@@ -280,8 +27,8 @@ test_formats_and_queue(void)
   StereoParams p;
   stereo_params_init(&p, w, h);
   p.max_disparity = 20;
-  StereoEngine *ef = engine_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
-  StereoEngine *es = engine_new(ctx, &p, STEREO_OUTPUT_S16, nf);
+  StereoEngine *ef = engine_test_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
+  StereoEngine *es = engine_test_new(ctx, &p, STEREO_OUTPUT_S16, nf);
   GError *error = NULL;
   uint8_t *l[nf], *r[nf];
   float *ref[nf];
@@ -289,7 +36,7 @@ test_formats_and_queue(void)
     l[k] = g_new(uint8_t, n);
     r[k] = g_new(uint8_t, n);
     ref[k] = g_new(float, n);
-    make_scene(w, h, 3 + 2 * k, 9 + k, l[k], r[k]);
+    engine_test_scene(rng, w, h, 3 + 2 * k, 9 + k, l[k], r[k]);
     g_assert_true(stereo_engine_process(ef, l[k], w, r[k], w, ref[k], NULL, &error));
     g_assert_no_error(error);
   }
@@ -371,9 +118,9 @@ check_calibrated_depth(GpuContext *ctx, double baseline, double disp_far, double
   stereo_params_init(&p, w, h);
   p.max_disparity = 30;
   g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
-  make_scene(w, h, disp_far, disp_near, l, r);
+  engine_test_scene(rng, w, h, disp_far, disp_near, l, r);
   GError *error = NULL;
-  StereoEngine *plain = engine_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
+  StereoEngine *plain = engine_test_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
   StereoEngineParams ep = { .label = "calibrated", .params = p, .output = STEREO_OUTPUT_S16,
                             .in_flight = 1, .calib = &calib, .depth = true, .metres = true };
   StereoEngine *cal = stereo_engine_new(ctx, &ep, &error);
@@ -511,8 +258,8 @@ batch_case(bool calibrated)
     r[k] = g_new(uint8_t, n);
     ol[k] = g_new(uint8_t, n);
     orr[k] = g_new(uint8_t, n);
-    make_scene(w, h, g_rand_double_range(rng, 3, 10), g_rand_double_range(rng, 12, 24), l[k], r[k]);
-    make_scene(w, h, 20, 5, ol[k], orr[k]);
+    engine_test_scene(rng, w, h, g_rand_double_range(rng, 3, 10), g_rand_double_range(rng, 12, 24), l[k], r[k]);
+    engine_test_scene(rng, w, h, 20, 5, ol[k], orr[k]);
     pair_calib(&calib[k], w, h, k);
     StereoParams pk = p;
     pk.min_magnitude = floor_of[k];
@@ -658,8 +405,8 @@ test_batch_hold(void)
   g_assert_no_error(error);
   g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
   g_autofree uint8_t *l2 = g_new(uint8_t, n), *r2 = g_new(uint8_t, n);
-  make_scene(w, h, 4, 12, l, r);
-  make_scene(w, h, 9, 3, l2, r2);
+  engine_test_scene(rng, w, h, 4, 12, l, r);
+  engine_test_scene(rng, w, h, 9, 3, l2, r2);
   StereoInput in[2] = {
     { .pair = 0, .tag = 1, .left = l, .right = r, .left_stride = w, .right_stride = w },
     { .pair = 1, .tag = 2, .left = l2, .right = r2, .left_stride = w, .right_stride = w },
@@ -781,10 +528,6 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   rng = test_seeded_rand();
-  g_test_add_func("/engine/reference/pyramid", test_reference_pyramid);
-  g_test_add_func("/engine/reference/search", test_reference_search);
-  g_test_add_func("/engine/reference/options", test_reference_options);
-  g_test_add_func("/engine/reference/fallback", test_reference_fallback);
   g_test_add_func("/engine/formats-and-queue", test_formats_and_queue);
   g_test_add_func("/engine/bad-params", test_bad_params);
   g_test_add_func("/engine/calibrated-depth", test_calibrated_depth);
