@@ -1,7 +1,7 @@
 /* blob-checks.c: the tests a measured blob must pass to be kept as a player (the play
- * area, the goal posts' zones, body support, the lower body, min_fill; blobs.c's header
- * says why each), and the cameras' view of a blob they need (the scale a pair images it
- * at, the share of it its image holds). */
+ * area, the goal posts' zones, a blob above a body, body support, the lower body,
+ * min_fill; blobs.c's header says why each), and the cameras' view of a blob they need
+ * (the scale a pair images it at, the share of it its image holds). */
 #include "heightmap/blob-finder.h"
 
 #include <math.h>
@@ -125,6 +125,32 @@ floats(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
   return lower < p->lower_body * points;
 }
 
+/* Whether a measured blob lies above a body (body_share): its points 0.2-1.8 m high
+ * (the cells' body bands) are fewer than body_share of its points from 0.2 m up. A cell
+ * with a band saturated (255 points) counts all its points as the body's: a near body's
+ * cells hold thousands. False without the data. */
+static bool
+aloft(const HeightmapBlobFinder *f, const int32_t *cells, int n)
+{
+  const HeightmapBlobParams *p = &f->params;
+  if (!f->support || !f->lower || p->body_share <= 0.0)
+    return false;
+  double body = 0.0, points = 0.0;
+  for (int j = 0; j < n; j++) {
+    uint32_t w = f->lower[cells[j]], all = f->support[cells[j]] >> 16;
+    bool full = false;
+    uint32_t sum = 0;
+    for (int k = 0; k < 4; k++) {
+      uint32_t v = (w >> (8 * k)) & 0xffu;
+      full = full || v == 0xffu;
+      sum += v;
+    }
+    body += full ? all : MIN(sum, all);
+    points += all;
+  }
+  return body < p->body_share * points;
+}
+
 /* Whether a measured blob holds a body's share of points (min_fill): its points from
  * 0.2 m up against the most pixels one pair that saw it images of a body of its height
  * there: HEIGHTMAP_BODY_WIDTH x (top - 0.2 m) x (f / D)^2 (D to the body 1 m up) times
@@ -190,6 +216,10 @@ heightmap_blob_check(HeightmapBlobFinder *f, const HeightmapBlob *b, const int32
   if (at_post(f, b)) {
     f->counts.at_post++;
     return "a goal post's smear (post_zone)";
+  }
+  if (aloft(f, cells, n)) {
+    f->counts.aloft++;
+    return "its points lie above a body (body_share)";
   }
   if (!stands(f, b, cells, n)) {
     f->counts.no_support++;

@@ -25,6 +25,12 @@
  * little). A blob with fewer than lower_body of its points there (in the cells' body
  * bands of 0.4 m that lie wholly below its top less 0.6 m) floats.
  *
+ * Above a body (body_share > 0, with the same bands): a player's points lie mostly 0.2-1.8
+ * m high, standing or jumping, near or far; the ball in flight above 1.8 m puts most of
+ * its points higher. A blob with fewer than body_share of its points in the bands lies
+ * above a body (a cell with a band saturated at 255 counts wholly: a near body's cells
+ * hold thousands of points).
+ *
  * Merged players (split_depth > 0): two players close together make one 8-connected
  * blob with two tops. The blob's cells are taken from the highest down and joined to
  * the components of their neighbours already taken (union-find, a watershed of the

@@ -149,6 +149,7 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_double(&d, "post_area", &r->post_area, n->post_area);
   live_double(&d, "lower_body", &r->lower_body, n->lower_body);
   live_double(&d, "lower_scale", &r->lower_scale, n->lower_scale);
+  live_double(&d, "body_share", &r->body_share, n->body_share);
   live_double(&d, "visible_offset", &r->visible_offset, n->visible_offset);
   live_double(&d, "disparity_noise", &r->disparity_noise, n->disparity_noise);
   live_double(&d, "gate", &r->gate, n->gate);

@@ -19,7 +19,7 @@ static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
   "min_confidence", "min_points", "pool", "far_pool", "far_sigma", "carve", "goal_line",
   "goal_width", "goal_height", "goal_shadow", "goal_front", "max_height", "touch_line",
-  "play_margin", "post_zone", "post_area", "body_support", "lower_body", "lower_scale", "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
+  "play_margin", "post_zone", "post_area", "body_support", "lower_body", "lower_scale", "body_share", "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
   "split_depth", "crowd_split", "crowd_area", "view_split", "view_split_px", "merge_distance",
   "top_band",
   "visible_offset", "disparity_noise", "gate", "acceleration", "max_missed", "confirm",
@@ -141,6 +141,7 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "post_area", 0, 10, &cfg->post_area, error) ||
       !get_double(c, "lower_body", 0, 1, &cfg->lower_body, error) ||
       !get_double(c, "lower_scale", 0, 10000, &cfg->lower_scale, error) ||
+      !get_double(c, "body_share", 0, 1, &cfg->body_share, error) ||
       !get_double(c, "body_support", 0, 1, &cfg->body_support, error) ||
       !get_double(c, "support_scale", 0, 10000, &cfg->support_scale, error) ||
       !get_double(c, "min_fill", 0, 1, &cfg->min_fill, error) ||
@@ -251,6 +252,7 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->post_area = 0.3;
   cfg->lower_body = 0.0;
   cfg->lower_scale = 0.0;
+  cfg->body_share = 0.0;
   cfg->body_support = 0.02;
   cfg->support_scale = 20.0;
   cfg->min_fill = 0.2;
@@ -372,6 +374,7 @@ heightmap_config_blob_params(const HeightmapConfig *c)
                                  .goal_half_width = 0.5 * c->goal_width,
                                  .post_zone = c->post_zone, .post_area = c->post_area,
                                  .lower_body = c->lower_body, .lower_scale = c->lower_scale,
+                                 .body_share = c->body_share,
                                  .body_support = c->body_support,
                                  .support_scale = c->support_scale,
                                  .min_fill = c->min_fill };

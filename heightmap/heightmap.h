@@ -128,6 +128,8 @@ typedef struct {
                                their top float (blobs.c); 0 = off */
   double lower_scale;       /* px/m: lower_body judges the blobs seen this sharply or more
                                (blobs.c); 0 = all */
+  double body_share;        /* 0..1: blobs with fewer of their points 0.2-1.8 m high lie
+                               above a body (blobs.c); 0 = off */
   double support_scale;     /* px/m: body_support judges the blobs seen this sharply or more
                                (blobs.c); 0 = all */
   double min_fill;          /* 0..1: blobs with fewer points than this share of a body's
@@ -381,6 +383,12 @@ typedef struct {
   double lower_scale;       /* px/m, 0 = everywhere: lower_body judges only the blobs some
                                pair that saw them images at this many pixels a metre or
                                more */
+  double body_share;        /* 0..1, 0 = off: with the cells' body bands and support, a blob
+                               whose points 0.2-1.8 m high (the bands; a cell with a band
+                               saturated counts wholly) are fewer than this share of its
+                               points from 0.2 m up lies above a body: the ball in flight,
+                               at any distance (a standing or jumping player's points lie
+                               mostly below 1.8 m, a far one's too) */
   double min_fill;          /* 0..1, 0 = off: with the cells' support, a blob whose points
                                from 0.2 m up are fewer than this share of the pixels its
                                sharpest pair images of a body there (HEIGHTMAP_BODY_WIDTH x
@@ -414,6 +422,7 @@ typedef struct {
   int at_post;              /* post_zone: a goal post's smear */
   int no_support;           /* body_support */
   int floating;             /* lower_body */
+  int aloft;                /* body_share */
   int underfilled;          /* min_fill */
   int cuts;                 /* view_split's cuts */
   int merged;               /* kept blobs merged into another (merge_distance); kept

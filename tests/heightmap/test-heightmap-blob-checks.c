@@ -169,6 +169,62 @@ test_blobs_body_support(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
 }
 
+/* body_share: on support_scene's grid, the body (top 1.8 m) holds 30 of each cell's 30
+ * points in the body bands 0.2-1.8 m (6, 6, 9, 9), the ball's smear (top 2.3 m) 1 of 30
+ * (the rest lie above 1.8 m). With body_share 0.5 and the bands the ball lies above a
+ * body (dropped, counted, its cells -2), the body stays; without the bands, without the
+ * support, or with body_share 0 both stay. A near body's cell holds more points than a
+ * band's byte: with the body's bands saturated at 255 and 2000 points a cell it stays
+ * (its cells count wholly), with 2000 points and bands of 200 each (800 of 2000) it
+ * would be dropped at 0.5. */
+static void
+test_blobs_body_share(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = NULL;
+  g_autofree uint32_t *support = NULL;
+  int n_cells = support_scene(&g, &h, &support);
+  g_autofree uint32_t *bands = g_new0(uint32_t, n_cells);
+  for (int i = 0; i < n_cells; i++)
+    bands[i] = h[i] > 2.0f ? 1u : h[i] > 1.0f ? 6u | 6u << 8 | 9u << 16 | 9u << 24 : 0u;
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3, .body_share = 0.5 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  heightmap_blob_finder_set_support(f, support);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);   /* no bands yet */
+  heightmap_blob_finder_set_lower(f, bands);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->aloft, ==, 1);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->kept, ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  const int32_t *labels = heightmap_blob_finder_get_labels(f);
+  for (int i = 0; i < n_cells; i++)
+    if (h[i] > 2.0f)
+      g_assert_cmpint(labels[i], ==, -2);
+  heightmap_blob_finder_set_support(f, NULL);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+  heightmap_blob_finder_set_support(f, support);
+  p.body_share = 0.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+  /* the near body: 2000 points a cell */
+  p.body_share = 0.5;
+  heightmap_blob_finder_set_params(f, &p);
+  for (int i = 0; i < n_cells; i++)
+    if (h[i] > 1.0f && h[i] < 2.0f) {
+      support[i] = 400u | 2000u << 16;
+      bands[i] = 200u | 200u << 8 | 255u << 16 | 200u << 24;
+    }
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  for (int i = 0; i < n_cells; i++)
+    if (h[i] > 1.0f && h[i] < 2.0f)
+      bands[i] = 200u | 200u << 8 | 200u << 16 | 200u << 24;
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->aloft, ==, 2);
+}
+
 /* lower_body: on support_scene's grid, the body (top 1.8 m) holds 12 of each cell's 30
  * points in the bands wholly below 1.2 m (6 at 0.2-0.6 m, 6 at 0.6-1.0 m; 9 and 9 in the
  * bands above, which do not count), the ball's smear (top 2.3 m) 1 (the stray low
@@ -420,6 +476,7 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/play-area", test_blobs_play_area);
   g_test_add_func("/heightmap/blobs/post-zone", test_blobs_post_zone);
   g_test_add_func("/heightmap/blobs/lower-body", test_blobs_lower_body);
+  g_test_add_func("/heightmap/blobs/body-share", test_blobs_body_share);
   g_test_add_func("/heightmap/blobs/body-support", test_blobs_body_support);
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
   g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);

@@ -51,6 +51,7 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.post_zone, ==, 0.6);
   g_assert_cmpfloat(bp.post_area, ==, 0.3);
   g_assert_cmpfloat(bp.lower_body, ==, 0.0);
+  g_assert_cmpfloat(bp.body_share, ==, 0.0);
   g_assert_cmpfloat(bp.lower_scale, ==, 0.0);
   g_assert_cmpfloat(bp.goal_half_width, ==, 3.66);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
@@ -134,6 +135,8 @@ test_config_errors(void)
       "hm.conf: [heightmap] lower_scale: -1 is outside 0..10000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nlower_body=1.5\n[pair a]\n",
       "hm.conf: [heightmap] lower_body: 1.5 is outside 0..1", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nbody_share=-0.1\n[pair a]\n",
+      "hm.conf: [heightmap] body_share: -0.1 is outside 0..1", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\npost_area=-1\n[pair a]\n",
       "hm.conf: [heightmap] post_area: -1 is outside 0..10", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nmerge_distance=6\n[pair a]\n",
