@@ -102,7 +102,8 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
 
 /* Whether a measured blob floats (lower_body): its points in the body bands (0.2-0.6,
  * 0.6-1.0, 1.0-1.4, 1.4-1.8 m) that lie wholly 0.6 m or more below its top are fewer than
- * lower_body of its points from 0.2 m up. False without the data, and with lower_scale
+ * lower_body of its points from 0.2 m up (a cell with one of those bands saturated at 255
+ * counts wholly). False without the data, and with lower_scale
  * for a blob that no pair which saw it and holds it (0.2 m to its top) in its image
  * images at lower_scale px/m or more (a far body's few pixels). */
 static bool
@@ -119,9 +120,17 @@ floats(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
     bands++;
   double legs, points, lower = 0.0;
   support_sums(f, cells, n, &legs, &points);
-  for (int j = 0; j < n; j++)
-    for (int k = 0; k < bands; k++)
-      lower += (f->lower[cells[j]] >> (8 * k)) & 0xffu;
+  for (int j = 0; j < n; j++) {
+    uint32_t sum = 0;
+    bool full = false;
+    for (int k = 0; k < bands; k++) {
+      uint32_t v = (f->lower[cells[j]] >> (8 * k)) & 0xffu;
+      full = full || v == 0xffu;
+      sum += v;
+    }
+    /* a band saturated at 255: a near body's cell, thousands of points, all of them its */
+    lower += full ? (f->support[cells[j]] >> 16) : sum;
+  }
   return lower < p->lower_body * points;
 }
 

@@ -250,9 +250,9 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->play_margin = 1.0;
   cfg->post_zone = 0.6;
   cfg->post_area = 0.3;
-  cfg->lower_body = 0.0;
-  cfg->lower_scale = 0.0;
-  cfg->body_share = 0.0;
+  cfg->lower_body = 0.05;
+  cfg->lower_scale = 12.0;
+  cfg->body_share = 0.5;
   cfg->body_support = 0.02;
   cfg->support_scale = 20.0;
   cfg->min_fill = 0.2;

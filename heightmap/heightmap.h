@@ -179,7 +179,7 @@ void heightmap_config_free(HeightmapConfig *config);
  * that can change while the builder runs: tolerance_ms, wait_ms, stale_ms, min_height,
  * min_confidence, min_points, far_pool, far_sigma, goal_line, goal_width, goal_height,
  * goal_shadow, goal_front, touch_line, play_margin, post_zone, post_area, lower_body,
- * lower_scale, max_height, body_support, support_scale, min_fill,
+ * lower_scale, body_share, max_height, body_support, support_scale, min_fill,
  * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, crowd_split,
  * crowd_area, view_split, view_split_px, merge_distance, visible_offset, disparity_noise,
  * gate,

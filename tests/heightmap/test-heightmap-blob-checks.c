@@ -232,7 +232,8 @@ test_blobs_body_share(void)
  * lower_body 0.1 and the cells' lower body the ball floats (dropped, counted, its cells
  * -2), the body stays; without the lower body data, without the support, or with
  * lower_body 0 both stay; 0.5 (more than the body's 0.4) drops both, unless lower_scale
- * asks for a pair that images them sharply enough (none is known here). */
+ * asks for a pair that images them sharply enough (none is known here). A near body's
+ * cells hold more points than a band's byte: with its bands saturated it stays. */
 static void
 test_blobs_lower_body(void)
 {
@@ -272,6 +273,18 @@ test_blobs_lower_body(void)
   p.lower_scale = 20.0;
   heightmap_blob_finder_set_params(f, &p);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+  /* a near body: 20000 points a cell, its bands saturated at 255; with lower_body 0.1
+   * it stays (a saturated band counts the cell wholly), the ball still floats */
+  p.lower_scale = 0.0;
+  p.lower_body = 0.1;
+  heightmap_blob_finder_set_params(f, &p);
+  for (int i = 0; i < n_cells; i++)
+    if (h[i] > 1.0f && h[i] < 2.0f) {
+      support[i] = 4000u | 20000u << 16;
+      lower[i] = 0xffffffffu;
+    }
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
 }
 
 /* support_scale: body_support judges a blob only when a pair that saw it (its mask)

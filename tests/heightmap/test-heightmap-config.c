@@ -50,9 +50,9 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.merge_distance, ==, 0.5);
   g_assert_cmpfloat(bp.post_zone, ==, 0.6);
   g_assert_cmpfloat(bp.post_area, ==, 0.3);
-  g_assert_cmpfloat(bp.lower_body, ==, 0.0);
-  g_assert_cmpfloat(bp.body_share, ==, 0.0);
-  g_assert_cmpfloat(bp.lower_scale, ==, 0.0);
+  g_assert_cmpfloat(bp.lower_body, ==, 0.05);
+  g_assert_cmpfloat(bp.lower_scale, ==, 12.0);
+  g_assert_cmpfloat(bp.body_share, ==, 0.5);
   g_assert_cmpfloat(bp.goal_half_width, ==, 3.66);
   HeightmapTrackerParams tp = heightmap_config_tracker_params(c);
   g_assert_cmpfloat(tp.acceleration, ==, 10);
