@@ -103,9 +103,9 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
 /* Whether a measured blob floats (lower_body): its points in the body bands (0.2-0.6,
  * 0.6-1.0, 1.0-1.4, 1.4-1.8 m) that lie wholly 0.6 m or more below its top are fewer than
  * lower_body of its points from 0.2 m up (a cell with one of those bands saturated at 255
- * counts wholly). False without the data, and with lower_scale
- * for a blob that no pair which saw it and holds it (0.2 m to its top) in its image
- * images at lower_scale px/m or more (a far body's few pixels). */
+ * counts wholly). False without the data, for a top below 1.2 m (no such band), and with
+ * lower_scale for a blob that no pair which saw it and holds it (0.2 m to its top) in its
+ * image images at lower_scale px/m or more (a far body's few pixels). */
 static bool
 floats(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells, int n)
 {
@@ -118,6 +118,9 @@ floats(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
   int bands = 0;   /* band k ends at 0.6 + 0.4 k m */
   while (bands < 4 && 0.6 + 0.4 * bands <= b->height - 0.6 + 1e-9)
     bands++;
+  if (bands == 0)
+    return false;   /* a top below 1.2 m (a crouching keeper, a player on the ground): no
+                       band lies wholly 0.6 m below it, nothing to judge */
   double legs, points, lower = 0.0;
   support_sums(f, cells, n, &legs, &points);
   for (int j = 0; j < n; j++) {

@@ -233,7 +233,8 @@ test_blobs_body_share(void)
  * -2), the body stays; without the lower body data, without the support, or with
  * lower_body 0 both stay; 0.5 (more than the body's 0.4) drops both, unless lower_scale
  * asks for a pair that images them sharply enough (none is known here). A near body's
- * cells hold more points than a band's byte: with its bands saturated it stays. */
+ * cells hold more points than a band's byte: with its bands saturated it stays. A blob
+ * whose top is below 1.2 m (a crouching keeper) is not judged. */
 static void
 test_blobs_lower_body(void)
 {
@@ -285,6 +286,17 @@ test_blobs_lower_body(void)
     }
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
   g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  /* a crouching keeper, top 1.1 m: no band lies wholly below 0.5 m, so it is not judged
+   * (it stays, with no points in the bands at all), the ball still floats */
+  for (int i = 0; i < n_cells; i++)
+    if (h[i] > 1.0f && h[i] < 2.0f) {
+      h[i] = 1.1f;
+      support[i] = 6u | 30u << 16;
+      lower[i] = 0u;
+    }
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  g_assert_cmpfloat_with_epsilon(b[0].height, 1.1, 1e-6);
 }
 
 /* support_scale: body_support judges a blob only when a pair that saw it (its mask)
