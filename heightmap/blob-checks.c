@@ -100,6 +100,22 @@ stands(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
   return legs >= p->body_support * body;
 }
 
+/* A cell's points in its first `bands` body bands (band k: 0.2 + 0.4 k to 0.6 + 0.4 k m),
+ * at most its points from 0.2 m up; a band saturated at 255 (a near body's cell, thousands
+ * of points) counts all of them. */
+static double
+band_points(const HeightmapBlobFinder *f, int32_t cell, int bands)
+{
+  uint32_t w = f->lower[cell], all = f->support[cell] >> 16, sum = 0;
+  for (int k = 0; k < bands; k++) {
+    uint32_t v = (w >> (8 * k)) & 0xffu;
+    if (v == 0xffu)
+      return all;
+    sum += v;
+  }
+  return MIN(sum, all);
+}
+
 /* Whether a measured blob floats (lower_body): its points in the body bands (0.2-0.6,
  * 0.6-1.0, 1.0-1.4, 1.4-1.8 m) that lie wholly 0.6 m or more below its top are fewer than
  * lower_body of its points from 0.2 m up (a cell with one of those bands saturated at 255
@@ -123,17 +139,8 @@ floats(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
                        band lies wholly 0.6 m below it, nothing to judge */
   double legs, points, lower = 0.0;
   support_sums(f, cells, n, &legs, &points);
-  for (int j = 0; j < n; j++) {
-    uint32_t sum = 0;
-    bool full = false;
-    for (int k = 0; k < bands; k++) {
-      uint32_t v = (f->lower[cells[j]] >> (8 * k)) & 0xffu;
-      full = full || v == 0xffu;
-      sum += v;
-    }
-    /* a band saturated at 255: a near body's cell, thousands of points, all of them its */
-    lower += full ? (f->support[cells[j]] >> 16) : sum;
-  }
+  for (int j = 0; j < n; j++)
+    lower += band_points(f, cells[j], bands);
   return lower < p->lower_body * points;
 }
 
@@ -147,19 +154,10 @@ aloft(const HeightmapBlobFinder *f, const int32_t *cells, int n)
   const HeightmapBlobParams *p = &f->params;
   if (!f->support || !f->lower || p->body_share <= 0.0)
     return false;
-  double body = 0.0, points = 0.0;
-  for (int j = 0; j < n; j++) {
-    uint32_t w = f->lower[cells[j]], all = f->support[cells[j]] >> 16;
-    bool full = false;
-    uint32_t sum = 0;
-    for (int k = 0; k < 4; k++) {
-      uint32_t v = (w >> (8 * k)) & 0xffu;
-      full = full || v == 0xffu;
-      sum += v;
-    }
-    body += full ? all : MIN(sum, all);
-    points += all;
-  }
+  double legs, points, body = 0.0;
+  support_sums(f, cells, n, &legs, &points);
+  for (int j = 0; j < n; j++)
+    body += band_points(f, cells[j], 4);
   return body < p->body_share * points;
 }
 

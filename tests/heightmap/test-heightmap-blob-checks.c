@@ -169,6 +169,19 @@ test_blobs_body_support(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
 }
 
+/* support_scene with the cells' body bands (0.2-0.6, 0.6-1.0, 1.0-1.4, 1.4-1.8 m): the
+ * body's 6, 6, 9, 9 of its 30 points, the ball's smear 1 (its stray low point). */
+static int
+bands_scene(HeightmapGrid *g, float **heights, uint32_t **support, uint32_t **bands)
+{
+  int n_cells = support_scene(g, heights, support);
+  const float *h = *heights;
+  uint32_t *w = *bands = g_new0(uint32_t, n_cells);
+  for (int i = 0; i < n_cells; i++)
+    w[i] = h[i] > 2.0f ? 1u : h[i] > 1.0f ? 6u | 6u << 8 | 9u << 16 | 9u << 24 : 0u;
+  return n_cells;
+}
+
 /* body_share: on support_scene's grid, the body (top 1.8 m) holds 30 of each cell's 30
  * points in the body bands 0.2-1.8 m (6, 6, 9, 9), the ball's smear (top 2.3 m) 1 of 30
  * (the rest lie above 1.8 m). With body_share 0.5 and the bands the ball lies above a
@@ -183,10 +196,8 @@ test_blobs_body_share(void)
   HeightmapGrid g;
   g_autofree float *h = NULL;
   g_autofree uint32_t *support = NULL;
-  int n_cells = support_scene(&g, &h, &support);
-  g_autofree uint32_t *bands = g_new0(uint32_t, n_cells);
-  for (int i = 0; i < n_cells; i++)
-    bands[i] = h[i] > 2.0f ? 1u : h[i] > 1.0f ? 6u | 6u << 8 | 9u << 16 | 9u << 24 : 0u;
+  g_autofree uint32_t *bands = NULL;
+  int n_cells = bands_scene(&g, &h, &support, &bands);
   HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
                             .top_band = 0.3, .body_share = 0.5 };
   g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
@@ -241,10 +252,8 @@ test_blobs_lower_body(void)
   HeightmapGrid g;
   g_autofree float *h = NULL;
   g_autofree uint32_t *support = NULL;
-  int n_cells = support_scene(&g, &h, &support);
-  g_autofree uint32_t *lower = g_new0(uint32_t, n_cells);
-  for (int i = 0; i < n_cells; i++)
-    lower[i] = h[i] > 2.0f ? 1u : h[i] > 1.0f ? 6u | 6u << 8 | 9u << 16 | 9u << 24 : 0u;
+  g_autofree uint32_t *lower = NULL;
+  int n_cells = bands_scene(&g, &h, &support, &lower);
   HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
                             .top_band = 0.3, .lower_body = 0.1 };
   g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
