@@ -143,6 +143,8 @@ test_reference_options(void)
   run_against_reference(&p, g_rand_double_range(rng, 4, 10), g_rand_double_range(rng, 12, 20));
 }
 
+#define FALLBACK_SCENE_SEED 1u   /* the fixed scene of test_reference_fallback's counts */
+
 /* The coarse fallback (§10 step 1) against the reference, and what it is for: a box of
  * coarse texture only, which a noise floor leaves unmeasured at level 0, is measured from
  * levels 1 and 2 with it (at its true disparity) and not without it. */
@@ -179,9 +181,16 @@ test_reference_fallback(void)
   g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
   g_autofree float *on = g_new(float, n), *off = g_new(float, n);
   g_autofree uint8_t *c_on = g_new(uint8_t, n), *c_off = g_new(uint8_t, n);
-  /* most of the image is the box: its inside is far from the background's depth */
+  /* most of the image is the box: its inside is far from the background's depth. One
+   * drawn scene, the same every run: how much of such a box the coarse levels measure
+   * depends on the texture drawn (38-96 % of it over 17 seeds), so a fresh
+   * scene would make these counts a matter of luck; the rule itself is checked against
+   * the reference on fresh scenes above and in /stages/post/fallback. */
+  g_autoptr(GRand) fixed = g_rand_new_with_seed(FALLBACK_SCENE_SEED);
+  d0 = g_rand_double_range(fixed, 3, 6);
+  d1 = g_rand_double_range(fixed, 20, 30);
   int x0 = w / 8, x1 = 7 * w / 8, y0 = h / 8, y1 = 7 * h / 8;
-  engine_test_plain_box_scene(rng, w, h, d0, d1, x0, x1, y0, y1, l, r);
+  engine_test_plain_box_scene(fixed, w, h, d0, d1, x0, x1, y0, y1, l, r);
   GError *error = NULL;
   StereoEngine *e = engine_test_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
   g_assert_true(stereo_engine_process(e, l, w, r, w, on, c_on, &error));
