@@ -206,7 +206,8 @@ test_motion(void)
 {
   const double fps = 25.0, dt = 1.0 / fps;
   const int frames = 250;
-  int sprinters = 0, stops = 0, clusters = 0, n_corners = 0;
+  int sprinters = 0, stops = 0, clusters = 0, n_corners = 0, overlaps = 0, touching = 0;
+  double closest = INFINITY;
   for (guint64 seed = 1; seed <= N_STADIUMS; seed++) {
     g_autoptr(SimConfig) cfg = draw(seed, 2, 1.0, frames);
     g_autoptr(SimScene) scene = sim_scene_new(cfg);
@@ -214,11 +215,14 @@ test_motion(void)
     g_assert_cmpint(n, ==, 22);
     typedef double Positions[22][2];
     Positions *pos = g_new(Positions, frames);
+    double radius[22];
+    touching += sim_scene_get_touching(scene);
     for (int f = 0; f < frames; f++) {
       sim_scene_set_time(scene, f * dt);
       for (int i = 0; i < n; i++) {
         double h;
         sim_scene_get_player(scene, i, &pos[f][i][0], &pos[f][i][1], &h);
+        radius[i] = sim_scene_get_radius(scene, i);
         g_assert_cmpfloat(fabs(pos[f][i][0]), <=, 52.0 + 1e-9);
         g_assert_cmpfloat(fabs(pos[f][i][1]), <=, 33.5 + 1e-9);
         g_assert_cmpfloat(h, >=, 1.68);
@@ -227,6 +231,14 @@ test_motion(void)
         g_assert_cmpfloat(r, >=, 0.21);
         g_assert_cmpfloat(r, <=, 0.27);
       }
+      /* two bodies never share a place: centres at least the sum of the radii apart */
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+          double gap = hypot(pos[f][i][0] - pos[f][j][0], pos[f][i][1] - pos[f][j][1]) -
+                       radius[i] - radius[j];
+          closest = MIN(closest, gap);
+          overlaps += gap < 0.0;
+        }
     }
     for (int i = 0; i < n; i++) {
       double vmax = 0.0;
@@ -257,8 +269,11 @@ test_motion(void)
     g_free(pos);
   }
   g_test_message("%d stadiums, 10 s each: %d of %d players sprint (> 6.5 m/s), %d stop; "
-                 "%d of %d corner kicks with 10+ players in the box", N_STADIUMS, sprinters,
-                 22 * N_STADIUMS, stops, clusters, n_corners);
+                 "%d of %d corner kicks with 10+ players in the box; closest bodies %.3f m "
+                 "apart, %d overlaps, %d legs kept touching", N_STADIUMS, sprinters,
+                 22 * N_STADIUMS, stops, clusters, n_corners, closest, overlaps, touching);
+  g_assert_cmpint(overlaps, ==, 0);
+  g_assert_cmpint(touching, ==, 0);
   g_assert_cmpint(sprinters, >, 22 * N_STADIUMS / 8);
   g_assert_cmpint(stops, >, 22 * N_STADIUMS / 2);
   g_assert_cmpint(n_corners, >, 0);

@@ -85,36 +85,115 @@ run_speed(const SimRole *role, GRand *rand, bool *sprint)
   return MIN(g_rand_double_range(rand, 3.5, 0.75 * cap), cap); /* run */
 }
 
-void
-sim_path_build(SimPath *path, const SimRole *role, double duration, GRand *rand)
+/* Position on a leg at time t (absolute, s). */
+static void
+leg_at(const SimLeg *leg, double t, double *x, double *y)
 {
-  g_return_if_fail(path && role && rand);
+  double s = leg_distance(leg, t - leg->t0);
+  *x = leg->x0 + s * leg->ux;
+  *y = leg->y0 + s * leg->uy;
+}
+
+/* Whether a leg keeps a body of `radius` clear of the bodies of `avoid` (centres at least
+ * the sum of the radii plus CONTACT_GAP apart) from time 0 (or its start) to its end or
+ * `duration`. Sampled every FINE_STEP s where a coarse look (every COARSE_STEP s) finds
+ * the two within reach: at most 2 x 12 m/s apart, a body moves 0.06 m between fine
+ * samples. */
+#define CONTACT_GAP 0.02
+#define COARSE_STEP 0.1
+#define FINE_STEP 0.0025
+#define REACH (2.0 * 12.0 * COARSE_STEP)
+static bool
+leg_clear(const SimLeg *leg, double radius, double duration, SimBodies *avoid)
+{
+  double t0 = MAX(leg->t0, 0.0), t1 = MIN(leg->t0 + leg->t_end, duration);
+  if (t1 < t0)
+    return true;
+  for (int j = 0; j < avoid->n; j++) {
+    double min_d = radius + avoid->radius[j] + CONTACT_GAP;
+    int n_coarse = (int)ceil((t1 - t0) / COARSE_STEP);
+    for (int c = 0; c <= n_coarse; c++) {
+      double t = MIN(t0 + c * COARSE_STEP, t1), x, y, ox, oy;
+      leg_at(leg, t, &x, &y);
+      sim_path_at(avoid->paths[j], t, &ox, &oy);
+      double d = hypot(x - ox, y - oy);
+      if (d < min_d)
+        return false;
+      if (d >= min_d + REACH)
+        continue;
+      /* within reach: the fine samples of the half steps on either side */
+      double a = MAX(t - 0.5 * COARSE_STEP, t0), b = MIN(t + 0.5 * COARSE_STEP, t1);
+      for (double u = a; u <= b; u += FINE_STEP) {
+        leg_at(leg, u, &x, &y);
+        sim_path_at(avoid->paths[j], u, &ox, &oy);
+        if (hypot(x - ox, y - oy) < min_d)
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+/* One leg from (x, y) at time t: a stand (not as the first leg) or a run to a waypoint. */
+static void
+leg_draw(SimLeg *leg, const SimRole *role, bool first, double t, double x, double y,
+         double a, GRand *rand)
+{
+  if (!first && g_rand_double(rand) < 0.3) {
+    leg_stand(leg, t, x, y, g_rand_double_range(rand, 0.2, MAX(role->pause, 0.2)));
+    return;
+  }
+  double nx, ny;
+  bool sprint;
+  double v = run_speed(role, rand, &sprint);
+  /* a sprint reaches its speed only over 10-20 m: it may leave the zone (a run in
+   * behind, a chase back), an open-play zone's waypoints are 5-12 m apart */
+  waypoint(role, sprint ? MAX(role->radius, 1.5 * role->radius + 12.0) : role->radius,
+           rand, &nx, &ny);
+  leg_init(leg, t, x, y, nx, ny, v, a);
+  if (leg->t_end < 0.05)   /* a waypoint on the spot: stand instead */
+    leg_stand(leg, t, x, y, 0.2);
+}
+
+int
+sim_path_build(SimPath *path, const SimRole *role, double duration, GRand *rand,
+               double radius, SimBodies *avoid)
+{
+  g_return_val_if_fail(path && role && rand, 0);
   GArray *legs = g_array_new(false, false, sizeof(SimLeg));
   double x, y, t = 0.0;
+  int touching = 0;
   waypoint(role, role->radius, rand, &x, &y);
   double a = g_rand_double_range(rand, 2.5, 5.0);
   /* the first leg starts part way through: at time 0 players are already moving */
   double lead = g_rand_double_range(rand, 0.0, 3.0);
   t = -lead;
+  int backtracks = 0;
   while (t < duration) {
+    bool first = legs->len == 0;
     SimLeg leg;
-    if (legs->len > 0 && g_rand_double(rand) < 0.3) {
-      leg_stand(&leg, t, x, y, g_rand_double_range(rand, 0.2, MAX(role->pause, 0.2)));
-    } else {
-      double nx, ny;
-      bool sprint;
-      double v = run_speed(role, rand, &sprint);
-      /* a sprint reaches its speed only over 10-20 m: it may leave the zone (a run in
-       * behind, a chase back), an open-play zone's waypoints are 5-12 m apart */
-      waypoint(role, sprint ? MAX(role->radius, 1.5 * role->radius + 12.0) : role->radius,
-               rand, &nx, &ny);
-      leg_init(&leg, t, x, y, nx, ny, v, a);
-      if (leg.t_end < 0.05) {   /* a waypoint on the spot: stand instead */
-        leg_stand(&leg, t, x, y, 0.2);
-      } else {
-        x = nx;
-        y = ny;
-      }
+    bool clear = false;
+    for (int k = 0; k < SIM_PATH_TRIES && !clear; k++) {
+      if (first && k > 0)   /* the start itself may be taken: another start */
+        waypoint(role, role->radius, rand, &x, &y);
+      leg_draw(&leg, role, first, t, x, y, a, rand);
+      clear = !avoid || leg_clear(&leg, radius, duration, avoid);
+    }
+    if (!clear && !first && backtracks < SIM_PATH_BACKTRACKS) {
+      /* no way on from here (another player runs into this spot): the leg that led here
+       * is drawn again */
+      const SimLeg *prev = &g_array_index(legs, SimLeg, legs->len - 1);
+      t = prev->t0;
+      x = prev->x0;
+      y = prev->y0;
+      g_array_set_size(legs, legs->len - 1);
+      backtracks++;
+      continue;
+    }
+    touching += !clear;
+    if (leg.len > 0.0) {
+      x = leg.x0 + leg.len * leg.ux;
+      y = leg.y0 + leg.len * leg.uy;
     }
     g_array_append_val(legs, leg);
     t += leg.t_end;
@@ -122,6 +201,7 @@ sim_path_build(SimPath *path, const SimRole *role, double duration, GRand *rand)
   path->n_legs = (int)legs->len;
   path->legs = (SimLeg *)(void *)g_array_free(legs, false);
   path->cursor = 0;
+  return touching;
 }
 
 void
@@ -134,10 +214,7 @@ sim_path_at(SimPath *path, double t, double *x, double *y)
   while (k + 1 < path->n_legs && path->legs[k + 1].t0 <= t)
     k++;
   path->cursor = k;
-  const SimLeg *leg = &path->legs[k];
-  double s = leg_distance(leg, t - leg->t0);
-  *x = leg->x0 + s * leg->ux;
-  *y = leg->y0 + s * leg->uy;
+  leg_at(&path->legs[k], t, x, y);
 }
 
 void

@@ -47,6 +47,7 @@ struct SimScene {
   double top;                      /* above every player, m */
   int n_players;
   Player players[SIM_MAX_PLAYERS];
+  int touching;                    /* SIM_MOTION_PLAY legs kept though they touch a body */
   bool has_ball;
   double ball_a[2][N_TERMS], ball_w[2][N_TERMS], ball_p[2][N_TERMS], ball_hop_w, ball_hop_p;
   double ball[3];
@@ -133,13 +134,21 @@ build_play(SimScene *s, const SimConfig *cfg, GRand *rand)
   SimRole roles[SIM_MAX_PLAYERS];
   sim_roles_draw(&cfg->look, s->n_players, cfg->max_speed, rand, roles);
   double duration = cfg->frames / cfg->fps + 1.0;
+  /* each path keeps clear of the ones built before it: bodies do not pass through each
+   * other (a corner's cluster would otherwise put two players in one place) */
+  SimBodies *built = g_new0(SimBodies, 1);
+  int touching = 0;
   for (int i = 0; i < s->n_players; i++) {
     Player *p = &s->players[i];
     p->team = i % 2;
     p->height = g_rand_double_range(rand, cfg->look.height[0], cfg->look.height[1]);
     p->radius = g_rand_double_range(rand, cfg->look.radius[0], cfg->look.radius[1]);
-    sim_path_build(&p->path, &roles[i], duration, rand);
+    touching += sim_path_build(&p->path, &roles[i], duration, rand, p->radius, built);
+    built->paths[built->n] = &p->path;
+    built->radius[built->n++] = p->radius;
   }
+  s->touching = touching;
+  g_free(built);
 }
 
 static void
@@ -268,6 +277,12 @@ int
 sim_scene_get_n_players(const SimScene *s)
 {
   return s->n_players;
+}
+
+int
+sim_scene_get_touching(const SimScene *s)
+{
+  return s->touching;
 }
 
 void

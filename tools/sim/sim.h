@@ -154,6 +154,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimScene, sim_scene_free)
 /* Moves players and ball to time t (seconds since frame 0). */
 void sim_scene_set_time(SimScene *scene, double t);
 int sim_scene_get_n_players(const SimScene *scene);
+/* The drawn players' legs kept though they bring two bodies into contact (the path's
+ * draws ran out: sim_path_build); 0 for the other motions. */
+int sim_scene_get_touching(const SimScene *scene);
 /* Ground contact point (pitch m) and height (m) of player i at the current time. */
 void sim_scene_get_player(const SimScene *scene, int i, double *x, double *y, double *height);
 /* Ball centre, pitch m; FALSE when the scene has no ball. */
@@ -216,10 +219,24 @@ typedef struct {
   double pause;                /* the longest stop at a waypoint, s */
 } SimRole;
 
-/* Builds the runs of one player from time 0 to `duration` s: accelerate at 2.5-5 m/s^2,
- * run, brake to a stop at the waypoint, turn, sometimes stand. Speeds never exceed
- * role->max_speed; positions stay on the pitch. */
-void sim_path_build(SimPath *path, const SimRole *role, double duration, GRand *rand);
+/* The bodies a new path keeps clear of: the paths built before it, with their radii. */
+typedef struct {
+  SimPath *paths[SIM_MAX_PLAYERS];
+  double radius[SIM_MAX_PLAYERS];
+  int n;
+} SimBodies;
+
+/* Builds the runs of one player (of `radius` m) from time 0 to `duration` s: accelerate
+ * at 2.5-5 m/s^2, run, brake to a stop at the waypoint, turn, sometimes stand. Speeds
+ * never exceed role->max_speed; positions stay on the pitch. With `avoid`, no leg brings
+ * the body into one of theirs from time 0 on (a leg that would is drawn again, up to
+ * SIM_PATH_TRIES times, then the leg before it, up to SIM_PATH_BACKTRACKS times in all;
+ * past that the last draw is kept and counted): two players cannot stand in one place.
+ * Returns the legs kept that touch another body. */
+#define SIM_PATH_TRIES 24
+#define SIM_PATH_BACKTRACKS 200
+int sim_path_build(SimPath *path, const SimRole *role, double duration, GRand *rand,
+                   double radius, SimBodies *avoid);
 /* Position at time t (s); t beyond the last leg stays at its end. */
 void sim_path_at(SimPath *path, double t, double *x, double *y);
 void sim_path_clear(SimPath *path);
