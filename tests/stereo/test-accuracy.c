@@ -110,9 +110,12 @@ test_middlebury(void)
  * from the image borders: the filters, warps and smoothing of level 1 run out within
  * about 30 px of the left and right edges of the overlap (ALGORITHM.md §11.3 point 11),
  * where up to 12 % of the pixels are rejected and filled. Inside, the rejected pixels
- * are the weakly textured ones of the random texture (measured share 79-100 % over 60
- * cases): mean error and bad-1 are taken on the measured pixels, at least 70 % of them,
- * and bad-1 < 1 % is required over all the inside pixels, filled ones included. */
+ * are the weakly textured ones of the random texture: measured share 77.8-100 % over
+ * the 840 cases of seeds 1-30, but a draw with wide weak stretches goes lower (61.3 and
+ * 67.5 % on seeds 2242787981 and 289812262, every inside pixel within 1 px all the
+ * same; a bound of 70 % failed about one run in twenty). Mean error and bad-1 are taken
+ * on the measured pixels, at least half of them, and bad-1 < 1 % is required over all
+ * the inside pixels, filled ones included: what the filling must get right. */
 
 /* d(x, y) = a + b x + c y for the left view: the right image at x' shows the left point
  * x with x' = x - d = (1 - b) x - a - c y, so x = (x' + a + c y) / (1 - b). */
@@ -163,7 +166,7 @@ synthetic_case(GpuContext *ctx, double a, double b, double c)
                  "pixels: bad-1 %.3f %%", a, b, c, mean, bias, bad1, scored,
                  100.0 * scored / MAX(visible, 1), visible_bad1);
   g_assert_cmpint(scored, >, 1000);
-  g_assert_cmpfloat(scored, >=, 0.7 * visible);
+  g_assert_cmpfloat(scored, >=, 0.5 * visible);
   g_assert_cmpfloat(mean, <, 0.05);
   g_assert_cmpfloat(bad1, <, 1.0);
   g_assert_cmpfloat(visible_bad1, <, 1.0);
