@@ -6,7 +6,9 @@
  * trapezoidal (or, when short, triangular) speed profile, so positions are exact
  * functions of time and no speed exceeds the role's cap. A corner kick gathers most of
  * the players in the penalty box: short moves in a small area, the dense clusters that
- * split a height map's blobs or merge them. */
+ * split a height map's blobs or merge them. Bodies do not pass through each other: each
+ * player's legs keep clear of the players drawn before it (leg_clear), a blocked leg is
+ * drawn again, then the one before it. */
 #include "sim.h"
 
 #include <math.h>
