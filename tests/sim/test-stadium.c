@@ -222,12 +222,11 @@ test_motion(void)
       for (int i = 0; i < n; i++) {
         double h;
         sim_scene_get_player(scene, i, &pos[f][i][0], &pos[f][i][1], &h);
-        radius[i] = sim_scene_get_radius(scene, i);
         g_assert_cmpfloat(fabs(pos[f][i][0]), <=, 52.0 + 1e-9);
         g_assert_cmpfloat(fabs(pos[f][i][1]), <=, 33.5 + 1e-9);
         g_assert_cmpfloat(h, >=, 1.68);
         g_assert_cmpfloat(h, <=, 1.95);
-        double r = sim_scene_get_radius(scene, i);
+        double r = radius[i] = sim_scene_get_radius(scene, i);
         g_assert_cmpfloat(r, >=, 0.21);
         g_assert_cmpfloat(r, <=, 0.27);
       }

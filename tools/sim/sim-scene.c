@@ -136,19 +136,18 @@ build_play(SimScene *s, const SimConfig *cfg, GRand *rand)
   double duration = cfg->frames / cfg->fps + 1.0;
   /* each path keeps clear of the ones built before it: bodies do not pass through each
    * other (a corner's cluster would otherwise put two players in one place) */
-  SimBodies *built = g_new0(SimBodies, 1);
+  SimBodies built = { .n = 0 };
   int touching = 0;
   for (int i = 0; i < s->n_players; i++) {
     Player *p = &s->players[i];
     p->team = i % 2;
     p->height = g_rand_double_range(rand, cfg->look.height[0], cfg->look.height[1]);
     p->radius = g_rand_double_range(rand, cfg->look.radius[0], cfg->look.radius[1]);
-    touching += sim_path_build(&p->path, &roles[i], duration, rand, p->radius, built);
-    built->paths[built->n] = &p->path;
-    built->radius[built->n++] = p->radius;
+    touching += sim_path_build(&p->path, &roles[i], duration, rand, p->radius, &built);
+    built.paths[built.n] = &p->path;
+    built.radius[built.n++] = p->radius;
   }
   s->touching = touching;
-  g_free(built);
 }
 
 static void
