@@ -136,6 +136,22 @@ support_scene(HeightmapGrid *g, float **heights, uint32_t **support)
   return n_cells;
 }
 
+/* A run on support_scene's grid (or one built on it) that keeps only the body: one blob,
+ * at x = -1, the ball's smear (its cells above 2 m) dropped by a check (labelled -2).
+ * Returns the body's blob. */
+static const HeightmapBlob *
+only_the_body(HeightmapBlobFinder *f, const float *h, int n_cells)
+{
+  const HeightmapBlob *b;
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  const int32_t *labels = heightmap_blob_finder_get_labels(f);
+  for (int i = 0; i < n_cells; i++)
+    if (h[i] > 2.0f)
+      g_assert_cmpint(labels[i], ==, -2);
+  return b;
+}
+
 /* Body support: a standing body and the ball in flight make the same blob in the height
  * grid; with body_support 0.1 and the cells' support only the body stays (the ball's
  * cells labelled -2); without support data or with body_support 0 both stay. */
@@ -152,15 +168,10 @@ test_blobs_body_support(void)
   const HeightmapBlob *b;
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);   /* no support yet */
   heightmap_blob_finder_set_support(f, support);
-  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  b = only_the_body(f, h, n_cells);
   g_assert_cmpint(heightmap_blob_finder_get_counts(f)->no_support, ==, 1);
   g_assert_cmpint(heightmap_blob_finder_get_counts(f)->kept, ==, 1);
-  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
   g_assert_cmpfloat_with_epsilon(b[0].height, 1.8, 1e-6);
-  const int32_t *labels = heightmap_blob_finder_get_labels(f);
-  for (int i = 0; i < n_cells; i++)
-    if (h[i] > 2.0f)
-      g_assert_cmpint(labels[i], ==, -2);
   p.body_support = 0.0;
   heightmap_blob_finder_set_params(f, &p);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
@@ -205,14 +216,9 @@ test_blobs_body_share(void)
   heightmap_blob_finder_set_support(f, support);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);   /* no bands yet */
   heightmap_blob_finder_set_lower(f, bands);
-  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  only_the_body(f, h, n_cells);
   g_assert_cmpint(heightmap_blob_finder_get_counts(f)->aloft, ==, 1);
   g_assert_cmpint(heightmap_blob_finder_get_counts(f)->kept, ==, 1);
-  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
-  const int32_t *labels = heightmap_blob_finder_get_labels(f);
-  for (int i = 0; i < n_cells; i++)
-    if (h[i] > 2.0f)
-      g_assert_cmpint(labels[i], ==, -2);
   heightmap_blob_finder_set_support(f, NULL);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
   heightmap_blob_finder_set_support(f, support);
@@ -227,8 +233,7 @@ test_blobs_body_share(void)
       support[i] = 400u | 2000u << 16;
       bands[i] = 200u | 200u << 8 | 255u << 16 | 200u << 24;
     }
-  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
-  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  only_the_body(f, h, n_cells);
   for (int i = 0; i < n_cells; i++)
     if (h[i] > 1.0f && h[i] < 2.0f)
       bands[i] = 200u | 200u << 8 | 200u << 16 | 200u << 24;
@@ -261,13 +266,8 @@ test_blobs_lower_body(void)
   heightmap_blob_finder_set_support(f, support);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);   /* no lower body yet */
   heightmap_blob_finder_set_lower(f, lower);
-  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  only_the_body(f, h, n_cells);
   g_assert_cmpint(heightmap_blob_finder_get_counts(f)->floating, ==, 1);
-  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
-  const int32_t *labels = heightmap_blob_finder_get_labels(f);
-  for (int i = 0; i < n_cells; i++)
-    if (h[i] > 2.0f)
-      g_assert_cmpint(labels[i], ==, -2);
   heightmap_blob_finder_set_support(f, NULL);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
   heightmap_blob_finder_set_support(f, support);
@@ -293,8 +293,7 @@ test_blobs_lower_body(void)
       support[i] = 4000u | 20000u << 16;
       lower[i] = 0xffffffffu;
     }
-  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
-  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  only_the_body(f, h, n_cells);
   /* a crouching keeper, top 1.1 m: no band lies wholly below 0.5 m, so it is not judged
    * (it stays, with no points in the bands at all), the ball still floats */
   for (int i = 0; i < n_cells; i++)
@@ -303,8 +302,7 @@ test_blobs_lower_body(void)
       support[i] = 6u | 30u << 16;
       lower[i] = 0u;
     }
-  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
-  g_assert_cmpfloat(fabs(b[0].x + 1.0), <, 0.1);
+  b = only_the_body(f, h, n_cells);
   g_assert_cmpfloat_with_epsilon(b[0].height, 1.1, 1e-6);
 }
 
