@@ -60,7 +60,8 @@ compare_pair(const StereodPairConfig *a, const StereodPairConfig *b, int index,
       a->params.search_radius != b->params.search_radius ||
       a->params.smooth_sigma != b->params.smooth_sigma ||
       a->params.min_magnitude != b->params.min_magnitude ||
-      a->params.coarse_fallback != b->params.coarse_fallback)
+      a->params.coarse_fallback != b->params.coarse_fallback ||
+      a->params.ground_margin != b->params.ground_margin)
     diff->engine_pairs |= 1u << index;
   if (a->reconnect_min_ms != b->reconnect_min_ms || a->reconnect_max_ms != b->reconnect_max_ms)
     diff->backoff_pairs |= 1u << index;

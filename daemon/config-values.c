@@ -213,8 +213,8 @@ get_backoff(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   return true;
 }
 
-/* max_disparity, scales, lr_check, refine, window, smoothing, noise_floor, coarse_fallback
- * over the filter defaults, then the filter's own check; its field names are mapped back
+/* max_disparity, scales, lr_check, refine, window, smoothing, noise_floor, coarse_fallback,
+ * ground_margin (absent: off) over the filter defaults, then the filter's own check; its field names are mapped back
  * to the key that causes them. */
 static bool
 get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
@@ -243,7 +243,8 @@ get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
       !get_int(c, "window", KF_OPTIONAL, 1, 7, &sp->search_radius, error) ||
       !get_double(c, "smoothing", KF_OPTIONAL, 0.5, 5.0, &sp->smooth_sigma, error) ||
       !get_double(c, "noise_floor", KF_OPTIONAL, 0.0, 64.0, &noise_floor, error) ||
-      !get_double(c, "coarse_fallback", KF_OPTIONAL, 0.0, 1.0, &sp->coarse_fallback, error))
+      !get_double(c, "coarse_fallback", KF_OPTIONAL, 0.0, 1.0, &sp->coarse_fallback, error) ||
+      !get_double(c, "ground_margin", KF_OPTIONAL, 0.0, 1000.0, &sp->ground_margin, error))
     return false;
   stereo_params_set_noise_floor(sp, noise_floor);
 
@@ -318,6 +319,23 @@ get_auto_max_disparity(const ConfigGroup *c, StereodPairConfig *p, GError **erro
   return true;
 }
 
+/* ground_margin (the pitch-plane prior) takes the ground's disparity from the pose. */
+static bool
+get_ground(const ConfigGroup *c, StereodPairConfig *p, GError **error)
+{
+  double plane[3];
+  if (p->params.ground_margin < 0.0)
+    return true;
+  if (!p->has_calibration)
+    return invalid(c, "ground_margin", error, "needs a calibration (the calibration key: "
+                   "its pose says where the ground is)");
+  if (!calib_ground_plane(&p->calib, plane))
+    return invalid(c, "ground_margin", error, "the calibration's pose does not put the "
+                   "camera at least 0.5 m above the pitch, with a baseline of at most half "
+                   "that height");
+  return true;
+}
+
 char *
 stereod_pair_max_disparity_note(const StereodPairConfig *p)
 {
@@ -369,5 +387,6 @@ config_load_pair(const ConfigGroup *c, StereodPairConfig *p, GError **error)
     return invalid(c, "outputs", error, "depth needs a calibration (the calibration key)");
   if ((p->outputs & STEREOD_OUTPUT_DEPTH_M) && !has(c, "calibration"))
     return invalid(c, "outputs", error, "depth_m needs a calibration (the calibration key)");
-  return get_calibration(c, p, error) && get_auto_max_disparity(c, p, error);
+  return get_calibration(c, p, error) && get_auto_max_disparity(c, p, error) &&
+         get_ground(c, p, error);
 }

@@ -174,7 +174,7 @@ const StereodPairConfig *stereod_config_find_pair(const StereodConfig *config,
  *  - [daemon] log_level, stats_interval;
  *  - per pair: reconnect_min_ms, reconnect_max_ms (read at the next reconnect);
  *  - per pair: max_disparity, scales, lr_check, refine, window, smoothing, noise_floor,
- *    coarse_fallback.
+ *    coarse_fallback, ground_margin.
  *    These change the engine's internal images (and programs) but neither the input nor
  *    the output sizes: the GPU thread recreates that pair's StereoEngine from the new
  *    params between two frames; the ring stays.

@@ -26,7 +26,9 @@ same_engine(const StereodPairConfig *a, const StereodPairConfig *b)
          p->search_radius == q->search_radius && p->refine == q->refine &&
          p->lr_check == q->lr_check && p->lr_max == q->lr_max &&
          p->sigma_d_max == q->sigma_d_max && p->median == q->median &&
-         p->densify == q->densify;
+         p->densify == q->densify && p->coarse_fallback == q->coarse_fallback &&
+         p->ground_margin == q->ground_margin && p->ground[0] == q->ground[0] &&
+         p->ground[1] == q->ground[1] && p->ground[2] == q->ground[2];
 }
 
 /* Group index of every pair of `config`, in order of first appearance. */

@@ -536,6 +536,26 @@ calib_pitch_max_disparity(const StereoCalib *c, double x0, double x1, double y0,
 }
 
 bool
+calib_ground_plane(const StereoCalib *c, double plane[3])
+{
+  const double *R = c->pose_rotation;
+  double f = c->P1[0], fy = c->P1[5], cx = c->P1[2], cy = c->P1[6], h = c->pose_centre[2];
+  if (!(h >= 0.5 && f > 0.0 && fy > 0.0))
+    return false;
+  /* pitch z of the point at depth Z on the ray (x, y): Z (R[6] (x - cx) / f + R[7]
+   * (y - cy) / fy + R[8]) + h = 0, and d = f B / Z + doffs */
+  double k = -f * calib_baseline(c) / h;
+  double a = k * R[6] / f, b = k * R[7] / fy;
+  double cc = k * (R[8] - R[6] * cx / f - R[7] * cy / fy) + calib_doffs(c);
+  if (!(fabs(a) <= 0.5 && fabs(b) <= 10.0 && isfinite(cc) && fabs(cc) <= 1.0e5))
+    return false;
+  plane[0] = a;
+  plane[1] = b;
+  plane[2] = cc;
+  return true;
+}
+
+bool
 calib_pixel_to_pitch(const StereoCalib *c, double x, double y, double d, double pitch[3])
 {
   double cam[3];

@@ -124,6 +124,14 @@ double calib_doffs(const StereoCalib *calib);      /* P1[0][2] - P2[0][2], px */
 double calib_pitch_max_disparity(const StereoCalib *calib, double x0, double x1, double y0,
                                  double y1, double top_m);
 
+/* The disparity of the pitch plane z = 0 on the left rectified grid, d = a x + b y + c
+ * (plane = a, b, c in px), from the pose: a ray of the view meets the plane at a depth
+ * affine in 1 / (d - doffs), so d is affine in (x, y); where the ray does not go down to
+ * the plane (above the horizon) d comes out below doffs, which bounds nothing. FALSE
+ * when the camera is not at least 0.5 m above the plane or the plane tilts more than
+ * 0.5 px of d a px along x (a baseline longer than half the camera's height). */
+bool calib_ground_plane(const StereoCalib *calib, double plane[3]);
+
 /* Depth Z of a disparity d (px) in millimetres: 1000 f B / (d - doffs); +inf when
  * d - doffs <= 0 (a point at infinity), NaN when d is NaN. */
 double calib_depth_mm(const StereoCalib *calib, double disparity);

@@ -8,6 +8,7 @@ stereo_chain_run(StereoEngine *e, StereoSlot *sl)
 {
   StereoPasses *ps = e->passes;
   stereo_passes_set_layers(ps, sl->n);
+  stereo_passes_set_layer_params(ps, sl->layers);
   gpu_timer_stamp(sl->timer, 1);
 
   stereo_pass_ingest(ps, e->in8, e->rectify ? e->map : NULL, e->img[0],

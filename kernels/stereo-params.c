@@ -36,6 +36,8 @@ stereo_params_init(StereoParams *p, int width, int height)
     .median = true,
     .densify = true,
     .coarse_fallback = 0.0,
+    .ground_margin = -1.0,
+    .ground = { 0.0, 0.0, STEREO_GROUND_NONE },
   };
 }
 
@@ -108,6 +110,12 @@ stereo_params_validate(const StereoParams *p, GError **error)
     return fail(error, "sigma_d_max", "must be at most 16 px (<= 0 disables)");
   if (!(p->coarse_fallback >= 0.0 && p->coarse_fallback <= 1.0))
     return fail(error, "coarse_fallback", "must be within 0..1 (0 = off)");
+  if (!(p->ground_margin <= 1000.0))
+    return fail(error, "ground_margin", "must be at most 1000 px (< 0 = off)");
+  if (!(fabs(p->ground[0]) <= 0.5 && fabs(p->ground[1]) <= 10.0 &&
+        p->ground[2] >= STEREO_GROUND_NONE && p->ground[2] <= 1.0e5))
+    return fail(error, "ground", "the plane must have |a| <= 0.5, |b| <= 10 and c within "
+                                 "-1e6..1e5 px");
   return true;
 }
 

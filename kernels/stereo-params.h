@@ -83,7 +83,35 @@ typedef struct {
                                start level) that measured it where one px of that level is
                                at most this fraction of d; 0 = off (default), at most 1 */
   bool densify;             /* background-side fill, TRUE */
+
+  /* The pitch-plane prior (ALGORITHM.md §7.6, docs/algorithm.md §7b): nothing a camera
+   * sees lies below the ground, so a pixel's disparity is at least the ground's there.
+   * ground_margin >= 0: the search takes no candidate below the ground's disparity less
+   * this many level-0 px, and the post-processing invalidates a pixel below it; < 0 =
+   * off (default). The plane comes from each pair's calibration (its pose); a pair
+   * without one takes `ground`. */
+  double ground_margin;
+  double ground[3];         /* the ground's disparity a x + b y + c on the left rectified
+                               grid, level-0 px, for a pair without a calibrated pose;
+                               default (0, 0, STEREO_GROUND_NONE): none */
 } StereoParams;
+
+#define STEREO_GROUND_NONE (-1.0e6)   /* ground[2] of a plane that bounds nothing */
+
+/* The lowest disparity the pitch-plane prior allows at pixel (x, y) of level s of the
+ * direction eta (+1: the left grid, -1: the right grid), in level-s px: the plane at the
+ * pixel's level-0 position (x 2^s, y 2^s) less the margin, divided by 2^s. On the right
+ * grid a ground point of left pixel xl = xr + d has d = (a xr + b y + c) / (1 - a).
+ * The GPU's common.glsl ground_bound() computes the same in float. */
+static inline double
+stereo_ground_bound(const double plane[3], double margin, int eta, int s, int x, int y)
+{
+  double scale = 1.0 / (double)(1 << s);
+  double v = plane[0] * x + plane[1] * y + plane[2] * scale;
+  if (eta < 0)
+    v /= 1.0 - plane[0];
+  return v - margin * scale;
+}
 
 /* Fills every field with the defaults above for a width x height pair. */
 void stereo_params_init(StereoParams *p, int width, int height);

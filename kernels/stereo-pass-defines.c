@@ -132,6 +132,8 @@ stereo_pass_defines(const StereoParams *p, unsigned groups, const char *variant,
   }
   if (groups & (D_SMOOTH | D_POST))
     glsl_append_define_float(s, "C_MIN", p->c_min);
+  if ((groups & (D_SEARCH | D_POST)) && p->ground_margin >= 0.0)
+    glsl_append_define_float(s, "GROUND_MARGIN", p->ground_margin);
   double taps[2 * STEREO_MAX_SMOOTH_RADIUS + 1];
   if (groups & D_SMOOTH) {
     int r = stereo_gauss_taps(p->smooth_sigma, taps);

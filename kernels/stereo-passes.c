@@ -59,13 +59,13 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_QUADRATURE] = { "quadrature.comp", NULL, D_FILTER | D_LEVELS | D_QUAD,
                         { "lev0", "lev1", "lev2", "start", "base", "inv_pixels" } },
   [PASS_SEARCH] = { "search.comp", NULL, D_SEARCH | D_DIRS,
-                    { "size", "t_min", "t_max", "prior_size" } },
+                    { "size", "t_min", "t_max", "prior_size", "ground_scale" } },
   [PASS_SEARCH_TILED] = { "search.comp", "#define SEARCH_TILED 1\n", D_SEARCH | D_DIRS,
-                          { "size", "t_min", "t_max", "prior_size" } },
+                          { "size", "t_min", "t_max", "prior_size", "ground_scale" } },
   [PASS_REFINE] = { "search.comp", "#define SEARCH_REFINE 1\n", D_SEARCH | D_DIRS,
-                    { "size", "t_min", "t_max", "prior_size" } },
+                    { "size", "t_min", "t_max", "prior_size", "ground_scale" } },
   [PASS_REFINE_TILED] = { "search.comp", "#define SEARCH_TILED 1\n#define SEARCH_REFINE 1\n",
-                          D_SEARCH | D_DIRS, { "size", "t_min", "t_max", "prior_size" } },
+                          D_SEARCH | D_DIRS, { "size", "t_min", "t_max", "prior_size", "ground_scale" } },
   [PASS_PHASE] = PHASE_PASS(NULL),
   [PASS_PHASE_TERMS] = PHASE_PASS("#define TERMS_ONLY 1\n"),
   [PASS_PHASE_SPLIT] = PHASE_PASS("#define FROM_TERMS 1\n"),
@@ -96,6 +96,7 @@ struct StereoPasses {
   int quad_tile;             /* the quadrature pass's tile width (its QUAD_TILE_W) */
   GpuPass *pass[PASS_COUNT];
   bool search_tiled;
+  GpuBuffer *layer_params;   /* the batch's StereoLayerParams (the pitch-plane prior) */
 };
 
 void
@@ -103,6 +104,13 @@ stereo_passes_set_layers(StereoPasses *ps, int pairs)
 {
   g_return_if_fail(ps && pairs >= 0);
   ps->layers = pairs;
+}
+
+void
+stereo_passes_set_layer_params(StereoPasses *ps, GpuBuffer *layers)
+{
+  g_return_if_fail(ps);
+  ps->layer_params = layers;
 }
 
 void
@@ -355,15 +363,21 @@ state_layers(StereoPasses *ps, GpuImage *state)
   return ps->layers ? ps->layers * (ps->params.lr_check ? 2 : 1) : gpu_image_get_layers(state);
 }
 
-/* One dispatch of search.comp (any of its four programs), both directions. */
+/* One dispatch of search.comp (any of its four programs), both directions; `level` is the
+ * level searched (the pitch-plane prior's scale). */
 static void
 run_search(StereoPasses *ps, GpuPass *p, GpuImage *img, GpuImage *prior, GpuImage *disp,
-           int t_min, int t_max)
+           int t_min, int t_max, int level)
 {
   set_size(p, 0, disp);
   gpu_pass_set_int(p, 1, t_min);
   gpu_pass_set_int(p, 2, t_max);
+  gpu_pass_set_float(p, 4, (float)ldexp(1.0, -level));
   GpuPassRun run = { .images = { IMG(img, READ), [2] = IMG(disp, WRITE) } };
+  if (ps->params.ground_margin >= 0.0) {
+    g_return_if_fail(ps->layer_params);
+    run.buffers[0] = (GpuPassBuffer)BUF(ps->layer_params, READ);
+  }
   if (prior) {
     set_size(p, 3, prior);
     run.images[3] = (GpuPassImage)IMG(prior, READ);
@@ -385,7 +399,7 @@ stereo_pass_search_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage
                            int t_min, int t_max)
 {
   run_search(ps, ps->pass[tiled ? PASS_SEARCH_TILED : PASS_SEARCH], img, NULL, disp, t_min,
-             t_max);
+             t_max, stereo_params_start_level(&ps->params));
 }
 
 void
@@ -401,7 +415,7 @@ stereo_pass_refine_variant(StereoPasses *ps, bool tiled, GpuImage *img, GpuImage
   GpuPass *p = ps->pass[tiled ? PASS_REFINE_TILED : PASS_REFINE];
   g_return_if_fail(p);   /* made only when params->refine */
   run_search(ps, p, img, coarse, disp, (int)floor(ps->params.min_disparity),
-             (int)ceil(ps->params.max_disparity));
+             (int)ceil(ps->params.max_disparity), 0);
 }
 
 bool
@@ -495,6 +509,10 @@ stereo_pass_post(StereoPasses *ps, GpuImage *disp, GpuImage *intensity, GpuImage
   };
   for (int s = 0; s < n_fb; s++)   /* levels 1 .. n_fb at image units 4 .. */
     run.images[4 + s] = (GpuPassImage)IMG(fallback[s], READ);
+  if (ps->params.ground_margin >= 0.0) {
+    g_return_if_fail(ps->layer_params);
+    run.buffers[0] = (GpuPassBuffer)BUF(ps->layer_params, READ);
+  }
   gpu_pass_dispatch(p, &run);
 }
 

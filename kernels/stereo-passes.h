@@ -33,11 +33,15 @@ void stereo_passes_free(StereoPasses *passes);
 /* The pairs of the batch the next dispatches run on (0: all layers of their images). A
  * pair's state images have DIRS layers (2 with the L-R check, else 1). */
 void stereo_passes_set_layers(StereoPasses *passes, int pairs);
+/* The batch's per-position parameters (below) that the search and the post-processing
+ * read with the pitch-plane prior (StereoParams.ground_margin >= 0); kept, not owned. */
+void stereo_passes_set_layer_params(StereoPasses *passes, GpuBuffer *layers);
 
 /* Per batch position k, `layers` (a storage buffer) holds a StereoLayerParams-like
- * std430 struct { int pair; float min_magnitude, fb_mm, doffs; int metres_offset; }
- * (kernels/stereo-private.h): the pair whose rectification map k uses, the noise floor of
- * the magnitude gate, the depth constants and where the pack pass writes f32 metres. */
+ * std430 struct { int pair; float min_magnitude, fb_mm, doffs; int metres_offset; float
+ * ground_a, ground_b, ground_c; } (kernels/stereo-private.h): the pair whose rectification
+ * map k uses, the noise floor of the magnitude gate, the depth constants, where the pack
+ * pass writes f32 metres and the ground's disparity a x + b y + c (level-0 px, left grid). */
 
 /* §1 and §2 up to level 1 in one dispatch: R8 src8 with 2 layers per batch position
  * (2k left, 2k+1 right) -> RG32F level0 and, unless level1 is NULL, its reduce level1.

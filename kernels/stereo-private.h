@@ -5,7 +5,7 @@
 #include "kernels/stereo.h"
 #include "kernels/stereo-passes.h"
 
-/* What the shaders read per batch position (std430, 20 bytes; common.glsl
+/* What the shaders read per batch position (std430, 32 bytes; common.glsl
  * "LayerParams"). */
 typedef struct {
   int32_t pair;                    /* the pair's rectification map: layers 2 pair, 2 pair + 1 */
@@ -16,6 +16,9 @@ typedef struct {
    * The same at every position; it travels here because the pack pass's uniforms are the
    * layout of stereo-passes.c, which knows the disparity, confidence and u16 planes. */
   int32_t metres_offset;
+  /* The pitch-plane prior (StereoParams.ground_margin): the ground's disparity a x + b y +
+   * c on the left rectified grid, level-0 px (calib_ground_plane, else StereoParams.ground) */
+  float ground_a, ground_b, ground_c;
 } StereoLayerParams;
 
 typedef struct {

@@ -427,6 +427,9 @@ stereo_engine_submit_batch(StereoEngine *e, const StereoInput *in, int n, uint64
   StereoLayerParams lp[STEREO_MAX_BATCH];
   for (int k = 0; k < n; k++) {
     const StereoPair *p = &e->pairs[in[k].pair];
+    double plane[3] = { e->p.ground[0], e->p.ground[1], e->p.ground[2] };
+    if (p->has_calib)
+      calib_ground_plane(&p->calib, plane);   /* keeps `ground` without a pose */
     lp[k] = (StereoLayerParams){
       .pair = in[k].pair,
       .min_magnitude = (float)p->min_magnitude,
@@ -434,6 +437,9 @@ stereo_engine_submit_batch(StereoEngine *e, const StereoInput *in, int n, uint64
                             : 0.0f,
       .doffs = p->has_calib ? (float)calib_doffs(&p->calib) : 0.0f,
       .metres_offset = e->metres ? (int32_t)(e->metres_offset / 4) : -1,
+      .ground_a = (float)plane[0],
+      .ground_b = (float)plane[1],
+      .ground_c = (float)plane[2],
     };
     sl->tags[k] = in[k].tag;
     sl->pairs[k] = in[k].pair;

@@ -31,7 +31,8 @@ static char *opt_output, *opt_png16, *opt_color, *opt_device, *opt_gt, *opt_cali
 static double opt_max_disparity = 0.0;
 static int opt_scales = 0, opt_repeat = 1, opt_window = 0, opt_rounds = 0, opt_rounds0 = 0;
 static gint64 opt_max_pixels = (gint64)IMAGEIO_DEFAULT_MAX_PIXELS;
-static double opt_smoothing = 0.0, opt_noise_floor = 0.0, opt_coarse_fallback = 0.0;
+static double opt_smoothing = 0.0, opt_noise_floor = 0.0, opt_coarse_fallback = 0.0,
+              opt_ground_margin = -1.0;
 static gboolean opt_no_lr_check, opt_no_densify, opt_refine, opt_verbose, opt_quiet, opt_version;
 static char **opt_files;
 
@@ -64,6 +65,8 @@ static const GOptionEntry entries[] = {
     "measured (default 0 = none; stereod.conf's noise_floor)", "G" },
   { "coarse-fallback", 0, 0, G_OPTION_ARG_DOUBLE, &opt_coarse_fallback,
     "A pixel the finest level cannot measure takes the estimate of the finest coarser level that measured it, where one px of that level is at most this fraction of its disparity, 0..1 (default 0 = off; stereod.conf's coarse_fallback)", "R" },
+  { "ground-margin", 0, 0, G_OPTION_ARG_DOUBLE, &opt_ground_margin,
+    "The pitch-plane prior: no disparity more than M px below the ground's, from the pose of --calib, 0..1000 (default off; stereod.conf's ground_margin)", "M" },
   { "refine", 0, 0, G_OPTION_ARG_NONE, &opt_refine,
     "Search again at full resolution around the coarse estimate (more accurate, slower)", NULL },
   { "calib", 'c', 0, G_OPTION_ARG_FILENAME, &opt_calib,
@@ -142,6 +145,10 @@ check_usage(void)
     return fail(EXIT_USAGE, "--noise-floor must be within 0..64 grey levels");
   if (!(opt_coarse_fallback >= 0.0 && opt_coarse_fallback <= 1.0))
     return fail(EXIT_USAGE, "--coarse-fallback must be within 0..1 (0 = off)");
+  if (opt_ground_margin != -1.0 && !(opt_ground_margin >= 0.0 && opt_ground_margin <= 1000.0))
+    return fail(EXIT_USAGE, "--ground-margin must be within 0..1000 px");
+  if (opt_ground_margin >= 0.0 && !opt_calib)
+    return fail(EXIT_USAGE, "--ground-margin needs --calib (its pose says where the ground is)");
   if (opt_repeat < 1 || opt_repeat > 10000)
     return fail(EXIT_USAGE, "--repeat must be within 1..10000");
   if (opt_device && !device_valid(opt_device))
@@ -180,6 +187,7 @@ params_apply_options(StereoParams *p, int width)
     p->iterations_level0 = opt_rounds0;
   stereo_params_set_noise_floor(p, opt_noise_floor);
   p->coarse_fallback = opt_coarse_fallback;
+  p->ground_margin = opt_ground_margin;
 }
 
 static double
@@ -314,6 +322,11 @@ run(void)
     if (calib.width != w || calib.height != h)
       return fail(EXIT_FAILURE, "%s is for %dx%d images but the pair is %dx%d", opt_calib,
                   calib.width, calib.height, w, h);
+    double plane[3];
+    if (params.ground_margin >= 0.0 && !calib_ground_plane(&calib, plane))
+      return fail(EXIT_FAILURE, "--ground-margin: the pose of %s does not put the camera at "
+                  "least 0.5 m above the pitch, with a baseline of at most half that height",
+                  opt_calib);
   }
 
   gint64 t0 = g_get_monotonic_time();

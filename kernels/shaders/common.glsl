@@ -10,7 +10,20 @@ struct LayerParams {
   float fb_mm;           // 1000 f B of the pair's calibration, for depth
   float doffs;           // cx_left - cx_right of its rectified views
   int metres_offset;     // pack: word offset of the f32 depth plane in a layer, < 0 none
+  float ground_a, ground_b, ground_c;   // the ground's disparity a x + b y + c, left grid
 };
+
+#ifdef GROUND_MARGIN
+// The pitch-plane prior (stereo-params.h stereo_ground_bound): the lowest disparity of
+// pixel g of a level whose px is 1 / scale level-0 px, direction eta, in level px.
+float ground_bound(LayerParams lp, int eta, ivec2 g, float scale)
+{
+  float v = lp.ground_a * float(g.x) + lp.ground_b * float(g.y) + lp.ground_c * scale;
+  if (eta < 0)
+    v /= 1.0 - lp.ground_a;
+  return v - GROUND_MARGIN * scale;
+}
+#endif
 
 int clampx(int x, int w) { return clamp(x, 0, w - 1); }
 

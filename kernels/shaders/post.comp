@@ -21,7 +21,13 @@
 // STAGE_K (where it fits too) also the output's k of row y.
 // Output (d, state, k, 0): state 2 measured, 1 filled, 0 invalid;
 // k = clamp(C/0.5, 0, 1) exp(-(sigma_d/0.5)^2) of the left view's state at the pixel.
+// With GROUND_MARGIN (the pitch-plane prior, docs/algorithm.md §7b), step 1 also
+// invalidates a pixel whose d is below its ground bound (common.glsl ground_bound).
 #include "sortnet.glsl"
+#ifdef GROUND_MARGIN
+#include "common.glsl"
+layout(std430, binding = 0) readonly buffer Layers { LayerParams layer_params[]; };
+#endif
 layout(local_size_x = ROW_THREADS) in;
 layout(rgba32f, binding = 0) readonly uniform image2DArray disp;      // layers pair * DIRS (+ 1)
 layout(rg32f, binding = 1) readonly uniform image2DArray intensity;   // level 0, L in .r
@@ -146,6 +152,9 @@ vec2 validity(int x, int yy)
   }
   if (spread)
     valid = valid && l.z <= SIGMA_D_MAX;
+#ifdef GROUND_MARGIN
+  valid = valid && l.x >= ground_bound(layer_params[pair], 1, ivec2(x, yy), 1.0);
+#endif
   return vec2(valid ? 1.0 : 0.0, l.x);
 }
 

@@ -20,6 +20,10 @@
 // over x, y +- REFINE_WINDOW (every 2 px), within t_min..t_max; the tiled variant runs
 // the union of its tile's ranges and keeps each pixel's own. The prior is the upsample
 // (§8) of the level-1 state `prior`, made here where it is read.
+// With GROUND_MARGIN (the pitch-plane prior, docs/algorithm.md §7b) no pixel takes a
+// candidate below floor of its ground bound (common.glsl ground_bound); the tiled
+// variant starts its tile's candidates at the lowest of its pixels' bounds.
+#include "common.glsl"
 #if defined(SEARCH_REFINE) && defined(REFINE_R)   // the refinement's window (level 0)
 #undef SEARCH_R
 #define SEARCH_R REFINE_R
@@ -46,6 +50,18 @@ float prior_up(ivec2 q, int z)
 #endif
 int eta;                  // +1: reference L, other R; -1: reference R, other L
 int pair;
+
+#ifdef GROUND_MARGIN
+layout(std430, binding = 0) readonly buffer Layers { LayerParams layer_params[]; };
+uniform float ground_scale;   // 2^-s of the level searched
+
+// The pixel's lowest candidate under the pitch-plane prior (at least lo).
+int ground_lo(ivec2 q, int lo)
+{
+  float v = ground_bound(layer_params[pair], eta, q, ground_scale);
+  return max(lo, int(floor(max(v, -1.0e6))));
+}
+#endif
 
 #define WN (2 * SEARCH_R + 1)
 #define WK (WN * WN)
@@ -185,6 +201,16 @@ void main()
     }
   // §5b: each pixel's candidates from the prior; the tile runs the union of them
   int lo = t_min, hi = t_max, tlo = t_min, thi = t_max;
+#ifdef GROUND_MARGIN
+  lo = ground_lo(g.xy, lo);
+#ifndef SEARCH_REFINE
+  {   // the bound is affine in x, y: the tile's lowest is at a corner (one off: rounding)
+    int c0 = min(ground_lo(origin, t_min), ground_lo(origin + ivec2(15, 0), t_min));
+    int c1 = min(ground_lo(origin + ivec2(0, 15), t_min), ground_lo(origin + ivec2(15), t_min));
+    tlo = max(t_min, min(c0, c1) - 1);
+  }
+#endif
+#endif
 #ifdef SEARCH_REFINE
   {
     if (lx == 0 && ly == 0) {
@@ -198,6 +224,9 @@ void main()
     }
     barrier();
     refine_range(g, lo, hi);
+#ifdef GROUND_MARGIN
+    lo = ground_lo(g.xy, lo);
+#endif
     if (inside && lo <= hi) {
       atomicMin(s_lo, lo);
       atomicMax(s_hi, hi);
@@ -254,7 +283,7 @@ void main()
       for (int c = 0; c < GROUP; c++) {
         int t = tg + c;
         bool use = t <= t1;
-#ifdef SEARCH_REFINE
+#if defined(SEARCH_REFINE) || defined(GROUND_MARGIN)
         use = use && t >= lo && t <= hi;
 #endif
         if (!use)
@@ -328,6 +357,9 @@ void main()
   int lo = t_min, hi = t_max;
 #ifdef SEARCH_REFINE
   refine_range(g, lo, hi);
+#endif
+#ifdef GROUND_MARGIN
+  lo = ground_lo(g.xy, lo);
 #endif
   Best b = Best(-2.0, -2.0, -2.0, -2.0, false, lo);
   for (int t = lo; t <= hi; t++)

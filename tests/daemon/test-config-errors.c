@@ -80,6 +80,11 @@ static const ErrorCase cases[] = {
   { "max-disparity-auto-uncalibrated", WEST "max_disparity=auto\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] max_disparity: auto needs a calibration (the calibration key: its pose says "
     "where the pitch is)" },
+  { "ground-margin-uncalibrated", WEST "ground_margin=1\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] ground_margin: needs a calibration (the calibration key: its pose says "
+    "where the ground is)" },
+  { "ground-margin-range", WEST "ground_margin=-1\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] ground_margin: -1 is outside 0..1000" },
   { "max-disparity-word", WEST "max_disparity=automatic\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] max_disparity: 'automatic' is not a number" },
   { "tolerance-period", HEAD SIZE "fps=100\npair_tolerance_ms=5\n",

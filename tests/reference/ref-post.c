@@ -43,6 +43,9 @@ ref_post_valid(const StereoParams *p, const RefImage *field_l, const RefImage *f
       }
       if (spread && !(f[REF_SIGMA] <= p->sigma_d_max))
         ok = false;
+      if (p->ground_margin >= 0.0 &&
+          !(dl >= stereo_ground_bound(p->ground, p->ground_margin, 1, 0, x, y)))
+        ok = false;   /* below the ground (the pitch-plane prior) */
       if (ok && field_r) {
         double xr = x - dl;
         if (xr < 0.0 || xr > W - 1) {

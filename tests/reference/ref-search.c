@@ -10,10 +10,11 @@ clampi(int v, int lo, int hi)
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
-/* The search with candidates t_min..t_max, or per pixel from `prior` (§5b) when given. */
+/* The search with candidates t_min..t_max, or per pixel from `prior` (§5b) when given, on
+ * level `level` (the pitch-plane prior's scale: none below floor of the ground bound). */
 static RefImage *
 search(const StereoParams *p, const RefImage *ref, const RefImage *oth, const RefImage *prior,
-       int eta, int t_min_all, int t_max_all, int r)
+       int eta, int t_min_all, int t_max_all, int r, int level)
 {
   int W = ref->w, H = ref->h;
   int n = (2 * r + 1) * (2 * r + 1);
@@ -53,6 +54,10 @@ search(const StereoParams *p, const RefImage *ref, const RefImage *oth, const Re
           }
         t_min = MAX(t_min_all, (int)floor(mn) - STEREO_REFINE_PAD);
         t_max = MIN(t_max_all, (int)ceil(mx) + STEREO_REFINE_PAD);
+      }
+      if (p->ground_margin >= 0.0) {
+        double g = stereo_ground_bound(p->ground, p->ground_margin, eta, level, x, y);
+        t_min = MAX(t_min, (int)floor(MAX(g, -1.0e6)));
       }
       int nc = t_max - t_min + 1;   /* this pixel's candidates */
       int best = -1;
@@ -104,7 +109,8 @@ ref_search(const StereoParams *p, const RefImage *ref, const RefImage *oth, int 
   g_return_val_if_fail(ref->w == oth->w && ref->h == oth->h, NULL);
   int t_min, t_max;
   stereo_params_search_range(p, &t_min, &t_max);
-  return search(p, ref, oth, NULL, eta, t_min, t_max, stereo_params_get_search_radius(p));
+  return search(p, ref, oth, NULL, eta, t_min, t_max, stereo_params_get_search_radius(p),
+                stereo_params_start_level(p));
 }
 
 RefImage *
@@ -115,5 +121,5 @@ ref_refine_search(const StereoParams *p, const RefImage *ref, const RefImage *ot
   g_return_val_if_fail(ref->w == oth->w && ref->h == oth->h, NULL);
   g_return_val_if_fail(prior->w == ref->w && prior->h == ref->h, NULL);
   return search(p, ref, oth, prior, eta, (int)floor(p->min_disparity),
-                (int)ceil(p->max_disparity), stereo_params_get_refine_radius(p));
+                (int)ceil(p->max_disparity), stereo_params_get_refine_radius(p), 0);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kernels/calib.h"
+#include "tests/common/test-seed.h"
 
 static char *example_path;
 static char *tmp_dir;
@@ -456,6 +457,70 @@ test_pitch_max_disparity(void)
   g_assert_cmpfloat(calib_pitch_max_disparity(&c, -X, X, -Y, Y, top), ==, 0.0);
 }
 
+/* calib_ground_plane (the pitch-plane prior): on random poses looking down at the pitch
+ * (tilts, rolls, headings, heights 3-40 m, a disparity offset), the point of every
+ * sampled pixel at the plane's disparity lies on the pitch (z = 0) wherever it is in
+ * front of the camera; against a closed form for a level camera (d = f B (y - cy) / (fy
+ * h) below the horizon); refused for a camera on the ground or a baseline longer than
+ * half its height. */
+static void
+test_ground_plane(void)
+{
+  g_autoptr(GRand) rng = test_seeded_rand();
+  StereoCalib c;
+  double plane[3];
+  for (int k = 0; k < 200; k++) {
+    double tilt = g_rand_double_range(rng, 0.05, 1.2), roll = g_rand_double_range(rng, -0.1, 0.1);
+    double head = g_rand_double_range(rng, -G_PI, G_PI), h = g_rand_double_range(rng, 3, 40);
+    /* camera axes in pitch coordinates: x right, y down, z forward (down by tilt) */
+    double fx[3] = { cos(head), sin(head), 0 }, fw[3] = { -sin(head), cos(head), 0 };
+    double z[3], y[3], x[3];
+    for (int i = 0; i < 3; i++)
+      z[i] = cos(tilt) * fw[i];
+    z[2] = -sin(tilt);
+    /* y = z x fx (down), then roll about z */
+    double y0[3] = { z[1] * fx[2] - z[2] * fx[1], z[2] * fx[0] - z[0] * fx[2],
+                     z[0] * fx[1] - z[1] * fx[0] };
+    for (int i = 0; i < 3; i++) {
+      x[i] = cos(roll) * fx[i] + sin(roll) * y0[i];
+      y[i] = -sin(roll) * fx[i] + cos(roll) * y0[i];
+    }
+    double R[9] = { x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2] };
+    double C[3] = { g_rand_double_range(rng, -60, 60), g_rand_double_range(rng, -60, 60), h };
+    double f = g_rand_double_range(rng, 900, 5000), B = g_rand_double_range(rng, 1, MIN(4, h / 2));
+    calib_init_ideal(&c, 1280, 720, f, 639.5, 359.5, B, NULL, R, C);
+    if (k % 2) {   /* a disparity offset */
+      c.P2[2] = 639.5 - 12.0;
+      c.Q[15] = (c.P1[2] - c.P2[2]) / (c.P2[3] / c.P2[0]);
+    }
+    g_assert_true(calib_ground_plane(&c, plane));
+    int on = 0;
+    for (int j = 0; j < 50; j++) {
+      double px = g_rand_double_range(rng, 0, 1279), py = g_rand_double_range(rng, 0, 719);
+      double d = plane[0] * px + plane[1] * py + plane[2], q[3];
+      if (d - calib_doffs(&c) <= 1e-6)
+        continue;   /* above the horizon: behind the camera */
+      g_assert_true(calib_pixel_to_pitch(&c, px, py, d, q));
+      g_assert_cmpfloat(fabs(q[2]), <, 1e-6 * (1 + fabs(q[1] - C[1]) + fabs(q[0] - C[0])));
+      on++;
+    }
+    g_assert_cmpint(on, >, 0);
+  }
+  /* level, 20 m up: d = f B (y - cy) / (f h) */
+  level_calib(&c, 319.5);
+  g_assert_true(calib_ground_plane(&c, plane));
+  g_assert_cmpfloat_with_epsilon(plane[0], 0.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(plane[1], 1.6 / 20.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(plane[2], -179.5 * 1.6 / 20.0, 1e-9);
+  /* on the ground, and a baseline of 12 m at 20 m (a = B R[6] / h of a rolled camera) */
+  static const double R[9] = { 1, 0, 0, 0, 0, 1, 0, -1, 0 };
+  calib_init_ideal(&c, 640, 360, 700, 319.5, 179.5, 1.6, NULL, R, (double[3]){ 0, -80, 0.2 });
+  g_assert_false(calib_ground_plane(&c, plane));
+  static const double rolled[9] = { 0, 0, 1, 0, 1, 0, -1, 0, 0 };   /* camera x = pitch -z */
+  calib_init_ideal(&c, 640, 360, 700, 319.5, 179.5, 12, NULL, rolled, (double[3]){ 0, 0, 20 });
+  g_assert_false(calib_ground_plane(&c, plane));
+}
+
 static void
 test_rectify_map(void)
 {
@@ -536,6 +601,7 @@ main(int argc, char **argv)
   }
   g_test_add_func("/calib/geometry", test_geometry);
   g_test_add_func("/calib/rectify-map", test_rectify_map);
+  g_test_add_func("/calib/ground-plane", test_ground_plane);
   g_test_add_func("/calib/pitch-max-disparity", test_pitch_max_disparity);
   int rc = g_test_run();
   g_autoptr(GDir) dir = g_dir_open(tmp_dir, 0, NULL);

@@ -113,12 +113,22 @@ make_pair(int w, int h, double disparity, uint8_t *left, uint8_t *right)
 GpuBuffer *
 layer_params(GpuContext *ctx, int n, const int *pairs, double min_magnitude)
 {
+  const double none[3] = { 0.0, 0.0, STEREO_GROUND_NONE };
+  return layer_params_ground(ctx, n, pairs, min_magnitude, none);
+}
+
+GpuBuffer *
+layer_params_ground(GpuContext *ctx, int n, const int *pairs, double min_magnitude,
+                    const double ground[3])
+{
   /* common.glsl's LayerParams, std430: no calibration, no f32 metres plane */
   StereoLayerParams lp[64];
   g_assert_cmpint(n, <=, 64);
   for (int k = 0; k < n; k++)
     lp[k] = (StereoLayerParams){ .pair = pairs ? pairs[k] : k,
-                                 .min_magnitude = (float)min_magnitude, .metres_offset = -1 };
+                                 .min_magnitude = (float)min_magnitude, .metres_offset = -1,
+                                 .ground_a = (float)ground[0], .ground_b = (float)ground[1],
+                                 .ground_c = (float)ground[2] };
   GpuBuffer *buf = storage_buffer(ctx, "layers", (size_t)n * sizeof lp[0]);
   GError *error = NULL;
   g_assert_true(gpu_buffer_write(buf, 0, lp, (size_t)n * sizeof lp[0], &error));

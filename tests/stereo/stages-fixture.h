@@ -50,6 +50,9 @@ void check_all_finite(const float *v, size_t n, const char *what);
 /* The per-batch-position storage buffer of the passes (stereo-passes.h): position k uses
  * pair pairs[k] (pairs NULL: k), noise floor min_magnitude, no depth constants. */
 GpuBuffer *layer_params(GpuContext *ctx, int n, const int *pairs, double min_magnitude);
+/* The same with the pitch-plane prior's plane (StereoParams.ground) at every position. */
+GpuBuffer *layer_params_ground(GpuContext *ctx, int n, const int *pairs, double min_magnitude,
+                               const double ground[3]);
 
 /* g_test_init plus the seed; stages_run runs the tests and frees the generator. */
 void stages_init(int *argc, char ***argv);

@@ -86,7 +86,8 @@ run_against_reference_scene(const StereoParams *p, double d0, double d1, bool pl
                  "%d values > 0.01 px apart (max %.4f), %d confidences > 2 apart",
                  w, h, d0, d1, stereo_params_use_search(p), a.both_valid, a.validity_differs,
                  a.value_differs, a.max_diff, conf_off);
-  g_assert_cmpint(a.both_valid, >, (int)(0.5 * n));
+  /* (the pitch-plane prior's test invalidates a third of the image's background) */
+  g_assert_cmpint(a.both_valid, >, (int)((p->ground_margin >= 0.0 ? 0.35 : 0.5) * n));
   /* At most 1 % of the pixels may change validity and 1 % of the common ones may differ
    * by more than 0.01 px: a gate flip inside the coarse-to-fine chain moves the result by
    * up to a smoothing window's worth of pixels. On the plain box the coarse fallback
@@ -222,6 +223,92 @@ test_reference_fallback(void)
   gpu_context_free(ctx);
 }
 
+/* The pitch-plane prior (docs/algorithm.md §7b) against the reference, and what it does:
+ * engine_test_scene's background at d0 and box at d1, under a plane whose bound rises
+ * down the image through d0 (0.075 px a row, crossing it at row 2 h / 3; a slight tilt
+ * along x): the background below the crossing is below the ground and
+ * invalid, above it measured as without the prior, the box (d1, far above the bound)
+ * measured. The engine has no calibration: the plane is StereoParams.ground. */
+static void
+test_reference_ground(void)
+{
+  StereoParams p;
+  stereo_params_init(&p, 192, 120);
+  p.max_disparity = 40;
+  p.iterations_level0 = 1;
+  p.densify = false;
+  int w = p.width, h = p.height;
+  double d0 = g_rand_double_range(rng, 5, 10), d1 = g_rand_double_range(rng, 22, 32);
+  p.ground_margin = g_rand_double_range(rng, 0.25, 1.0);
+  p.ground[0] = g_rand_double_range(rng, -0.005, 0.005);
+  p.ground[1] = 9.0 / h;   /* the bound crosses d0 at row 2 h / 3 */
+  p.ground[2] = d0 + p.ground_margin - p.ground[0] * 0.5 * w - p.ground[1] * 2.0 * h / 3.0;
+  run_against_reference(&p, d0, d1);
+
+  GpuContext *ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  size_t n = (size_t)w * h;
+  g_autofree uint8_t *l = g_new(uint8_t, n), *r = g_new(uint8_t, n);
+  g_autofree float *on = g_new(float, n), *off = g_new(float, n);
+  g_autofree uint8_t *c_on = g_new(uint8_t, n), *c_off = g_new(uint8_t, n);
+  engine_test_scene(rng, w, h, d0, d1, l, r);
+  GError *error = NULL;
+  StereoEngine *e = engine_test_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
+  g_assert_true(stereo_engine_process(e, l, w, r, w, on, c_on, &error));
+  g_assert_no_error(error);
+  stereo_engine_free(e);
+  StereoParams q = p;
+  q.ground_margin = -1.0;
+  e = engine_test_new(ctx, &q, STEREO_OUTPUT_FLOAT, 1);
+  g_assert_true(stereo_engine_process(e, l, w, r, w, off, c_off, &error));
+  g_assert_no_error(error);
+  stereo_engine_free(e);
+  /* the background's rows 12 px from the crossing (0.9 px of bound), 16 px from the
+   * borders, outside the box (engine_test_scene: x in w/3..2w/3, y in h/4..3h/4) and
+   * 8 px from it; the box's inside */
+  int below = 0, below_off = 0, below_on = 0, under = 0, above = 0, above_off = 0;
+  int above_on = 0, box = 0, box_on = 0;
+  double max_under = 0.0;
+  for (int y = 16; y < h - 16; y++)
+    for (int x = 16; x < w - 16; x++) {
+      size_t i = (size_t)y * w + x;
+      bool in_box = x >= w / 3 + 8 && x < 2 * w / 3 - 8 && y >= h / 4 + 8 && y < 3 * h / 4 - 8;
+      bool near_box = x >= w / 3 - 8 && x < 2 * w / 3 + 8 && y >= h / 4 - 8 && y < 3 * h / 4 + 8;
+      double bound = stereo_ground_bound(p.ground, p.ground_margin, 1, 0, x, y);
+      /* the 3 x 3 median after the check takes a neighbour's d: at most the bound's
+       * change to a neighbour below the pixel's own */
+      if (c_on[i] >= 128 && on[i] < bound - fabs(p.ground[0]) - fabs(p.ground[1]) - 1e-4) {
+        under++;
+      }
+      if (c_on[i] >= 128)
+        max_under = MAX(max_under, bound - on[i]);
+      if (in_box) {
+        box++;
+        box_on += c_on[i] >= 128 && fabs(on[i] - d1) <= 1.0;
+      } else if (!near_box && y > 2 * h / 3 + 12) {
+        below++;
+        below_off += c_off[i] >= 128;
+        below_on += c_on[i] >= 128;
+      } else if (!near_box && y < 2 * h / 3 - 12) {
+        above++;
+        above_off += c_off[i] >= 128;
+        above_on += c_on[i] >= 128;
+      }
+    }
+  g_test_message("ground d0 %.2f, d1 %.2f, margin %.2f: below the crossing %d px, measured "
+                 "%d without the prior, %d with it; above %d px, %d / %d; box %d px, %d "
+                 "within 1 px with it; %d measured below their neighbours' bound (below their own by %.3f px at most)", d0, d1,
+                 p.ground_margin, below, below_off, below_on, above, above_off, above_on, box,
+                 box_on, under, max_under);
+  g_assert_cmpint(under, ==, 0);
+  g_assert_cmpint(below_off, >, below / 2);
+  g_assert_cmpint(below_on, <, below / 20);
+  g_assert_cmpint(above_on, >, above / 2);
+  g_assert_cmpint(box_on, >, box / 2);
+  gpu_context_free(ctx);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -231,6 +318,7 @@ main(int argc, char **argv)
   g_test_add_func("/engine/reference/search", test_reference_search);
   g_test_add_func("/engine/reference/options", test_reference_options);
   g_test_add_func("/engine/reference/fallback", test_reference_fallback);
+  g_test_add_func("/engine/reference/ground", test_reference_ground);
   int r = g_test_run();
   g_rand_free(rng);
   return r;

@@ -44,6 +44,9 @@ post_fields(const StereoParams *p, int w, int h, RefImage *fl, RefImage *fr, boo
           double dr = (1 - f) * ref_image_at(fr, i0, y)[REF_D] + f * ref_image_at(fr, i1, y)[REF_D];
           near = fabs(fabs(l[REF_D] - dr) - p->lr_max) < 1e-3;
         }
+        if (p->ground_margin >= 0.0)   /* the pitch-plane prior's bound */
+          near = near || fabs(l[REF_D] - stereo_ground_bound(p->ground, p->ground_margin, 1,
+                                                              0, x, y)) < 1e-3;
         /* moved by a step that grows with the rounds: where the right view's disparity
          * falls about as fast as this one rises, |d - dr| hardly changes with small steps
          * (seed 1286719367 needed 74 rounds of the fixed step) */
@@ -116,6 +119,9 @@ fallback_fields(const StereoParams *p, int w, int h, const RefImage *fl, const R
           double dr = (1 - f) * ref_image_at(fr, i0, y)[REF_D] + f * ref_image_at(fr, i1, y)[REF_D];
           near = fabs(fabs(d - dr) - p->lr_max) < 1e-3;
         }
+        if (p->ground_margin >= 0.0)
+          near = near || fabs(d - stereo_ground_bound(p->ground, p->ground_margin, 1, 0, x, y)) <
+                           1e-3;
         if (near) {
           double *c = ref_image_at(fb[s - 1], x >> s, y >> s);
           c[REF_D] = (float)(c[REF_D] + (1 + round) * g_rand_double_range(stages_rng, 0.005, 0.02));
@@ -137,9 +143,11 @@ fallback_fields(const StereoParams *p, int w, int h, const RefImage *fl, const R
  * L-R check reads the right view from a level-1 state (STEREOD_LR_LEVEL=1): the
  * reference gets it 2 x bilinear at level 0, and level 0's right-view layers hold NaN.
  * With `fallback` the coarse fallback (coarse_fallback 0.25) reads random fields of levels
- * 1 and 2 (fallback_fields; level 1 only with `coarse`). */
+ * 1 and 2 (fallback_fields; level 1 only with `coarse`). With `ground` the pitch-plane
+ * prior (§7b) invalidates the pixels below a random plane's bound, which crosses the
+ * fields' disparities: it must cut some that are valid without it. */
 static void
-post_case(bool median, bool densify, bool lr_check, bool coarse, bool fallback)
+post_case(bool median, bool densify, bool lr_check, bool coarse, bool fallback, bool ground)
 {
   const int w = fallback ? 97 : 81, h = fallback ? 71 : 47, pairs = 2;
   const int wc = (w + 1) / 2, hc = (h + 1) / 2;
@@ -160,6 +168,14 @@ post_case(bool median, bool densify, bool lr_check, bool coarse, bool fallback)
     f.p.coarse_fallback = 0.25;
     g_assert_cmpint(stereo_params_fallback_levels(&f.p), ==, coarse ? 1 : 2);
   }
+  if (ground) {   /* the bound 3..4.5 px at the centre, tilted */
+    f.p.ground_margin = g_rand_double_range(stages_rng, 0.0, 1.0);
+    f.p.ground[0] = g_rand_double_range(stages_rng, -0.03, 0.03);
+    f.p.ground[1] = g_rand_double_range(stages_rng, -0.05, 0.05);
+    f.p.ground[2] = g_rand_double_range(stages_rng, 3.0, 4.5) + f.p.ground_margin -
+                    0.5 * f.p.ground[0] * w - 0.5 * f.p.ground[1] * h;
+  }
+  g_autoptr(GpuBuffer) layers = layer_params_ground(f.ctx, 2, NULL, 0.0, f.p.ground);
   int n_fb = stereo_params_fallback_levels(&f.p);
   GError *error = NULL;
   g_autofree char *saved_lr = g_strdup(g_getenv("STEREOD_LR_LEVEL"));
@@ -256,9 +272,9 @@ post_case(bool median, bool densify, bool lr_check, bool coarse, bool fallback)
   poison(post);
   poison(med);
   g_assert_true(gpu_buffer_fill_u32(out, 0xdeadbeefu, &error));
+  stereo_passes_set_layer_params(ps, layers);
   stereo_pass_post(ps, state, inten, post, coarse ? coarse_img : NULL,
                    fallback ? fb_img : NULL);
-  g_autoptr(GpuBuffer) layers = layer_params(f.ctx, pairs, NULL, 0.0);
   stereo_pass_pack(ps, post, med, out, &layout, layers);
   g_autofree uint8_t *packed = g_malloc(pairs * layout.layer_bytes);
   g_assert_true(gpu_buffer_read(out, 0, packed, pairs * layout.layer_bytes, &error));
@@ -281,6 +297,20 @@ post_case(bool median, bool densify, bool lr_check, bool coarse, bool fallback)
       valid += rc[i] >= 128;
       filled += rc[i] > 0 && rc[i] < 128;
     }
+    int cut = 0;   /* the pixels valid without the pitch-plane prior and not with it */
+    if (ground) {
+      StereoParams q = f.p;
+      q.ground_margin = -1.0;
+      g_autofree bool *v0 = g_new(bool, n), *v1 = g_new(bool, n);
+      g_autofree double *d0 = g_new(double, n), *d1 = g_new(double, n);
+      ref_post_valid(&q, fl[k], lr_check ? fr[k] : NULL,
+                     fallback ? (const RefImage *const *)fb[k] : NULL, d0, v0);
+      ref_post_valid(&f.p, fl[k], lr_check ? fr[k] : NULL,
+                     fallback ? (const RefImage *const *)fb[k] : NULL, d1, v1);
+      for (size_t i = 0; i < n; i++)
+        cut += v0[i] && !v1[i];
+      g_assert_cmpint(cut, >, n / 20);
+    }
     int taken = 0;   /* the pixels level 0 did not measure that a coarser level gives a d */
     for (int y = 0; fallback && y < h; y++)
       for (int x = 0; x < w; x++) {
@@ -289,15 +319,16 @@ post_case(bool median, bool densify, bool lr_check, bool coarse, bool fallback)
         taken += ref_image_at(fl[k], x, y)[REF_CERT] < f.p.c_min &&
                  fallback_pick(&f.p, fb[k], x, y, &d, &s);
       }
-    g_test_message("post (median %d, densify %d, L-R %d%s%s) pair %d: %d measured, %d filled "
-                   "of %zu, %d confidences 1 apart, %d from a coarser level", median, densify,
-                   lr_check, coarse ? " against level 1" : "", fallback ? ", fallback" : "", k,
-                   valid, filled, n, conf_off, taken);
+    g_test_message("post (median %d, densify %d, L-R %d%s%s%s) pair %d: %d measured, %d "
+                   "filled of %zu, %d confidences 1 apart, %d from a coarser level, %d below "
+                   "the ground", median, densify, lr_check, coarse ? " against level 1" : "",
+                   fallback ? ", fallback" : "", ground ? ", ground" : "", k, valid, filled, n,
+                   conf_off, taken, cut);
     if (fallback)
       g_assert_cmpint(taken, >, n / 40);
     for (int s = 0; fallback && s < n_fb; s++)
       ref_image_free(fb[k][s]);
-    g_assert_cmpint(valid, >, n / 5);
+    g_assert_cmpint(valid, >, ground ? n / 10 : n / 5);
     g_assert_cmpint(valid, <, (int)n - 10);
     if (densify)
       g_assert_cmpint(filled, >, n / 20);
@@ -333,13 +364,14 @@ test_post(void)
       gpu_test_setenv("STEREOD_POST_THREADS", wide ? "1024" : NULL);
       g_test_message("row fill scans: %s, %s invocations a row", scans[s],
                      wide ? "1024" : "the default");
-      post_case(true, true, true, false, false);
-      post_case(false, true, true, false, false);
-      post_case(true, false, true, false, false);
-      post_case(true, true, false, false, false);
-      post_case(true, true, true, true, false);
-      post_case(true, true, true, false, true);
-      post_case(false, false, true, true, true);
+      post_case(true, true, true, false, false, false);
+      post_case(false, true, true, false, false, false);
+      post_case(true, false, true, false, false, false);
+      post_case(true, true, false, false, false, false);
+      post_case(true, true, true, true, false, false);
+      post_case(true, true, true, false, true, false);
+      post_case(false, false, true, true, true, false);
+      post_case(true, true, true, true, true, true);   /* the stadium setting's checks */
     }
   gpu_test_setenv("STEREOD_POST_SCAN", saved_scan);
   gpu_test_setenv("STEREOD_POST_THREADS", saved_threads);

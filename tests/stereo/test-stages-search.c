@@ -36,19 +36,40 @@ upload_pair(GpuImage *img, int layer, const RefImage *l, const RefImage *r)
 /* Search: two textured pairs shifted by random disparities, both directions of both in
  * one dispatch. The argmax is discrete, so fp32 may pick another candidate where two
  * costs tie within rounding: at least 99.5 % of the pixels must agree in certainty and,
- * where both are valid, in d within 1e-3 px (the parabola of fp32 costs). */
+ * where both are valid, in d within 1e-3 px (the parabola of fp32 costs).
+ * With `ground` the search runs on level 1 with the pitch-plane prior (§7b): a random
+ * plane whose bound crosses the pairs' disparities, so that part of each image has only
+ * candidates above its true one; no pixel may take a candidate below its bound (floor),
+ * and the bound must change the result of some pixels (against the search without it). */
 static void
-search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radius)
+search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radius, bool ground)
 {
   enum { PAIRS = 2 };
   Fixture f;
   fixture_setup(&f, w, h);
   if (!f.ctx)
     return;
-  if (radius > 0) {   /* another window: the programs again */
-    f.p.search_radius = radius;
-    fixture_remake_passes(&f);
+  int level = 0;
+  double plane[3] = { 0.0, 0.0, STEREO_GROUND_NONE };
+  if (ground) {   /* level 1, its disparities half the level-0 ones */
+    level = 1;
+    f.p.levels = 2;
+    f.p.search_level = 1;
+    f.p.max_disparity = 2 * t_max;
+    f.p.ground_margin = g_rand_double_range(stages_rng, 0.0, 1.5);
+    plane[0] = g_rand_double_range(stages_rng, -0.04, 0.04);
+    plane[1] = g_rand_double_range(stages_rng, -0.15, 0.15);
+    /* the bound at the image's centre: the middle of the shifts, at level 1 */
+    plane[2] = 2.0 * (0.5 * (shift_lo + shift_hi)) + f.p.ground_margin -
+               plane[0] * w - plane[1] * h;
+    memcpy(f.p.ground, plane, sizeof plane);
   }
+  if (radius > 0)   /* another window: the programs again */
+    f.p.search_radius = radius;
+  if (radius > 0 || ground)
+    fixture_remake_passes(&f);
+  g_autoptr(GpuBuffer) layers = layer_params_ground(f.ctx, PAIRS, NULL, 0.0, plane);
+  stereo_passes_set_layer_params(f.ps, layers);
   RefImage *l[PAIRS], *r[PAIRS];
   double shift[PAIRS];
   g_autoptr(GpuImage) img = layered(f.ctx, w, h, PAIRS, GPU_FORMAT_RG32F);
@@ -69,25 +90,40 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radiu
       g_autofree float *out = download_layer(disp, z);
       check_all_finite(out, (size_t)w * h * 4, "search");
       StereoParams p = f.p;
-      p.search_level = 0;
-      p.levels = 1;
-      p.min_disparity = t_min;
-      p.max_disparity = t_max;
+      p.search_level = level;
+      p.levels = level + 1;
+      p.min_disparity = t_min << level;
+      p.max_disparity = t_max << level;
       g_autoptr(RefImage) ref = ref_search(&p, eta > 0 ? l[k] : r[k], eta > 0 ? r[k] : l[k], eta);
-      int bad = 0, valid = 0;
+      int bad = 0, valid = 0, below = 0, changed = 0;
+      g_autoptr(RefImage) free_ref = NULL;
+      if (ground) {
+        StereoParams q = p;
+        q.ground_margin = -1.0;
+        free_ref = ref_search(&q, eta > 0 ? l[k] : r[k], eta > 0 ? r[k] : l[k], eta);
+      }
       for (int i = 0; i < w * h; i++) {
         bool gv = out[4 * i + 1] > 0, rv = ref->data[3 * i + REF_CERT] > 0;
         valid += rv;
         if (gv != rv || (rv && fabs(out[4 * i] - ref->data[3 * i + REF_D]) > 1e-3))
           bad++;
+        if (ground && gv) {
+          double lo = floor(stereo_ground_bound(plane, p.ground_margin, eta, level, i % w, i / w));
+          below += out[4 * i] < lo - 1e-4;
+        }
+        if (free_ref)
+          changed += fabs(free_ref->data[3 * i + REF_D] - ref->data[3 * i + REF_D]) > 0.5;
       }
-      g_test_message("search (%s, %d x %d window) pair %d eta %d shift %.2f: %d of %d differ, "
-                     "%d valid", tiled ? "tiled" : "direct",
+      g_test_message("search (%s, %d x %d window%s) pair %d eta %d shift %.2f: %d of %d "
+                     "differ, %d valid, %d below the ground, %d moved by it", tiled ? "tiled" : "direct",
                      2 * stereo_params_get_search_radius(&p) + 1,
-                     2 * stereo_params_get_search_radius(&p) + 1, k, eta, shift[k], bad, w * h,
-                     valid);
+                     2 * stereo_params_get_search_radius(&p) + 1, ground ? ", ground" : "", k,
+                     eta, shift[k], bad, w * h, valid, below, changed);
       g_assert_cmpint(valid, >, w * h / 3);
       g_assert_cmpfloat(bad, <=, 0.005 * w * h);
+      g_assert_cmpfloat(below, <=, 0.005 * w * h);
+      if (ground)
+        g_assert_cmpint(changed, >, w * h / 20);
     }
   }
   for (int k = 0; k < PAIRS; k++) {
@@ -100,9 +136,17 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radiu
 static void
 test_search(void)
 {
-  search_case(96, 64, 3, 18, 24, 0);     /* one chunk of candidates, 9 x 9 */
-  search_case(200, 40, 60, 110, 130, 0); /* three chunks (60 candidates each) */
-  search_case(96, 64, 3, 18, 24, 3);     /* the 7 x 7 window of 1920 x 1080 */
+  search_case(96, 64, 3, 18, 24, 0, false);     /* one chunk of candidates, 9 x 9 */
+  search_case(200, 40, 60, 110, 130, 0, false); /* three chunks (60 candidates each) */
+  search_case(96, 64, 3, 18, 24, 3, false);     /* the 7 x 7 window of 1920 x 1080 */
+}
+
+/* The pitch-plane prior's lower bound in the search (docs/algorithm.md §7b). */
+static void
+test_search_ground(void)
+{
+  search_case(96, 64, 3, 18, 24, 0, true);
+  search_case(200, 40, 30, 55, 65, 0, true);    /* two chunks at level 1 */
 }
 
 /* §5b, the refinement search, both directions in one dispatch: the prior is the level-1
@@ -203,6 +247,7 @@ main(int argc, char **argv)
 {
   stages_init(&argc, &argv);
   g_test_add_func("/stages/search", test_search);
+  g_test_add_func("/stages/search/ground", test_search_ground);
   g_test_add_func("/stages/refine", test_refine);
   return stages_run();
 }
