@@ -84,7 +84,7 @@ typedef struct {
                                at most this fraction of d; 0 = off (default), at most 1 */
   bool densify;             /* background-side fill, TRUE */
 
-  /* The pitch-plane prior (ALGORITHM.md §7.6, docs/algorithm.md §7b): nothing a camera
+  /* The pitch-plane prior (ALGORITHM.md §7.6, docs/algorithm.md §5c): nothing a camera
    * sees lies below the ground, so a pixel's disparity is at least the ground's there.
    * ground_margin >= 0: the search takes no candidate below the ground's disparity less
    * this many level-0 px, and the post-processing invalidates a pixel below it; < 0 =

@@ -21,7 +21,7 @@
 // STAGE_K (where it fits too) also the output's k of row y.
 // Output (d, state, k, 0): state 2 measured, 1 filled, 0 invalid;
 // k = clamp(C/0.5, 0, 1) exp(-(sigma_d/0.5)^2) of the left view's state at the pixel.
-// With GROUND_MARGIN (the pitch-plane prior, docs/algorithm.md §7b), step 1 also
+// With GROUND_MARGIN (the pitch-plane prior, docs/algorithm.md §5c), step 1 also
 // invalidates a pixel whose d is below its ground bound (common.glsl ground_bound).
 #include "sortnet.glsl"
 #ifdef GROUND_MARGIN

@@ -20,7 +20,7 @@
 // over x, y +- REFINE_WINDOW (every 2 px), within t_min..t_max; the tiled variant runs
 // the union of its tile's ranges and keeps each pixel's own. The prior is the upsample
 // (§8) of the level-1 state `prior`, made here where it is read.
-// With GROUND_MARGIN (the pitch-plane prior, docs/algorithm.md §7b) no pixel takes a
+// With GROUND_MARGIN (the pitch-plane prior, docs/algorithm.md §5c) no pixel takes a
 // candidate below floor of its ground bound (common.glsl ground_bound); the tiled
 // variant starts its tile's candidates at the lowest of its pixels' bounds.
 #include "common.glsl"

@@ -52,7 +52,8 @@ grep -q '^offline_speed=1$' "$clip/stereod.conf" || fail "stereod.conf: not offl
 /usr/bin/python3 - "$src/config/stereod.conf" "$clip/stereod.conf" \
   "$src/config/demo/stereod.conf.in" <<'PY' || fail "the engine's settings differ from config/stereod.conf's"
 import configparser, sys
-keys = ("max_disparity", "window", "smoothing", "noise_floor", "refine", "coarse_fallback")
+keys = ("max_disparity", "window", "smoothing", "noise_floor", "refine", "coarse_fallback",
+        "ground_margin")
 def pairs(path):
     cp = configparser.ConfigParser(interpolation=None, strict=False)
     cp.read_string(open(path).read().replace("%", "%%"))
@@ -62,6 +63,7 @@ want = list(ref.values())[0]
 assert all(v == want for v in ref.values()), ref
 assert want["noise_floor"] == "2" and want["window"] == "2" and want["smoothing"] == "1", want
 assert want["coarse_fallback"] == "0.01", want
+assert want["ground_margin"] == "1", want
 assert want["max_disparity"] == "auto", want
 for path in sys.argv[2:]:
     for g, v in pairs(path).items():

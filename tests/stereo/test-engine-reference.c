@@ -223,7 +223,7 @@ test_reference_fallback(void)
   gpu_context_free(ctx);
 }
 
-/* The pitch-plane prior (docs/algorithm.md §7b) against the reference, and what it does:
+/* The pitch-plane prior (docs/algorithm.md §5c) against the reference, and what it does:
  * engine_test_scene's background at d0 and box at d1, under a plane whose bound rises
  * down the image through d0 (0.075 px a row, crossing it at row 2 h / 3; a slight tilt
  * along x): the background below the crossing is below the ground and

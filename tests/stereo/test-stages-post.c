@@ -144,7 +144,7 @@ fallback_fields(const StereoParams *p, int w, int h, const RefImage *fl, const R
  * reference gets it 2 x bilinear at level 0, and level 0's right-view layers hold NaN.
  * With `fallback` the coarse fallback (coarse_fallback 0.25) reads random fields of levels
  * 1 and 2 (fallback_fields; level 1 only with `coarse`). With `ground` the pitch-plane
- * prior (§7b) invalidates the pixels below a random plane's bound, which crosses the
+ * prior (§5c) invalidates the pixels below a random plane's bound, which crosses the
  * fields' disparities: it must cut some that are valid without it. */
 static void
 post_case(bool median, bool densify, bool lr_check, bool coarse, bool fallback, bool ground)

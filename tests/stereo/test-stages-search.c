@@ -37,7 +37,7 @@ upload_pair(GpuImage *img, int layer, const RefImage *l, const RefImage *r)
  * one dispatch. The argmax is discrete, so fp32 may pick another candidate where two
  * costs tie within rounding: at least 99.5 % of the pixels must agree in certainty and,
  * where both are valid, in d within 1e-3 px (the parabola of fp32 costs).
- * With `ground` the search runs on level 1 with the pitch-plane prior (§7b): a random
+ * With `ground` the search runs on level 1 with the pitch-plane prior (§5c): a random
  * plane whose bound crosses the pairs' disparities, so that part of each image has only
  * candidates above its true one; no pixel may take a candidate below its bound (floor),
  * and the bound must change the result of some pixels (against the search without it). */
@@ -141,7 +141,7 @@ test_search(void)
   search_case(96, 64, 3, 18, 24, 3, false);     /* the 7 x 7 window of 1920 x 1080 */
 }
 
-/* The pitch-plane prior's lower bound in the search (docs/algorithm.md §7b). */
+/* The pitch-plane prior's lower bound in the search (docs/algorithm.md §5c). */
 static void
 test_search_ground(void)
 {

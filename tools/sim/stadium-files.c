@@ -88,8 +88,8 @@ stadium_write_configs(const SimConfig *cfg, const char *dir, const char *prefix,
     "# own rate (offline_speed=1), so that stereod-heightmap, which takes each ring's\n"
     "# newest frame, sees every frame even on a fast GPU.\n"
     "# The engine's settings are config/stereod.conf's (max_disparity, window, smoothing,\n"
-    "# noise_floor, coarse_fallback of its pairs): what is reported is what every stadium\n"
-    "# gets.\n\n"
+    "# noise_floor, coarse_fallback, ground_margin of its pairs): what is reported is what\n"
+    "# every stadium gets.\n\n"
     "[daemon]\nmode=offline\noffline_speed=1\nstats_interval=10\n");
   GString *hm = g_string_new(NULL);
   g_string_append_printf(hm,
@@ -107,7 +107,7 @@ stadium_write_configs(const SimConfig *cfg, const char *dir, const char *prefix,
       "right=imagesequencesrc location=%s/%s/right/%%06d.jpg framerate=%d/1 ! identity sync=true\n"
       "width=%d\nheight=%d\nfps=%d\ncalibration=%s/%s/calib.conf\n"
       "outputs=disparity;confidence\nmax_disparity=auto\nwindow=2\nsmoothing=1\n"
-      "noise_floor=2\ncoarse_fallback=0.01\n",
+      "noise_floor=2\ncoarse_fallback=0.01\nground_margin=1\n",
       prefix, p->name, abs, p->name, rate, abs, p->name, rate, p->width, p->height, rate, abs,
       p->name);
     g_string_append_printf(hm, "\n[pair %s%s]\n", prefix, p->name);
