@@ -215,7 +215,10 @@ static void
 pair_calib(StereoCalib *c, int w, int h, int k)
 {
   const double dist[5] = { -0.05 * k, 0.01 * k, 0.0005 * k, -0.0003, 0.0 };
-  const double rot[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, centre[3] = { 0, 0, 10 + k };
+  /* looking down at the pitch, tilted by 0.6 rad: the ground's disparity (the pitch-plane
+   * prior) is about 4-7 px, rising 0.02 px a row */
+  const double t = 0.6, centre[3] = { 0, 0, 10 + k };
+  const double rot[9] = { 1, 0, 0, 0, -cos(t), sin(t), 0, -sin(t), -cos(t) };
   calib_init_ideal(c, w, h, (0.8 + 0.1 * k) * w, 0.5 * w + k, 0.5 * h - 0.5 * k,
                    0.4 + 0.1 * k, dist, rot, centre);
   double a = 0.01 * k;
@@ -232,8 +235,9 @@ typedef struct {
 
 /* B different pairs in one batch give, pair by pair, what B engines of one pair each
  * give, bit for bit: every pass runs the same arithmetic on each layer and the mean
- * magnitudes are summed in a fixed order. Per pair its own scene, noise floor and (with
- * `calibrated`) calibration and depth constants. The batch engine first runs a batch of
+ * magnitudes are summed in a fixed order. Per pair its own scene, noise floor, disparity
+ * range (the batch engine's is the largest) and (with `calibrated`) calibration, depth
+ * constants and ground (the pitch-plane prior, margin 1 px). The batch engine first runs a batch of
  * other scenes (what a layer the batch failed to write would still show), then the
  * pairs in a shuffled order, then a partial batch of two. */
 static void
@@ -249,6 +253,10 @@ batch_case(bool calibrated)
   stereo_params_init(&p, w, h);
   p.max_disparity = 30;
   static const double floor_of[B] = { 0.0, 0.012, 0.0, 0.02 };
+  static const double max_of[B] = { 30, 21, 30, 26 };
+  int moved = 0;
+  if (calibrated)
+    p.ground_margin = 1.0;
   StereoCalib calib[B];
   uint8_t *l[B], *r[B], *ol[B], *orr[B];
   Result single[B];
@@ -263,6 +271,7 @@ batch_case(bool calibrated)
     pair_calib(&calib[k], w, h, k);
     StereoParams pk = p;
     pk.min_magnitude = floor_of[k];
+    pk.max_disparity = max_of[k];
     StereoEngineParams ep = { .label = "single", .params = pk, .output = STEREO_OUTPUT_FLOAT,
                               .calib = calibrated ? &calib[k] : NULL, .depth = calibrated,
                               .metres = calibrated };
@@ -275,6 +284,20 @@ batch_case(bool calibrated)
     g_assert_true(stereo_engine_process_depth(e, l[k], w, r[k], w, single[k].d, single[k].c,
                                               single[k].z, single[k].m, &error));
     g_assert_no_error(error);
+    if (calibrated) {   /* the ground bites: some pixels differ without it */
+      ep.params.ground_margin = -1.0;
+      g_autoptr(StereoEngine) e0 = stereo_engine_new(ctx, &ep, &error);
+      g_assert_no_error(error);
+      g_autofree float *d0 = g_new(float, n);
+      g_autofree uint8_t *c0 = g_new(uint8_t, n);
+      g_assert_true(stereo_engine_process(e0, l[k], w, r[k], w, d0, c0, &error));
+      for (size_t q = 0; q < n; q++)
+        moved += memcmp(&d0[q], &single[k].d[q], sizeof(float)) != 0;
+    }
+  }
+  if (calibrated) {
+    g_test_message("the pitch-plane prior changed %d pixels of the %d pairs", moved, B);
+    g_assert_cmpint(moved, >, 0);
   }
   StereoEngineParams bp = { .label = "batch", .params = p, .output = STEREO_OUTPUT_FLOAT,
                             .batch = B, .in_flight = 2, .calib = calibrated ? &calib[0] : NULL,
@@ -283,7 +306,8 @@ batch_case(bool calibrated)
   g_assert_no_error(error);
   g_assert_cmpint(stereo_engine_get_batch(be), ==, B);
   for (int k = 0; k < B; k++) {
-    StereoPairParams pp = { .calib = calibrated ? &calib[k] : NULL, .min_magnitude = floor_of[k] };
+    StereoPairParams pp = { .calib = calibrated ? &calib[k] : NULL, .min_magnitude = floor_of[k],
+                            .max_disparity = max_of[k] };
     g_assert_true(stereo_engine_set_pair(be, k, &pp, &error));
     g_assert_no_error(error);
   }
