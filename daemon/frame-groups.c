@@ -7,9 +7,7 @@
 #include <string.h>
 
 /* Pairs share an engine when it would be the same: size, every filter parameter but the
- * noise floor and the largest disparity (per-pair data of the batch: the engine takes the
- * group's largest, each pair searches its own; the search must run on the same level for
- * both), a calibration or none, the depth planes. */
+ * noise floor (per-pair data of the batch), a calibration or none, the depth planes. */
 static bool
 same_engine(const StereodPairConfig *a, const StereodPairConfig *b)
 {
@@ -24,9 +22,7 @@ same_engine(const StereodPairConfig *a, const StereodPairConfig *b)
          p->iterations == q->iterations && p->iterations_level0 == q->iterations_level0 &&
          p->fill_sigma == q->fill_sigma &&
          p->fill_iterations == q->fill_iterations && p->min_disparity == q->min_disparity &&
-         stereo_params_use_search(p) == stereo_params_use_search(q) &&
-         stereo_params_start_level(p) == stereo_params_start_level(q) &&
-         p->search_level == q->search_level &&
+         p->max_disparity == q->max_disparity && p->search_level == q->search_level &&
          p->search_radius == q->search_radius && p->refine == q->refine &&
          p->lr_check == q->lr_check && p->lr_max == q->lr_max &&
          p->sigma_d_max == q->sigma_d_max && p->median == q->median &&
@@ -59,8 +55,7 @@ assign_groups(const StereodConfig *config, int *group_of, int *pos_of)
 bool
 frame_groups_same_filter(const StereodPairConfig *a, const StereodPairConfig *b)
 {
-  return same_engine(a, b) && a->params.min_magnitude == b->params.min_magnitude &&
-         a->params.max_disparity == b->params.max_disparity;
+  return same_engine(a, b) && a->params.min_magnitude == b->params.min_magnitude;
 }
 
 bool
@@ -75,8 +70,7 @@ frame_groups_same(const StereodConfig *a, const StereodConfig *b)
     return false;
   for (int i = 0; i < a->n_pairs; i++)
     if (ga[i] != gb[i] || pa[i] != pb[i] || strcmp(a->pairs[i].name, b->pairs[i].name) ||
-        !same_engine(&a->pairs[i], &b->pairs[i]) ||
-        a->pairs[i].params.max_disparity != b->pairs[i].params.max_disparity)
+        !same_engine(&a->pairs[i], &b->pairs[i]))
       return false;
   return true;
 }
@@ -107,13 +101,9 @@ frame_groups_build(FrameLoop *fl, const StereodConfig *config, bool async, LoopG
     const StereodPairConfig *pc = &config->pairs[g->pairs[0]];
     g_autofree char *label = g->n > 1 ? g_strdup_printf("%s+%d", pc->name, g->n - 1)
                                       : g_strdup(pc->name);
-    StereoParams params = pc->params;   /* the group's largest disparity */
-    for (int q = 1; q < g->n; q++)
-      params.max_disparity = MAX(params.max_disparity,
-                                 config->pairs[g->pairs[q]].params.max_disparity);
     StereoEngineParams ep = {
       .label = label,
-      .params = params,
+      .params = pc->params,
       .output = STEREO_OUTPUT_S16,
       .batch = g->n,
       .in_flight = fl->in_flight,

@@ -138,12 +138,9 @@ swap_groups(FrameLoop *fl, GError **error)
     LoopPair *p = &fl->pairs[i];
     const StereodPairConfig *pc = &cfg->pairs[i];
     g_assert(strcmp(pc->name, p->cfg->name) == 0);   /* the pair set is unchanged */
-    StereoPairParams range = { .min_magnitude = pc->params.min_magnitude,
-                               .max_disparity = pc->params.max_disparity };
     if (!stereo_engine_copy_pair(fl->next_groups[group_of[i]].engine, pos_of[i],
                                  fl->groups[p->group].engine, p->pos, pc->params.min_magnitude,
-                                 error) ||
-        !stereo_engine_set_pair(fl->next_groups[group_of[i]].engine, pos_of[i], &range, error))
+                                 error))
       return false;
     if (!frame_groups_same_filter(pc, p->cfg))
       g_message("pair %s: filter parameters reloaded", pc->name);
@@ -336,8 +333,7 @@ setup_engines(FrameLoop *fl, GError **error)
       if (threads[i])
         g_thread_join(g_steal_pointer(&threads[i]));
       StereoPairParams pp = { .calib = pc->has_calibration ? &pc->calib : NULL,
-                              .map = jobs[i].map, .min_magnitude = pc->params.min_magnitude,
-                              .max_disparity = pc->params.max_disparity };
+                              .map = jobs[i].map, .min_magnitude = pc->params.min_magnitude };
       ok = ok && stereo_engine_set_pair(fl->groups[k].engine, q, &pp, error);
       g_free(jobs[i].map);
     }

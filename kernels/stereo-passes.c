@@ -59,13 +59,13 @@ static const PassInfo pass_info[PASS_COUNT] = {
   [PASS_QUADRATURE] = { "quadrature.comp", NULL, D_FILTER | D_LEVELS | D_QUAD,
                         { "lev0", "lev1", "lev2", "start", "base", "inv_pixels" } },
   [PASS_SEARCH] = { "search.comp", NULL, D_SEARCH | D_DIRS,
-                    { "size", "t_min", "t_max", "prior_size", "level_scale" } },
+                    { "size", "t_min", "t_max", "prior_size", "ground_scale" } },
   [PASS_SEARCH_TILED] = { "search.comp", "#define SEARCH_TILED 1\n", D_SEARCH | D_DIRS,
-                          { "size", "t_min", "t_max", "prior_size", "level_scale" } },
+                          { "size", "t_min", "t_max", "prior_size", "ground_scale" } },
   [PASS_REFINE] = { "search.comp", "#define SEARCH_REFINE 1\n", D_SEARCH | D_DIRS,
-                    { "size", "t_min", "t_max", "prior_size", "level_scale" } },
+                    { "size", "t_min", "t_max", "prior_size", "ground_scale" } },
   [PASS_REFINE_TILED] = { "search.comp", "#define SEARCH_TILED 1\n#define SEARCH_REFINE 1\n",
-                          D_SEARCH | D_DIRS, { "size", "t_min", "t_max", "prior_size", "level_scale" } },
+                          D_SEARCH | D_DIRS, { "size", "t_min", "t_max", "prior_size", "ground_scale" } },
   [PASS_PHASE] = PHASE_PASS(NULL),
   [PASS_PHASE_TERMS] = PHASE_PASS("#define TERMS_ONLY 1\n"),
   [PASS_PHASE_SPLIT] = PHASE_PASS("#define FROM_TERMS 1\n"),
@@ -96,7 +96,7 @@ struct StereoPasses {
   int quad_tile;             /* the quadrature pass's tile width (its QUAD_TILE_W) */
   GpuPass *pass[PASS_COUNT];
   bool search_tiled;
-  GpuBuffer *layer_params;   /* the batch's StereoLayerParams (search, pitch-plane prior) */
+  GpuBuffer *layer_params;   /* the batch's StereoLayerParams (the pitch-plane prior) */
 };
 
 void
@@ -373,9 +373,11 @@ run_search(StereoPasses *ps, GpuPass *p, GpuImage *img, GpuImage *prior, GpuImag
   gpu_pass_set_int(p, 1, t_min);
   gpu_pass_set_int(p, 2, t_max);
   gpu_pass_set_float(p, 4, (float)ldexp(1.0, -level));
-  g_return_if_fail(ps->layer_params);   /* each pair's range (and ground) */
-  GpuPassRun run = { .images = { IMG(img, READ), [2] = IMG(disp, WRITE) },
-                     .buffers = { BUF(ps->layer_params, READ) } };
+  GpuPassRun run = { .images = { IMG(img, READ), [2] = IMG(disp, WRITE) } };
+  if (ps->params.ground_margin >= 0.0) {
+    g_return_if_fail(ps->layer_params);
+    run.buffers[0] = (GpuPassBuffer)BUF(ps->layer_params, READ);
+  }
   if (prior) {
     set_size(p, 3, prior);
     run.images[3] = (GpuPassImage)IMG(prior, READ);

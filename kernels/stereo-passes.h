@@ -33,9 +33,8 @@ void stereo_passes_free(StereoPasses *passes);
 /* The pairs of the batch the next dispatches run on (0: all layers of their images). A
  * pair's state images have DIRS layers (2 with the L-R check, else 1). */
 void stereo_passes_set_layers(StereoPasses *passes, int pairs);
-/* The batch's per-position parameters (below) that the search (each pair's disparity
- * range and ground) and, with the pitch-plane prior (StereoParams.ground_margin >= 0), the
- * post-processing read; kept, not owned. Needed before a search. */
+/* The batch's per-position parameters (below) that the search and the post-processing
+ * read with the pitch-plane prior (StereoParams.ground_margin >= 0); kept, not owned. */
 void stereo_passes_set_layer_params(StereoPasses *passes, GpuBuffer *layers);
 
 /* Per batch position k, `layers` (a storage buffer) holds a StereoLayerParams-like

@@ -5,7 +5,7 @@
 #include "kernels/stereo.h"
 #include "kernels/stereo-passes.h"
 
-/* What the shaders read per batch position (std430, 36 bytes; common.glsl
+/* What the shaders read per batch position (std430, 32 bytes; common.glsl
  * "LayerParams"). */
 typedef struct {
   int32_t pair;                    /* the pair's rectification map: layers 2 pair, 2 pair + 1 */
@@ -19,14 +19,12 @@ typedef struct {
   /* The pitch-plane prior (StereoParams.ground_margin): the ground's disparity a x + b y +
    * c on the left rectified grid, level-0 px (calib_ground_plane, else StereoParams.ground) */
   float ground_a, ground_b, ground_c;
-  float max_disparity;             /* the pair's own (StereoPairParams), level-0 px */
 } StereoLayerParams;
 
 typedef struct {
   bool has_calib;
   StereoCalib calib;
   double min_magnitude;
-  double max_disparity;   /* the pair's own, at most the engine's p.max_disparity */
 } StereoPair;
 
 typedef enum {

@@ -249,7 +249,6 @@ stereo_engine_new(GpuContext *gpu, const StereoEngineParams *params, GError **er
     if (e->rectify)
       e->pairs[k].calib = *params->calib;
     e->pairs[k].min_magnitude = e->p.min_magnitude;
-    e->pairs[k].max_disparity = e->p.max_disparity;
   }
 
   e->passes = stereo_passes_new_async(gpu, &e->p, params->async_programs, error);
@@ -290,13 +289,6 @@ stereo_engine_set_pair(StereoEngine *e, int pair, const StereoPairParams *pp, GE
                 e->label);
     return false;
   }
-  if (pp->max_disparity != 0.0 &&
-      !(pp->max_disparity > e->p.min_disparity && pp->max_disparity <= e->p.max_disparity)) {
-    g_set_error(error, STEREO_PARAMS_ERROR, 0, "%s: max_disparity of pair %d: %g is not within "
-                "the engine's range (%g, %g]", e->label, pair, pp->max_disparity,
-                e->p.min_disparity, e->p.max_disparity);
-    return false;
-  }
   if (pp->calib) {
     if (!e->rectify) {
       g_set_error(error, STEREO_PARAMS_ERROR, 0,
@@ -314,8 +306,6 @@ stereo_engine_set_pair(StereoEngine *e, int pair, const StereoPairParams *pp, GE
     e->pairs[pair].calib = *pp->calib;
   }
   e->pairs[pair].min_magnitude = pp->min_magnitude;
-  if (pp->max_disparity != 0.0)
-    e->pairs[pair].max_disparity = pp->max_disparity;
   return true;
 }
 
@@ -336,9 +326,6 @@ stereo_engine_copy_pair(StereoEngine *e, int pair, StereoEngine *src, int src_pa
       if (!gpu_image_copy_layer(e->map, 2 * pair + side, src->map, 2 * src_pair + side, error))
         return false;
   e->pairs[pair] = src->pairs[src_pair];
-  e->pairs[pair].max_disparity = MIN(e->pairs[pair].max_disparity, e->p.max_disparity);
-  if (!(e->pairs[pair].max_disparity > e->p.min_disparity))
-    e->pairs[pair].max_disparity = e->p.max_disparity;
   if (min_magnitude >= 0.0)
     e->pairs[pair].min_magnitude = min_magnitude;
   return true;
@@ -453,7 +440,6 @@ stereo_engine_submit_batch(StereoEngine *e, const StereoInput *in, int n, uint64
       .ground_a = (float)plane[0],
       .ground_b = (float)plane[1],
       .ground_c = (float)plane[2],
-      .max_disparity = (float)p->max_disparity,
     };
     sl->tags[k] = in[k].tag;
     sl->pairs[k] = in[k].pair;

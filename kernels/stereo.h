@@ -111,22 +111,16 @@ typedef struct {
    * it on another thread when the GPU thread must not wait that long). */
   const float *map;
   double min_magnitude;            /* the noise floor (StereoParams.min_magnitude) */
-  /* The pair's own largest disparity (level-0 px, above min_disparity and at most the
-   * engine's max_disparity): its search and phase rounds stop there, so that pairs with
-   * other ranges (max_disparity=auto) share one engine and give what an engine of their
-   * own range gives; 0 keeps the current one (at first the engine's). */
-  double max_disparity;
 } StereoPairParams;
 
 /* Sets pair `pair` (0..batch-1) for the batches submitted after it. Uploads the map
  * synchronously. FALSE with an error for a calibration of another size or on an engine
- * without calibration, or an out-of-range noise floor or disparity range. */
+ * without calibration, or an out-of-range noise floor. */
 bool stereo_engine_set_pair(StereoEngine *engine, int pair, const StereoPairParams *params,
                             GError **error);
 /* Pair `pair` takes over what pair `src_pair` of `src` (an engine of the same size, also
  * with calibration or also without) has: calibration, rectification map (copied on the
- * GPU), noise floor and disparity range (at most this engine's); `min_magnitude` >= 0
- * replaces the noise floor. For a reload that
+ * GPU) and noise floor; `min_magnitude` >= 0 replaces the noise floor. For a reload that
  * moves pairs between engines without computing their maps again. */
 bool stereo_engine_copy_pair(StereoEngine *engine, int pair, StereoEngine *src, int src_pair,
                              double min_magnitude, GError **error);

@@ -11,7 +11,6 @@ struct LayerParams {
   float doffs;           // cx_left - cx_right of its rectified views
   int metres_offset;     // pack: word offset of the f32 depth plane in a layer, < 0 none
   float ground_a, ground_b, ground_c;   // the ground's disparity a x + b y + c, left grid
-  float max_disparity;   // the pair's own largest disparity, level-0 px (<= the engine's)
 };
 
 #ifdef GROUND_MARGIN

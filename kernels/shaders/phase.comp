@@ -141,18 +141,15 @@ void solve(ivec2 g, vec4 acc, int z)
   if (g.x >= size.x || g.y >= size.y)
     return;
   float d0 = d_prior(g);
-  // the pair's own range ends at its max_disparity (LayerParams), at most d_range's
-  vec2 range = vec2(d_range.x, min(d_range.y, layer_params[z / DIRS].max_disparity *
-                                                  exp2(-float(level)) + 2.0));
   vec4 o4;
   if (guard > 0.0 && acc.z >= C_MIN && abs(acc.y / acc.x - d0) > guard) {
-    o4 = vec4(clamp(d0, range.x, range.y), acc.z, 0.0, 1.0);
+    o4 = vec4(clamp(d0, d_range.x, d_range.y), acc.z, 0.0, 1.0);
   } else if (acc.z >= C_MIN) {
     float d = acc.y / acc.x;
     float var = max(acc.w / acc.x - d * d, 0.0);
-    o4 = vec4(clamp(d, range.x, range.y), acc.z, sqrt(var), 1.0);
+    o4 = vec4(clamp(d, d_range.x, d_range.y), acc.z, sqrt(var), 1.0);
   } else {
-    o4 = vec4(clamp(d0, range.x, range.y), 0.0, 0.0, 0.0);
+    o4 = vec4(clamp(d0, d_range.x, d_range.y), 0.0, 0.0, 0.0);
   }
   imageStore(dst, ivec3(g, z), o4);
 }

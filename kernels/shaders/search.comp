@@ -20,8 +20,6 @@
 // over x, y +- REFINE_WINDOW (every 2 px), within t_min..t_max; the tiled variant runs
 // the union of its tile's ranges and keeps each pixel's own. The prior is the upsample
 // (§8) of the level-1 state `prior`, made here where it is read.
-// Each pair's candidates end at its own largest disparity (LayerParams.max_disparity,
-// ceil of it at the level searched), at most t_max: pairs of other ranges share a batch.
 // With GROUND_MARGIN (the pitch-plane prior, docs/algorithm.md §5c) no pixel takes a
 // candidate below floor of its ground bound (common.glsl ground_bound); the tiled
 // variant starts its tile's candidates at the lowest of its pixels' bounds.
@@ -53,20 +51,14 @@ float prior_up(ivec2 q, int z)
 int eta;                  // +1: reference L, other R; -1: reference R, other L
 int pair;
 
-layout(std430, binding = 0) readonly buffer Layers { LayerParams layer_params[]; };
-uniform float level_scale;   // 2^-s of the level searched
-
-// The pair's last candidate (at most hi).
-int pair_hi(int hi)
-{
-  return min(hi, int(ceil(layer_params[pair].max_disparity * level_scale)));
-}
-
 #ifdef GROUND_MARGIN
+layout(std430, binding = 0) readonly buffer Layers { LayerParams layer_params[]; };
+uniform float ground_scale;   // 2^-s of the level searched
+
 // The pixel's lowest candidate under the pitch-plane prior (at least lo).
 int ground_lo(ivec2 q, int lo)
 {
-  float v = ground_bound(layer_params[pair], eta, q, level_scale);
+  float v = ground_bound(layer_params[pair], eta, q, ground_scale);
   return max(lo, int(floor(max(v, -1.0e6))));
 }
 #endif
@@ -159,7 +151,7 @@ void refine_range(ivec3 g, out int lo, out int hi)
       mx = max(mx, d);
     }
   lo = max(t_min, int(floor(mn)) - REFINE_PAD);
-  hi = pair_hi(min(t_max, int(ceil(mx)) + REFINE_PAD));
+  hi = min(t_max, int(ceil(mx)) + REFINE_PAD);
 }
 #endif
 
@@ -208,7 +200,7 @@ void main()
       s_aa += weight(a, ac) * d * d;
     }
   // §5b: each pixel's candidates from the prior; the tile runs the union of them
-  int lo = t_min, hi = pair_hi(t_max), tlo = t_min, thi = hi;
+  int lo = t_min, hi = t_max, tlo = t_min, thi = t_max;
 #ifdef GROUND_MARGIN
   lo = ground_lo(g.xy, lo);
 #ifndef SEARCH_REFINE
@@ -291,7 +283,9 @@ void main()
       for (int c = 0; c < GROUP; c++) {
         int t = tg + c;
         bool use = t <= t1;
+#if defined(SEARCH_REFINE) || defined(GROUND_MARGIN)
         use = use && t >= lo && t <= hi;
+#endif
         if (!use)
           continue;
         float zc = -2.0;
@@ -360,7 +354,7 @@ void main()
     s_aa += wk[k] * d * d;
     wac[k] = wk[k] * d;
   }
-  int lo = t_min, hi = pair_hi(t_max);
+  int lo = t_min, hi = t_max;
 #ifdef SEARCH_REFINE
   refine_range(g, lo, hi);
 #endif

@@ -128,8 +128,7 @@ layer_params_ground(GpuContext *ctx, int n, const int *pairs, double min_magnitu
     lp[k] = (StereoLayerParams){ .pair = pairs ? pairs[k] : k,
                                  .min_magnitude = (float)min_magnitude, .metres_offset = -1,
                                  .ground_a = (float)ground[0], .ground_b = (float)ground[1],
-                                 .ground_c = (float)ground[2],
-                                 .max_disparity = 1.0e6f /* no range of its own */ };
+                                 .ground_c = (float)ground[2] };
   GpuBuffer *buf = storage_buffer(ctx, "layers", (size_t)n * sizeof lp[0]);
   GError *error = NULL;
   g_assert_true(gpu_buffer_write(buf, 0, lp, (size_t)n * sizeof lp[0], &error));

@@ -197,8 +197,6 @@ refine_case(bool coarse_search)
     g_assert_true(gpu_image_upload(coarse, z, buf, (size_t)cw * 16, &error));
     prior[z] = ref_upsample(c, w, h);
   }
-  g_autoptr(GpuBuffer) layers = layer_params(f.ctx, 1, NULL, 0.0);
-  stereo_passes_set_layer_params(f.ps, layers);
   for (int tiled = 0; tiled < 2; tiled++) {
     poison(disp);
     stereo_pass_refine_variant(f.ps, tiled, img, coarse, disp);
