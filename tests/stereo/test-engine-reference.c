@@ -100,6 +100,18 @@ run_against_reference_scene(const StereoParams *p, double d0, double d1, bool pl
   gpu_context_free(ctx);
 }
 
+/* One frame of l, r through an engine of p made for it. */
+static void
+process_once(GpuContext *ctx, const StereoParams *p, const uint8_t *l, const uint8_t *r,
+             float *d, uint8_t *c)
+{
+  GError *error = NULL;
+  StereoEngine *e = engine_test_new(ctx, p, STEREO_OUTPUT_FLOAT, 1);
+  g_assert_true(stereo_engine_process(e, l, p->width, r, p->width, d, c, &error));
+  g_assert_no_error(error);
+  stereo_engine_free(e);
+}
+
 static void
 run_against_reference(const StereoParams *p, double d0, double d1)
 {
@@ -192,17 +204,10 @@ test_reference_fallback(void)
   d1 = g_rand_double_range(fixed, 20, 30);
   int x0 = w / 8, x1 = 7 * w / 8, y0 = h / 8, y1 = 7 * h / 8;
   engine_test_plain_box_scene(fixed, w, h, d0, d1, x0, x1, y0, y1, l, r);
-  GError *error = NULL;
-  StereoEngine *e = engine_test_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
-  g_assert_true(stereo_engine_process(e, l, w, r, w, on, c_on, &error));
-  g_assert_no_error(error);
-  stereo_engine_free(e);
+  process_once(ctx, &p, l, r, on, c_on);
   StereoParams q = p;
   q.coarse_fallback = 0.0;
-  e = engine_test_new(ctx, &q, STEREO_OUTPUT_FLOAT, 1);
-  g_assert_true(stereo_engine_process(e, l, w, r, w, off, c_off, &error));
-  g_assert_no_error(error);
-  stereo_engine_free(e);
+  process_once(ctx, &q, l, r, off, c_off);
   /* the box's inner part (16 px from its edges, in the left view) */
   int box = 0, measured_off = 0, measured_on = 0, right_on = 0;
   for (int y = y0 + 16; y < y1 - 16; y++)
@@ -253,17 +258,10 @@ test_reference_ground(void)
   g_autofree float *on = g_new(float, n), *off = g_new(float, n);
   g_autofree uint8_t *c_on = g_new(uint8_t, n), *c_off = g_new(uint8_t, n);
   engine_test_scene(rng, w, h, d0, d1, l, r);
-  GError *error = NULL;
-  StereoEngine *e = engine_test_new(ctx, &p, STEREO_OUTPUT_FLOAT, 1);
-  g_assert_true(stereo_engine_process(e, l, w, r, w, on, c_on, &error));
-  g_assert_no_error(error);
-  stereo_engine_free(e);
+  process_once(ctx, &p, l, r, on, c_on);
   StereoParams q = p;
   q.ground_margin = -1.0;
-  e = engine_test_new(ctx, &q, STEREO_OUTPUT_FLOAT, 1);
-  g_assert_true(stereo_engine_process(e, l, w, r, w, off, c_off, &error));
-  g_assert_no_error(error);
-  stereo_engine_free(e);
+  process_once(ctx, &q, l, r, off, c_off);
   /* the background's rows 12 px from the crossing (0.9 px of bound), 16 px from the
    * borders, outside the box (engine_test_scene: x in w/3..2w/3, y in h/4..3h/4) and
    * 8 px from it; the box's inside */
