@@ -337,6 +337,22 @@ get_ground(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 }
 
 char *
+stereod_pair_ground_note(const StereodPairConfig *p)
+{
+  double plane[3];
+  if (p->params.ground_margin < 0.0 || !p->has_calibration ||
+      !calib_ground_plane(&p->calib, plane))
+    return NULL;
+  /* a tilt of the pose by t moves the ground's disparity by about f B / h px a radian */
+  double per_degree = calib_focal(&p->calib) * calib_baseline(&p->calib) /
+                      p->calib.pose_centre[2] * G_PI / 180.0;
+  return g_strdup_printf("ground_margin %g px: the pose may be tilted by %.2f degrees "
+                         "before the pitch's own pixels fall below the bound (%.1f px a "
+                         "degree)", p->params.ground_margin,
+                         p->params.ground_margin / per_degree, per_degree);
+}
+
+char *
 stereod_pair_max_disparity_note(const StereodPairConfig *p)
 {
   if (!p->max_disparity_auto)

@@ -163,6 +163,10 @@ void stereod_config_free(StereodConfig *config);
 /* max_disparity=auto's value for the log and --check-config ("max_disparity auto: N px
  * (...)", with a note when clamped); NULL when the pair's range is not auto. g_free it. */
 char *stereod_pair_max_disparity_note(const StereodPairConfig *pair);
+/* With ground_margin (the pitch-plane prior): the margin as the pose's tilt it allows at
+ * this camera (f B / h px a radian), for the operator to check against the survey's
+ * error; NULL without the prior. */
+char *stereod_pair_ground_note(const StereodPairConfig *pair);
 
 /* The pair called `name`, or NULL. */
 const StereodPairConfig *stereod_config_find_pair(const StereodConfig *config,

@@ -389,6 +389,9 @@ loop_setup(FrameLoop *fl, GError **error)
       g_warning("pair %s: %s", pc->name, range);
     else if (range)
       g_message("pair %s: %s", pc->name, range);
+    g_autofree char *ground = stereod_pair_ground_note(pc);
+    if (ground)
+      g_message("pair %s: %s", pc->name, ground);
     capture_pair_start(fl->pairs[i].capture);
     g_message("pair %s: %dx%d, publishing to %s%s", fl->pairs[i].cfg->name,
               fl->pairs[i].cfg->width, fl->pairs[i].cfg->height,

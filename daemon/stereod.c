@@ -181,8 +181,11 @@ main(int argc, char **argv)
            d.config->n_pairs == 1 ? "" : "s");
     for (int i = 0; i < d.config->n_pairs; i++) {
       g_autofree char *range = stereod_pair_max_disparity_note(&d.config->pairs[i]);
+      g_autofree char *ground = stereod_pair_ground_note(&d.config->pairs[i]);
       if (range)
         printf("  [pair %s] %s\n", d.config->pairs[i].name, range);
+      if (ground)
+        printf("  [pair %s] %s\n", d.config->pairs[i].name, ground);
     }
     stereod_config_free(d.config);
     return 0;

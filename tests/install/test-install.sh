@@ -8,6 +8,7 @@
 #    the system Python's sys.path for the configured prefix (checked for /usr and
 #    /usr/local, the system prefixes);
 #  - the installed stereod.conf and heightmap.conf pass --check-config as they stand
+#    (stereod's says what tilt of each pose its ground_margin allows)
 #    (stereod.conf names its calibrations relative to itself: calib/demo-*.conf are
 #    installed beside it, so nothing is rewritten);
 #  - the unit file's ExecStart names the installed stereod.
@@ -76,6 +77,9 @@ esac
 for conf in "$D$sysconfdir/stereod/stereod.conf"; do
   out=$(env -u LD_LIBRARY_PATH "$D$bindir/stereod" --check-config --config "$conf" 2>&1) ||
     fail "stereod --check-config $conf: $out"
+  # the demo's pose: f 1050 px, B 3 m, 16 m up: 3.4 px a degree of tilt
+  echo "$out" | grep -q "\[pair west\] ground_margin 1 px: the pose may be tilted by 0.29 degrees" ||
+    fail "stereod --check-config $conf: no ground_margin note: $out"
   echo "ok $out"
 done
 if [ -x "$D$bindir/stereod-heightmap" ]; then
