@@ -157,9 +157,12 @@ test_search_ground(void)
  * (rows 63 and below see only that prior: their candidates exclude the true disparity,
  * which a full-range search would find). With `coarse_search` the search runs on level 2
  * (as at 1920 x 1080), whose automatic 7 x 7 window the refinement does not take: it
- * keeps its 9 x 9 (stereo_params_get_refine_radius). */
+ * keeps its 9 x 9 (stereo_params_get_refine_radius). With `ground` the pitch-plane prior
+ * too (§5c, level 0): a plane whose bound rises 0.2 px a row through the true disparity
+ * at row 30; against the reference, no pixel below its bound, and the bound must change
+ * some pixels (against the reference without it). */
 static void
-refine_case(bool coarse_search)
+refine_case(bool coarse_search, bool ground)
 {
   const int w = 120, h = 80, cw = 60, ch = 40;
   Fixture f;
@@ -174,6 +177,13 @@ refine_case(bool coarse_search)
     fixture_remake_passes(&f);
   }
   double shift = g_rand_double_range(stages_rng, 2, 5);
+  if (ground) {
+    f.p.ground_margin = g_rand_double_range(stages_rng, 0.0, 1.0);
+    f.p.ground[0] = g_rand_double_range(stages_rng, -0.01, 0.01);
+    f.p.ground[1] = 0.2;
+    f.p.ground[2] = shift + f.p.ground_margin - f.p.ground[0] * 0.5 * w - 0.2 * 30;
+    fixture_remake_passes(&f);
+  }
   g_autoptr(RefImage) l = NULL, r = NULL;
   textured_pair(w, h, shift, &l, &r);
   round_to_float(l);
@@ -197,6 +207,8 @@ refine_case(bool coarse_search)
     g_assert_true(gpu_image_upload(coarse, z, buf, (size_t)cw * 16, &error));
     prior[z] = ref_upsample(c, w, h);
   }
+  g_autoptr(GpuBuffer) layers = layer_params_ground(f.ctx, 1, NULL, 0.0, f.p.ground);
+  stereo_passes_set_layer_params(f.ps, layers);
   for (int tiled = 0; tiled < 2; tiled++) {
     poison(disp);
     stereo_pass_refine_variant(f.ps, tiled, img, coarse, disp);
@@ -206,8 +218,19 @@ refine_case(bool coarse_search)
       check_all_finite(out, (size_t)w * h * 4, "refine");
       g_autoptr(RefImage) ref = ref_refine_search(&f.p, eta > 0 ? l : r, eta > 0 ? r : l,
                                                   prior[z], eta);
-      int bad = 0, valid = 0, right = 0, top = 0, far_right = 0;
+      int bad = 0, valid = 0, right = 0, top = 0, far_right = 0, below = 0, changed = 0;
+      g_autoptr(RefImage) free_ref = NULL;
+      if (ground) {
+        StereoParams q = f.p;
+        q.ground_margin = -1.0;
+        free_ref = ref_refine_search(&q, eta > 0 ? l : r, eta > 0 ? r : l, prior[z], eta);
+      }
       for (int i = 0; i < w * h; i++) {
+        if (ground && out[4 * i + 1] > 0)
+          below += out[4 * i] < floor(stereo_ground_bound(f.p.ground, f.p.ground_margin, eta,
+                                                          0, i % w, i / w)) - 1e-4;
+        if (free_ref)
+          changed += fabs(free_ref->data[3 * i + REF_D] - ref->data[3 * i + REF_D]) > 0.5;
         bool gv = out[4 * i + 1] > 0, rv = ref->data[3 * i + REF_CERT] > 0;
         bool ok = rv && fabs(ref->data[3 * i + REF_D] - shift) < 0.5;
         valid += rv;
@@ -220,14 +243,20 @@ refine_case(bool coarse_search)
         if (gv != rv || (rv && fabs(out[4 * i] - ref->data[3 * i + REF_D]) > 1e-3))
           bad++;
       }
-      g_test_message("refine (%s, search on level %d) eta %d shift %.2f: %d of %d differ, %d "
-                     "valid; rows 0-41 %d of %d within 0.5 px, rows 63- %d",
-                     tiled ? "tiled" : "direct", stereo_params_get_search_level(&f.p), eta,
-                     shift, bad, w * h, valid, right, top, far_right);
+      g_test_message("refine (%s, search on level %d%s) eta %d shift %.2f: %d of %d differ, "
+                     "%d valid; rows 0-41 %d of %d within 0.5 px, rows 63- %d; %d below the "
+                     "ground, %d moved by it", tiled ? "tiled" : "direct",
+                     stereo_params_get_search_level(&f.p), ground ? ", ground" : "", eta,
+                     shift, bad, w * h, valid, right, top, far_right, below, changed);
       g_assert_cmpint(valid, >, w * h / 3);
-      g_assert_cmpint(right, >, top * 8 / 10);   /* the 9 px band is searched out */
       g_assert_cmpint(far_right, ==, 0);         /* candidates from the prior only */
       g_assert_cmpfloat(bad, <=, 0.005 * w * h);
+      if (ground) {
+        g_assert_cmpfloat(below, <=, 0.005 * w * h);
+        g_assert_cmpint(changed, >, w * h / 20);
+      } else {
+        g_assert_cmpint(right, >, top * 8 / 10);   /* the 9 px band is searched out */
+      }
     }
   }
   ref_image_free(prior[0]);
@@ -238,8 +267,9 @@ refine_case(bool coarse_search)
 static void
 test_refine(void)
 {
-  refine_case(false);
-  refine_case(true);
+  refine_case(false, false);
+  refine_case(true, false);
+  refine_case(false, true);
 }
 
 int
