@@ -244,8 +244,12 @@ get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
       !get_double(c, "smoothing", KF_OPTIONAL, 0.5, 5.0, &sp->smooth_sigma, error) ||
       !get_double(c, "noise_floor", KF_OPTIONAL, 0.0, 64.0, &noise_floor, error) ||
       !get_double(c, "coarse_fallback", KF_OPTIONAL, 0.0, 1.0, &sp->coarse_fallback, error) ||
-      !get_double(c, "ground_margin", KF_OPTIONAL, 0.0, 1000.0, &sp->ground_margin, error))
+      !get_double(c, "ground_margin", KF_OPTIONAL, 0.0, 1000.0, &sp->ground_margin, error) ||
+      !get_double(c, "ground_tilt", KF_OPTIONAL, 0.0, 5.0, &p->ground_tilt, error))
     return false;
+  p->ground_margin_key = sp->ground_margin;
+  if (has(c, "ground_tilt") && sp->ground_margin < 0.0)
+    sp->ground_margin = 0.0;   /* the prior is on with either key */
   stereo_params_set_noise_floor(sp, noise_floor);
 
   g_autoptr(GError) local = NULL;
@@ -319,20 +323,33 @@ get_auto_max_disparity(const ConfigGroup *c, StereodPairConfig *p, GError **erro
   return true;
 }
 
-/* ground_margin (the pitch-plane prior) takes the ground's disparity from the pose. */
+/* The ground's disparity a pose tilted by one degree moves by: f B / h px a radian. */
+static double
+ground_px_per_degree(const StereoCalib *calib)
+{
+  return calib_focal(calib) * calib_baseline(calib) / calib->pose_centre[2] * G_PI / 180.0;
+}
+
+/* ground_margin and ground_tilt (the pitch-plane prior) take the ground's disparity from
+ * the pose; the engine's margin is ground_margin's px plus the disparity ground_tilt
+ * degrees of tilt move it by at this camera (f B / h px a radian). */
 static bool
 get_ground(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 {
   double plane[3];
+  const char *key = p->ground_margin_key >= 0.0 ? "ground_margin" : "ground_tilt";
   if (p->params.ground_margin < 0.0)
     return true;
   if (!p->has_calibration)
-    return invalid(c, "ground_margin", error, "needs a calibration (the calibration key: "
-                   "its pose says where the ground is)");
+    return invalid(c, key, error, "needs a calibration (the calibration key: its pose says "
+                   "where the ground is)");
   if (!calib_ground_plane(&p->calib, plane))
-    return invalid(c, "ground_margin", error, "the calibration's pose does not put the "
-                   "camera at least 0.5 m above the pitch, with a baseline of at most half "
-                   "that height");
+    return invalid(c, key, error, "the calibration's pose does not put the camera at least "
+                   "0.5 m above the pitch, with a baseline of at most half that height");
+  p->params.ground_margin += ground_px_per_degree(&p->calib) * p->ground_tilt;
+  if (p->params.ground_margin > 1000.0)
+    return invalid(c, "ground_tilt", error, "%g degrees are %.0f px at this camera, more "
+                   "than 1000", p->ground_tilt, ground_px_per_degree(&p->calib) * p->ground_tilt);
   return true;
 }
 
@@ -344,11 +361,14 @@ stereod_pair_ground_note(const StereodPairConfig *p)
       !calib_ground_plane(&p->calib, plane))
     return NULL;
   /* a tilt of the pose by t moves the ground's disparity by about f B / h px a radian */
-  double per_degree = calib_focal(&p->calib) * calib_baseline(&p->calib) /
-                      p->calib.pose_centre[2] * G_PI / 180.0;
-  return g_strdup_printf("ground_margin %g px: the pose may be tilted by %.2f degrees "
+  double per_degree = ground_px_per_degree(&p->calib);
+  g_autofree char *tilt = p->ground_tilt > 0.0
+    ? g_strdup_printf(" (ground_margin %g px, ground_tilt %g degrees)",
+                      MAX(p->ground_margin_key, 0.0), p->ground_tilt)
+    : g_strdup("");
+  return g_strdup_printf("ground margin %.2f px%s: the pose may be tilted by %.2f degrees "
                          "before the pitch's own pixels fall below the bound (%.1f px a "
-                         "degree)", p->params.ground_margin,
+                         "degree)", p->params.ground_margin, tilt,
                          p->params.ground_margin / per_degree, per_degree);
 }
 

@@ -18,7 +18,7 @@ static const char *const daemon_keys[] = {
 static const char *const pair_keys[] = {
   "left", "right", "width", "height", "fps", "pair_tolerance_ms", "calibration",
   "max_disparity", "scales", "lr_check", "refine", "window", "smoothing", "noise_floor",
-  "coarse_fallback", "ground_margin", "outputs", "flow", "reconnect_min_ms", "reconnect_max_ms", "clock", "stall_ms",
+  "coarse_fallback", "ground_margin", "ground_tilt", "outputs", "flow", "reconnect_min_ms", "reconnect_max_ms", "clock", "stall_ms",
   "start_timeout_ms", NULL
 };
 

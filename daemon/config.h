@@ -104,7 +104,10 @@ typedef struct {
                                  width - 1 px (the pair's log says so at start) */
   StereoCalib calib;          /* loaded and checked to be width x height when has_calibration */
   StereoParams params;        /* stereo_params_init(width, height) + the keys below,
-                                 validated with stereo_params_validate() */
+                                 validated with stereo_params_validate(); its
+                                 ground_margin is the key's plus ground_tilt's px */
+  double ground_margin_key;   /* ground_margin as written, px (< 0: absent) */
+  double ground_tilt;         /* ground_tilt, degrees of the pose's tilt, 0 when absent */
   guint32 outputs;            /* StereodOutput bits, at least one */
   bool flow;                  /* [pair] flow: publish the left camera's optical flow (ring
                                  planes FLOW_U and FLOW_V); default false */

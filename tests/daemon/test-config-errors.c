@@ -85,6 +85,11 @@ static const ErrorCase cases[] = {
     "where the ground is)" },
   { "ground-margin-range", WEST "ground_margin=-1\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] ground_margin: -1 is outside 0..1000" },
+  { "ground-tilt-uncalibrated", WEST "ground_tilt=0.2\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] ground_tilt: needs a calibration (the calibration key: its pose says "
+    "where the ground is)" },
+  { "ground-tilt-range", WEST "ground_tilt=6\n", STEREOD_CONFIG_ERROR_INVALID,
+    "[pair west] ground_tilt: 6 is outside 0..5" },
   { "max-disparity-word", WEST "max_disparity=automatic\n", STEREOD_CONFIG_ERROR_INVALID,
     "[pair west] max_disparity: 'automatic' is not a number" },
   { "tolerance-period", HEAD SIZE "fps=100\npair_tolerance_ms=5\n",

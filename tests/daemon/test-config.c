@@ -169,6 +169,40 @@ test_auto_max_disparity(void)
   test_dir_remove(dir);
 }
 
+/* The pitch-plane prior's margin: ground_margin's px plus ground_tilt's degrees at the
+ * camera of test_write_calib (700 px, 1.6 m, 20 m up: 56 px a radian, 0.977 px a degree);
+ * ground_tilt alone turns the prior on; neither: off. */
+static void
+test_ground_margin(void)
+{
+  static const struct {
+    const char *keys;
+    double margin;
+  } cases[] = {
+    { "ground_margin=1\n", 1.0 },
+    { "ground_margin=1\nground_tilt=0.5\n", 1.0 + 0.5 * 700 * 1.6 / 20 * G_PI / 180 },
+    { "ground_tilt=2\n", 2.0 * 700 * 1.6 / 20 * G_PI / 180 },
+    { "", -1.0 },
+  };
+  char *dir = test_dir_new();
+  g_autofree char *calib = test_write_calib(dir, "west.calib", 640, 360);
+  g_autofree char *west = test_pair_text("west", 640, 360, "25");
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *text = g_strdup_printf("%scalibration=west.calib\n%s", west,
+                                            cases[i].keys);
+    g_autofree char *path = test_write(dir, "ground.conf", text);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(StereodConfig) cfg = stereod_config_load(path, &error);
+    g_assert_no_error(error);
+    g_assert_cmpfloat_with_epsilon(cfg->pairs[0].params.ground_margin, cases[i].margin, 1e-9);
+    g_autofree char *note = stereod_pair_ground_note(&cfg->pairs[0]);
+    g_assert_true((note != NULL) == (cases[i].margin >= 0.0));
+    if (note)
+      g_assert_nonnull(strstr(note, "(1.0 px a degree)"));
+  }
+  test_dir_remove(dir);
+}
+
 static void
 test_dropins(void)
 {
@@ -490,6 +524,7 @@ main(int argc, char **argv)
   g_test_add_func("/config/defaults", test_defaults);
   g_test_add_func("/config/dropins", test_dropins);
   g_test_add_func("/config/auto-max-disparity", test_auto_max_disparity);
+  g_test_add_func("/config/ground-margin", test_ground_margin);
   g_test_add_func("/config/locale", test_locale);
   g_test_add_func("/config/bom", test_bom);
   g_test_add_func("/config/example", test_example);

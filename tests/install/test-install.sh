@@ -78,7 +78,7 @@ for conf in "$D$sysconfdir/stereod/stereod.conf"; do
   out=$(env -u LD_LIBRARY_PATH "$D$bindir/stereod" --check-config --config "$conf" 2>&1) ||
     fail "stereod --check-config $conf: $out"
   # the demo's pose: f 1050 px, B 3 m, 16 m up: 3.4 px a degree of tilt
-  echo "$out" | grep -q "\[pair west\] ground_margin 1 px: the pose may be tilted by 0.29 degrees" ||
+  echo "$out" | grep -q "\[pair west\] ground margin 1.00 px: the pose may be tilted by 0.29 degrees" ||
     fail "stereod --check-config $conf: no ground_margin note: $out"
   echo "ok $out"
 done
