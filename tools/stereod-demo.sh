@@ -31,7 +31,7 @@ demo_clip stereod-demo "$build" "$root/config/demo/sim.conf"
 probe() { # extra stereod-disparity options -> mean ms per pair on frame 0
   "$build/tools/stereod-disparity" "$clip/west/left/000000.jpg" \
     "$clip/west/right/000000.jpg" --calib "$clip/west/calib.conf" -o /dev/null -n 3 \
-    --window 2 --smoothing 1 --noise-floor 2 "$@" 2>&1 |
+    --window 2 --smoothing 1 --noise-floor 2 --coarse-fallback 0.01 --ground-margin 1 "$@" 2>&1 |
     sed -n 's/.* mean \([0-9.]*\) ms over.*/\1/p'
 }
 rate() { # ms per pair -> whole frames/s for two pairs, 0 when below 1
@@ -123,8 +123,9 @@ wait "$pid" || true
 pid= web_pid=
 
 echo "stereod-demo: accuracy of the engine on frame 0 against the sim's exact ground truth" \
-  "(config/stereod.conf's filter settings: window 2, smoothing 1, noise floor 2)"
-extra=(--window 2 --smoothing 1 --noise-floor 2)
+  "(config/stereod.conf's filter settings: window 2, smoothing 1, noise floor 2, coarse" \
+  "fallback 0.01, ground margin 1 px)"
+extra=(--window 2 --smoothing 1 --noise-floor 2 --coarse-fallback 0.01 --ground-margin 1)
 for pair in west east; do
   "$build/tools/stereod-disparity" "$clip/$pair/left/000000.jpg" "$clip/$pair/right/000000.jpg" \
     --calib "$clip/$pair/calib.conf" --gt "$clip/$pair/gt/000000.pfm" "${extra[@]}" \
