@@ -247,7 +247,6 @@ get_filter(const ConfigGroup *c, StereodPairConfig *p, GError **error)
       !get_double(c, "ground_margin", KF_OPTIONAL, 0.0, 1000.0, &sp->ground_margin, error) ||
       !get_double(c, "ground_tilt", KF_OPTIONAL, 0.0, 5.0, &p->ground_tilt, error))
     return false;
-  p->ground_margin_key = sp->ground_margin;
   if (has(c, "ground_tilt") && sp->ground_margin < 0.0)
     sp->ground_margin = 0.0;   /* the prior is on with either key */
   stereo_params_set_noise_floor(sp, noise_floor);
@@ -337,7 +336,7 @@ static bool
 get_ground(const ConfigGroup *c, StereodPairConfig *p, GError **error)
 {
   double plane[3];
-  const char *key = p->ground_margin_key >= 0.0 ? "ground_margin" : "ground_tilt";
+  const char *key = has(c, "ground_margin") ? "ground_margin" : "ground_tilt";
   if (p->params.ground_margin < 0.0)
     return true;
   if (!p->has_calibration)
@@ -346,25 +345,24 @@ get_ground(const ConfigGroup *c, StereodPairConfig *p, GError **error)
   if (!calib_ground_plane(&p->calib, plane))
     return invalid(c, key, error, "the calibration's pose does not put the camera at least "
                    "0.5 m above the pitch, with a baseline of at most half that height");
-  p->params.ground_margin += ground_px_per_degree(&p->calib) * p->ground_tilt;
+  double tilt_px = ground_px_per_degree(&p->calib) * p->ground_tilt;
+  p->params.ground_margin += tilt_px;
   if (p->params.ground_margin > 1000.0)
     return invalid(c, "ground_tilt", error, "%g degrees are %.0f px at this camera, more "
-                   "than 1000", p->ground_tilt, ground_px_per_degree(&p->calib) * p->ground_tilt);
+                   "than 1000", p->ground_tilt, tilt_px);
   return true;
 }
 
 char *
 stereod_pair_ground_note(const StereodPairConfig *p)
 {
-  double plane[3];
-  if (p->params.ground_margin < 0.0 || !p->has_calibration ||
-      !calib_ground_plane(&p->calib, plane))
-    return NULL;
+  if (p->params.ground_margin < 0.0)
+    return NULL;   /* a loaded pair with the prior has a posed calibration (get_ground) */
   /* a tilt of the pose by t moves the ground's disparity by about f B / h px a radian */
   double per_degree = ground_px_per_degree(&p->calib);
   g_autofree char *tilt = p->ground_tilt > 0.0
     ? g_strdup_printf(" (ground_margin %g px, ground_tilt %g degrees)",
-                      MAX(p->ground_margin_key, 0.0), p->ground_tilt)
+                      p->params.ground_margin - per_degree * p->ground_tilt, p->ground_tilt)
     : g_strdup("");
   return g_strdup_printf("ground margin %.2f px%s: the pose may be tilted by %.2f degrees "
                          "before the pitch's own pixels fall below the bound (%.1f px a "

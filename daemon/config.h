@@ -106,7 +106,6 @@ typedef struct {
   StereoParams params;        /* stereo_params_init(width, height) + the keys below,
                                  validated with stereo_params_validate(); its
                                  ground_margin is the key's plus ground_tilt's px */
-  double ground_margin_key;   /* ground_margin as written, px (< 0: absent) */
   double ground_tilt;         /* ground_tilt, degrees of the pose's tilt, 0 when absent */
   guint32 outputs;            /* StereodOutput bits, at least one */
   bool flow;                  /* [pair] flow: publish the left camera's optical flow (ring
