@@ -285,6 +285,72 @@ flood(HeightmapBlobFinder *f, const float *h, int seed, int32_t id)
   return n;
 }
 
+/* view_centre: the blob's centre from each pair's own (see blobs.h). Pair p's centre is
+ * the centroid of the cells of `cells` at or above `band` holding its body points (the
+ * body masks; without them its points of any height), each weighted as in the blob's
+ * centroid (its height and the precision of all the pairs that hit it: where the pairs'
+ * smears overlap counts most), moved
+ * visible_offset away from its camera; its information is 1 / sigma^2 along its view
+ * (view(): its range error at the blob's top) and 1 / across^2 across it, across the sum
+ * in quadrature of view_centre and view_centre_px of its pixels there (D / f m each). Sets
+ * b->x, b->y to the information-weighted mean and returns true; false (b unchanged) when
+ * no pair's centre is known or the pairs' views leave the mean undetermined. */
+static bool
+views_centre(const HeightmapBlobFinder *f, const float *h, const uint32_t *masks,
+             const int32_t *cells, int n, double band, double top, HeightmapBlob *b)
+{
+  const uint32_t *bits = f->body ? f->body : masks;
+  if (!bits || f->params.disparity_noise <= 0)
+    return false;
+  const HeightmapGrid *g = &f->grid;
+  double info[3] = { 0, 0, 0 }, rhs[2] = { 0, 0 };
+  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
+    double sw = 0, sx = 0, sy = 0;
+    for (int i = 0; i < n; i++) {
+      int c = cells[i];
+      if (h[c] < band || !(bits[c] & (1u << p)))
+        continue;
+      double cx = c % g->width + 0.5, cy = c / g->width + 0.5;
+      double wgt = h[c];
+      if (masks)
+        wgt *= cell_weight(f, masks[c], g->x0 + cx * g->cell, g->y0 + cy * g->cell, h[c]);
+      sw += wgt;
+      sx += wgt * cx;
+      sy += wgt * cy;
+    }
+    double u[2], s;
+    if (!(sw > 0))
+      continue;
+    double x = g->x0 + sx / sw * g->cell, y = g->y0 + sy / sw * g->cell;
+    if (!view(f, p, x, y, top, u, &s) || s <= 0)
+      continue;
+    x += f->params.visible_offset * u[0];
+    y += f->params.visible_offset * u[1];
+    /* across: view_centre and view_centre_px of the pair's pixels (D / f m each) */
+    double across = f->params.view_centre;
+    if (f->params.view_centre_px > 0 && f->focal[p] > 0) {
+      double d = hypot(hypot(x - f->camera[p][0], y - f->camera[p][1]),
+                       top - f->camera[p][2]);
+      across = hypot(across, f->params.view_centre_px * d / f->focal[p]);
+    }
+    /* u u^T / along^2 + (I - u u^T) / across^2 */
+    double ia = 1.0 / (s * s), ic = 1.0 / (across * across);
+    double ixx = ic + (ia - ic) * u[0] * u[0], ixy = (ia - ic) * u[0] * u[1],
+           iyy = ic + (ia - ic) * u[1] * u[1];
+    info[0] += ixx;
+    info[1] += ixy;
+    info[2] += iyy;
+    rhs[0] += ixx * x + ixy * y;
+    rhs[1] += ixy * x + iyy * y;
+  }
+  double det = info[0] * info[2] - info[1] * info[1];
+  if (!(det > 0))
+    return false;
+  b->x = (info[2] * rhs[0] - info[1] * rhs[1]) / det;
+  b->y = (info[0] * rhs[1] - info[1] * rhs[0]) / det;
+  return true;
+}
+
 static void
 measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, const int32_t *cells,
         int n, HeightmapBlob *b)
@@ -317,7 +383,8 @@ measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, const int
   }
   b->x = g->x0 + sx / sw * g->cell;
   b->y = g->y0 + sy / sw * g->cell;
-  if (f->params.visible_offset > 0)
+  if (!(f->params.view_centre > 0 && views_centre(f, h, masks, cells, n, band, top, b)) &&
+      f->params.visible_offset > 0)
     move_away(f, pairs, f->params.visible_offset, top, &b->x, &b->y);
   covariance(f, pairs, b->x, b->y, top, b->cov);
   b->height = top;

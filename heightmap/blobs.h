@@ -93,6 +93,16 @@ typedef struct {
   double view_split_px;     /* px: the width view_split allows grows by this many of the
                                pair's pixels at the blob (the disparity's spread over a
                                body's outline) */
+  double view_centre;       /* m, 0 = off: each pair's own centre of the blob (the
+                               centroid of its body cells within top_band of the top,
+                               moved visible_offset along its view) with the information
+                               of its range error along its view and 1 / view_centre^2
+                               across it; the blob's centre is their information-weighted
+                               mean, so that each pair gives what it measures well (where
+                               the body lies across its view), not its smear along it */
+  double view_centre_px;    /* px: the sigma across a pair's view is view_centre and this
+                               many of its pixels at the blob (D / f m each), summed in
+                               quadrature */
 } HeightmapBlobParams;
 
 #define HEIGHTMAP_BODY_WIDTH 0.45        /* m: a body as a camera sees it, for min_fill */

@@ -139,6 +139,8 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_double(&d, "blob_min_area", &r->blob_min_area, n->blob_min_area);
   live_double(&d, "blob_max_area", &r->blob_max_area, n->blob_max_area);
   live_double(&d, "top_band", &r->top_band, n->top_band);
+  live_double(&d, "view_centre", &r->view_centre, n->view_centre);
+  live_double(&d, "view_centre_px", &r->view_centre_px, n->view_centre_px);
   live_double(&d, "split_depth", &r->split_depth, n->split_depth);
   live_double(&d, "crowd_split", &r->crowd_split, n->crowd_split);
   live_double(&d, "crowd_area", &r->crowd_area, n->crowd_area);

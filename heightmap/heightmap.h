@@ -138,6 +138,9 @@ typedef struct {
   double blob_min_area;     /* m^2 */
   double blob_max_area;     /* m^2 */
   double top_band;          /* m, cells within this of a blob's top give its centre */
+  double view_centre;       /* m, 0 = off: a blob's centre from each pair's own centre,
+                               this the sigma across its view (blobs.c) */
+  double view_centre_px;    /* px: and this many of the pair's pixels there, in quadrature */
   double split_depth;       /* m, 0 = off: blobs with two tops this high are split */
   double crowd_split;       /* m, 0 = off: blobs above crowd_area with two tops this high are
                                split (blobs.c) */
@@ -180,7 +183,8 @@ void heightmap_config_free(HeightmapConfig *config);
  * min_confidence, min_points, far_pool, far_sigma, goal_line, goal_width, goal_height,
  * goal_shadow, goal_front, touch_line, play_margin, post_zone, post_area, lower_body,
  * lower_scale, body_share, max_height, body_support, support_scale, min_fill,
- * top_fraction, blob_min_area, blob_max_area, top_band, split_depth, crowd_split,
+ * top_fraction, blob_min_area, blob_max_area, top_band, view_centre, view_centre_px,
+ * split_depth, crowd_split,
  * crowd_area, view_split, view_split_px, merge_distance, visible_offset, disparity_noise,
  * gate,
  * acceleration, max_missed, confirm, confirm_gap, coast; appends "key old -> new" for each

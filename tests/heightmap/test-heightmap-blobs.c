@@ -343,6 +343,108 @@ test_blobs_view_split(void)
   }
 }
 
+/* view_centre: a body at the origin seen by two far pairs at right angles, each smearing
+ * it along its own view: pair 0 from 60 m south (body cells x -0.2..0.2, y -0.2..1.0:
+ * centroid (0, 0.4)), pair 1 from 60 m east (x -0.8..0.2, y -0.2..0.2: centroid
+ * (-0.3, 0)). Each pair's centroid is known along its view to its range error and across
+ * it to view_centre: the centre is the information-weighted mean, each pair's centroid
+ * first moved visible_offset along its own view; with a sharp view_centre it is where the
+ * two views cross, whatever the smears; view_centre_px adds the pair's pixels (D / f) to
+ * the sigma across. Each pair's centroid weighs its cells by the precision of the pairs
+ * that hit them, as the blob's centroid does. Without body masks the pairs' masks (here every
+ * cell both) give each pair every cell; with view_centre 0 or no range error the centre is
+ * the cells' centroid as before. */
+static void
+test_blobs_view_centre(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = ground_grid(&g, -5, 5, -5, 5, 0.1, 0.05f);
+  g_autofree uint32_t *masks = g_new0(uint32_t, g.width * g.height);
+  g_autofree uint32_t *body = g_new0(uint32_t, g.width * g.height);
+  fill_rect(&g, h, -0.2, -0.2, 0.2, 1.0, 1.8f);
+  fill_rect(&g, h, -0.8, -0.2, 0.2, 0.2, 1.8f);
+  double ux = 0, uy = 0, un = 0;   /* the plain centroid of the blob's cells */
+  for (int j = 0; j < g.height; j++)
+    for (int i = 0; i < g.width; i++) {
+      int c = j * g.width + i;
+      double x = g.x0 + (i + 0.5) * g.cell, y = g.y0 + (j + 0.5) * g.cell;
+      if (h[c] < 1)
+        continue;
+      masks[c] = 3u;
+      body[c] = (x > -0.2 && y > -0.2 ? 1u : 0u) | (y < 0.2 ? 2u : 0u);
+      ux += x;
+      uy += y;
+      un++;
+    }
+  ux /= un;
+  uy /= un;
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 3.0,
+                            .top_band = 1, .disparity_noise = 0.07, .view_centre = 0.1 };
+  const HeightmapPairGeometry south = pair_at(0, -60, 1.8, 2100);
+  const HeightmapPairGeometry east = pair_at(60, 0, 1.8, 2100);
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  heightmap_blob_finder_set_camera(f, 0, &south, 0, 0);
+  heightmap_blob_finder_set_camera(f, 1, &east, 0, 0);
+  heightmap_blob_finder_set_body_masks(f, body);
+  /* the range errors at the pairs' centroids, level with the top: L^2 0.07 / f B */
+  const double s0 = 60.4 * 60.4 * 0.07 / 2100, s1 = 60.3 * 60.3 * 0.07 / 2100;
+  const double a0 = 1 / (s0 * s0), a1 = 1 / (s1 * s1);
+  const double across[4] = { 0.1, 0.1, 0.001, 0.1 }, offset[4] = { 0, 0.05, 0, 0 };
+  const double px[4] = { 0, 0, 0, 1 };
+  for (int run = 0; run < 4; run++) {
+    p.view_centre = across[run];
+    p.view_centre_px = px[run];
+    p.visible_offset = offset[run];
+    heightmap_blob_finder_set_params(f, &p);
+    const HeightmapBlob *b;
+    g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
+    /* view_centre_px: a pixel is D / f m, f 700 px (pair_at), D the pair's distance */
+    double c0 = hypot(across[run], px[run] * 60.4 / 700);
+    double c1 = hypot(across[run], px[run] * 60.3 / 700);
+    /* pair 0: (0, 0.4 + offset), along y; pair 1: (-0.3 - offset, 0), along x */
+    double x = a1 * (-0.3 - offset[run]) / (a1 + 1 / (c0 * c0));
+    double y = a0 * (0.4 + offset[run]) / (a0 + 1 / (c1 * c1));
+    /* every cell is weighted by its pairs' precision there, which varies a little */
+    g_assert_cmpfloat_with_epsilon(b[0].x, x, 3e-3);
+    g_assert_cmpfloat_with_epsilon(b[0].y, y, 3e-3);
+    if (run == 2) {
+      g_assert_cmpfloat(fabs(b[0].x), <, 0.01);
+      g_assert_cmpfloat(fabs(b[0].y), <, 0.01);
+    }
+  }
+  /* the cells both pairs hit (here: the masks as the body masks) count for both pairs'
+   * precision in each pair's centroid: each centroid moves towards where the smears
+   * overlap, (0, 0.3) and (-0.21, 0) instead of (0, 0.4) and (-0.3, 0) */
+  {
+    g_autofree uint32_t *hit = g_memdup2(body, sizeof *body * g.width * g.height);
+    p.view_centre = 0.1;
+    p.view_centre_px = 0;
+    p.visible_offset = 0;
+    heightmap_blob_finder_set_params(f, &p);
+    const HeightmapBlob *b;
+    g_assert_cmpint(heightmap_blob_finder_run(f, h, hit, &b), ==, 1);
+    double ic = 100;
+    g_assert_cmpfloat_with_epsilon(b[0].x, a1 * -0.214 / (a1 + ic), 5e-3);
+    g_assert_cmpfloat_with_epsilon(b[0].y, a0 * 0.3 / (a0 + ic), 5e-3);
+  }
+  /* off (0), without a range error, or without body masks (each pair's cells are all
+   * the blob's: both pairs hit every cell): the cells' centroid, far from the crossing */
+  for (int run = 0; run < 3; run++) {
+    p.view_centre = run == 0 ? 0 : 0.1;
+    p.disparity_noise = run == 1 ? 0 : 0.07;
+    p.visible_offset = 0;
+    heightmap_blob_finder_set_params(f, &p);
+    heightmap_blob_finder_set_body_masks(f, run == 2 ? NULL : body);
+    const HeightmapBlob *b;
+    g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
+    /* runs 0 and 2 weigh each cell by its pairs' precision there, which varies a little */
+    double eps = run == 1 ? 1e-6 : 5e-3;
+    g_assert_cmpfloat_with_epsilon(b[0].x, ux, eps);
+    g_assert_cmpfloat_with_epsilon(b[0].y, uy, eps);
+    g_assert_cmpfloat(hypot(b[0].x, b[0].y), >, 0.1);
+  }
+}
+
 /* The labels of the last run: a blob's cells carry its index, a blob dropped for its
  * area none (< 0). */
 static void
@@ -428,5 +530,6 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/merge", test_blobs_merge);
   g_test_add_func("/heightmap/blobs/precision", test_blobs_precision);
   g_test_add_func("/heightmap/blobs/view-split", test_blobs_view_split);
+  g_test_add_func("/heightmap/blobs/view-centre", test_blobs_view_centre);
   return g_test_run();
 }

@@ -48,6 +48,8 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.view_split, ==, 0.9);
   g_assert_cmpfloat(bp.view_split_px, ==, 10);
   g_assert_cmpfloat(bp.merge_distance, ==, 0.5);
+  g_assert_cmpfloat(bp.view_centre, ==, 0);
+  g_assert_cmpfloat(bp.view_centre_px, ==, 0);
   g_assert_cmpfloat(bp.post_zone, ==, 0.6);
   g_assert_cmpfloat(bp.post_area, ==, 0.3);
   g_assert_cmpfloat(bp.lower_body, ==, 0.05);
@@ -153,6 +155,10 @@ test_config_errors(void)
       "hm.conf: [heightmap] crowd_area: -1 is outside 0..1000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nview_split=11\n[pair a]\n",
       "hm.conf: [heightmap] view_split: 11 is outside 0..10", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nview_centre=1.5\n[pair a]\n",
+      "hm.conf: [heightmap] view_centre: 1.5 is outside 0..1", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nview_centre_px=x\n[pair a]\n",
+      "hm.conf: [heightmap] view_centre_px: ", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nview_split_px=-2\n[pair a]\n",
       "hm.conf: [heightmap] view_split_px: -2 is outside 0..100", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nmin_fill=1.5\n[pair a]\n",
@@ -343,7 +349,8 @@ test_config_update(void)
     "disparity_noise=0.1\nacceleration=0\nsplit_depth=0.3\ngoal_line=50\nplay_margin=2\n"
     "body_support=0.05\nsupport_scale=30\ngoal_shadow=1.5\ngoal_front=0.5\nmax_height=2.8\n"
     "confirm_gap=1\ncoast=2\nmin_fill=0.3\ncrowd_split=0.4\ncrowd_area=1.2\n"
-    "view_split=1.5\nview_split_px=4\nfar_pool=2\nfar_sigma=0.3\nmerge_distance=0.4\n[pair a]\nring=a2\n"
+    "view_split=1.5\nview_split_px=4\nfar_pool=2\nfar_sigma=0.3\nmerge_distance=0.4\n"
+    "view_centre=0.08\nview_centre_px=1.5\n[pair a]\nring=a2\n"
     "[pair c]\n",
     &error);
   g_assert_no_error(error);
@@ -354,6 +361,7 @@ test_config_update(void)
                   "goal_shadow 1 -> 1.5, "
                   "goal_front 0 -> 0.5, far_pool 0 -> 2, far_sigma 0.2 -> 0.3, "
                   "max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
+                  "view_centre 0 -> 0.08, view_centre_px 0 -> 1.5, "
                   "split_depth 0 -> 0.3, crowd_split 0.2 -> 0.4, crowd_area 3 -> 1.2, "
                   "view_split 0.9 -> 1.5, view_split_px 10 -> 4, merge_distance 0.5 -> 0.4, "
                   "disparity_noise 0.07 -> 0.1, "
@@ -366,6 +374,8 @@ test_config_update(void)
   g_assert_cmpfloat(heightmap_config_blob_params(r).view_split, ==, 1.5);
   g_assert_cmpfloat(heightmap_config_blob_params(r).view_split_px, ==, 4);
   g_assert_cmpfloat(heightmap_config_blob_params(r).merge_distance, ==, 0.4);
+  g_assert_cmpfloat(heightmap_config_blob_params(r).view_centre, ==, 0.08);
+  g_assert_cmpfloat(heightmap_config_blob_params(r).view_centre_px, ==, 1.5);
   g_assert_cmpfloat(r->acceleration, ==, 0);
   g_assert_cmpfloat(r->disparity_noise, ==, 0.1);
   g_assert_cmpfloat(r->goal_line, ==, 50);
