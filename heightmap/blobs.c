@@ -170,6 +170,16 @@ move_away(const HeightmapBlobFinder *f, uint32_t pairs, double offset, double z,
   *y += offset * dy / sw;
 }
 
+/* Adds to info (xx, xy, yy) the information of a measurement along u (a unit vector)
+ * with ia and across it with ic: u u^T ia + (I - u u^T) ic. */
+static void
+add_view_info(double info[3], const double u[2], double ia, double ic)
+{
+  info[0] += ic + (ia - ic) * u[0] * u[0];
+  info[1] += (ia - ic) * u[0] * u[1];
+  info[2] += ic + (ia - ic) * u[1] * u[1];
+}
+
 /* The covariance of a blob's centre at (x, y), top height z (see the header): per pair,
  * the range sigma (view) along its view direction and a grid cell across it, summed as
  * information. */
@@ -183,11 +193,7 @@ covariance(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, dou
     double u[2], s;
     if (!(pairs & (1u << p)) || !view(f, p, x, y, z, u, &s) || s <= 0)
       continue;
-    double ia = 1.0 / (s * s);
-    /* u u^T / along^2 + (I - u u^T) / across^2 */
-    info[0] += ic + (ia - ic) * u[0] * u[0];
-    info[1] += (ia - ic) * u[0] * u[1];
-    info[2] += ic + (ia - ic) * u[1] * u[1];
+    add_view_info(info, u, 1.0 / (s * s), ic);
   }
   double det = info[0] * info[2] - info[1] * info[1];
   if (!(det > 0)) {
@@ -333,15 +339,12 @@ views_centre(const HeightmapBlobFinder *f, const float *h, const uint32_t *masks
                        top - f->camera[p][2]);
       across = hypot(across, f->params.view_centre_px * d / f->focal[p]);
     }
-    /* u u^T / along^2 + (I - u u^T) / across^2 */
-    double ia = 1.0 / (s * s), ic = 1.0 / (across * across);
-    double ixx = ic + (ia - ic) * u[0] * u[0], ixy = (ia - ic) * u[0] * u[1],
-           iyy = ic + (ia - ic) * u[1] * u[1];
-    info[0] += ixx;
-    info[1] += ixy;
-    info[2] += iyy;
-    rhs[0] += ixx * x + ixy * y;
-    rhs[1] += ixy * x + iyy * y;
+    double own[3] = { 0, 0, 0 };
+    add_view_info(own, u, 1.0 / (s * s), 1.0 / (across * across));
+    for (int k = 0; k < 3; k++)
+      info[k] += own[k];
+    rhs[0] += own[0] * x + own[1] * y;
+    rhs[1] += own[1] * x + own[2] * y;
   }
   double det = info[0] * info[2] - info[1] * info[1];
   if (!(det > 0))
