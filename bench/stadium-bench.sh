@@ -7,7 +7,8 @@
 #   bench/stadium-bench.sh SEED [PAIRS]
 # Environment: STADIUM_BUILD (build folder, default ./build), STADIUM_SCALE (image size
 # factor, default 0.25), STADIUM_FRAMES (default 20), STADIUM_DIR (keep everything there:
-# the clip is rendered only when its players.csv is missing or was drawn differently),
+# the clip is rendered only when its players.csv is missing or was drawn differently;
+# its stereod.conf and heightmap.conf are this build's either way),
 # STADIUM_JSON (write the scorer's counts there, for bench/stadium-set.sh),
 # STADIUM_TIMEOUT (seconds for stereod, default 3600), STADIUM_VARIANTS (settings of the
 # builder compared on the same replay: "NAME:key=value,key=value NAME2:..." runs one more
@@ -49,9 +50,9 @@ if [ ! -f "$clip/players.csv" ] || [ "$want" != "$(cat "$clip/stadium.conf" 2>/d
   rm -rf "$clip"
   "$build/tools/stereod-sim" "${args[@]}" --out "$clip" --quiet
 else
-  # the clip is kept; only the ring names of this run change
-  sed -i -e "s/^\[pair sb[0-9]*-/[pair $prefix/" -e "s/^ring=sb[0-9]*-/ring=$prefix/" \
-    "$clip/stereod.conf" "$clip/heightmap.conf"
+  # the clip's images are kept; its configs are this build's (the stadium setting of
+  # config/stereod.conf as stereod-sim writes it now) with this run's ring names
+  "$build/tools/stereod-sim" "${args[@]}" --out "$clip" --configs-only
 fi
 n_pairs=$(grep -c '^\[pair ' "$clip/stereod.conf")
 

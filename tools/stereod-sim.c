@@ -2,14 +2,16 @@
  *
  *   stereod-sim --config FILE [--out DIR] [--frames N] [--threads N] [--quiet]
  *   stereod-sim --stadium-seed N --out DIR [--pairs P] [--scale S] [--frames N]
- *               [--ring-prefix PREFIX] [--describe]
+ *               [--ring-prefix PREFIX] [--describe] [--configs-only]
  *
  * --stadium-seed renders the random stadium of seed N (tools/sim/sim-stadium.c) and
  * writes beside the clip what a run of the service needs (tools/sim/stadium.h): the drawn
  * config (DIR/stadium.conf), DIR/stereod.conf (offline mode, one [pair] per camera pair
  * replaying its frames through GStreamer), DIR/heightmap.conf, and a players.csv with
  * heights, footprints and the pairs that see each player. --describe prints the drawn
- * config and renders nothing.
+ * config and renders nothing; --configs-only writes DIR/stadium.conf, DIR/stereod.conf and
+ * DIR/heightmap.conf and renders nothing (a clip rendered earlier gets this build's
+ * settings: bench/stadium-bench.sh keeps rendered clips).
  *
  * Writes, per pair NAME: DIR/NAME/left/%06d.{jpg,png}, DIR/NAME/right/%06d.{jpg,png},
  * DIR/NAME/gt/%06d.pfm (disparity of the left rectified view, +inf where no surface)
@@ -174,7 +176,7 @@ main(int argc, char **argv)
   int frames = 0, threads = (int)g_get_num_processors(), n_pairs = 0;
   gint64 stadium_seed = -1;
   double scale = 1.0;
-  gboolean quiet = FALSE, version = FALSE, describe = FALSE;
+  gboolean quiet = FALSE, version = FALSE, describe = FALSE, configs_only = FALSE;
   GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path, "Sim config file", "FILE" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Output folder (default: [output] dir)",
@@ -194,6 +196,8 @@ main(int argc, char **argv)
       "the random stadium's stereod.conf [stadium<N>-]", "PREFIX" },
     { "describe", 0, 0, G_OPTION_ARG_NONE, &describe, "Print the random stadium's config and "
       "exit", NULL },
+    { "configs-only", 0, 0, G_OPTION_ARG_NONE, &configs_only, "Write the random stadium's "
+      "stadium.conf, stereod.conf and heightmap.conf into --out and render nothing", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { NULL },
   };
@@ -210,8 +214,10 @@ main(int argc, char **argv)
                     : !config_path == !stadium ? "give one of --config FILE and --stadium-seed N"
                     : frames < 0 ? "--frames must be >= 0"
                     : threads < 1 || threads > 64 ? "--threads must be within 1..64"
-                    : !stadium && (n_pairs || scale != 1.0 || ring_prefix || describe)
-                      ? "--pairs, --scale, --ring-prefix and --describe need --stadium-seed"
+                    : !stadium && (n_pairs || scale != 1.0 || ring_prefix || describe ||
+                                   configs_only)
+                      ? "--pairs, --scale, --ring-prefix, --describe and --configs-only need "
+                        "--stadium-seed"
                     : n_pairs && (n_pairs < SIM_STADIUM_MIN_PAIRS ||
                                   n_pairs > SIM_STADIUM_MAX_PAIRS) ? "--pairs must be within 2..8"
                     : !(scale >= 0.05 && scale <= 1.0) ? "--scale must be within 0.05..1"
@@ -242,6 +248,13 @@ main(int argc, char **argv)
     }
     if (!ring_prefix)
       ring_prefix = g_strdup_printf("stadium%" G_GINT64_FORMAT "-", stadium_seed);
+    if (configs_only) {
+      if (!cfg || !stadium_write_configs(cfg, out, ring_prefix, &error)) {
+        g_printerr("stereod-sim: %s\n", error->message);
+        return cfg ? EXIT_FAILURE : EXIT_CONFIG;
+      }
+      return EXIT_SUCCESS;
+    }
   } else {
     cfg = sim_config_load(config_path, &error);
   }

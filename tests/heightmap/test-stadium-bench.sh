@@ -8,7 +8,8 @@
 # offline mode), every frame published by both pairs, and the scorer's output: a
 # summary line whose numbers parse and lie in their ranges, recall above 0, every
 # player of every scored line counted once, and --aggregate of the one seed giving the
-# same summary. Logic and counts only: nothing about speed.
+# same summary; a second run on the kept clip renders nothing and writes the configs
+# again (--configs-only). Logic and counts only: nothing about speed.
 #   test-stadium-bench.sh SOURCE_ROOT BUILD_ROOT
 set -euo pipefail
 src=$1 build=$2
@@ -107,3 +108,26 @@ print("ok: recall %.1f %% (seen), %.1f %% (all), RMSE %.3f m, false %.2f per fra
       "%d of %d lines scored" % (seen, all_, rmse, false, scored, lines))
 PY
   fail "the scorer's output"
+
+# a kept clip: its images stay, its configs are this build's again (a clip rendered by an
+# older build, here one whose stereod.conf lost a key, plays with the stadium setting of now)
+sum_before=$(cd "$clip" && find . -type f ! -name '*.conf' | sort | xargs md5sum | md5sum)
+cp "$clip/stereod.conf" "$tmp/stereod.conf.first"
+sed -i '/^ground_margin=/d' "$clip/stereod.conf"
+status=0
+STADIUM_BUILD=$build STADIUM_SCALE=0.1 STADIUM_FRAMES=5 STADIUM_DIR=$tmp/run STADIUM_TIMEOUT=900 \
+  bash "$src/bench/stadium-bench.sh" 1 2 > "$tmp/out2.txt" 2>&1 || status=$?
+[ "$status" -eq 0 ] || { cat "$tmp/out2.txt"; fail "stadium-bench.sh on the kept clip: exit status $status"; }
+[ "$(cd "$clip" && find . -type f ! -name '*.conf' | sort | xargs md5sum | md5sum)" = "$sum_before" ] ||
+  fail "the kept clip was rendered again"
+[ "$(grep -c '^ground_margin=1$' "$clip/stereod.conf")" -eq 2 ] ||
+  fail "the kept clip's stereod.conf was not written again"
+# the same configs but for the ring names of the run
+diff <(sed 's/sb[0-9]*-/sbN-/g' "$tmp/stereod.conf.first") <(sed 's/sb[0-9]*-/sbN-/g' "$clip/stereod.conf") > /dev/null ||
+  fail "the kept clip's stereod.conf differs from the first run's"
+grep -q '^# summary: players seed 1 (2 pairs)' "$tmp/out2.txt" || fail "no summary line on the kept clip"
+# --configs-only renders nothing
+$sim "${args[@]}" --out "$tmp/c" --configs-only
+[ "$(cd "$tmp/c" && ls | sort | tr '\n' ' ')" = "heightmap.conf stadium.conf stereod.conf " ] ||
+  fail "--configs-only wrote $(ls "$tmp/c")"
+echo "ok: a kept clip plays with this build's configs"
