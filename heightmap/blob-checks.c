@@ -6,19 +6,6 @@
 
 #include <math.h>
 
-/* The scale at which pair p images (x, y, z): f / D px/m (D the 3-D distance from its
- * camera); 0 when its camera or focal length is not known. */
-static double
-scale_at(const HeightmapBlobFinder *f, int p, double x, double y, double z)
-{
-  if (!(f->has_camera & (1u << p)) || !(f->focal[p] > 0))
-    return 0.0;
-  double d = sqrt((x - f->camera[p][0]) * (x - f->camera[p][0]) +
-                  (y - f->camera[p][1]) * (y - f->camera[p][1]) +
-                  (z - f->camera[p][2]) * (z - f->camera[p][2]));
-  return d > 0 ? f->focal[p] / d : 0.0;
-}
-
 /* Whether pair p's disparity image holds (x, y, z) with its surroundings: projected at
  * least HEIGHTMAP_VIEW_BORDER px inside its edges, and on the left the point's disparity
  * more (a left pixel nearer the edge than its disparity has no match in the right
@@ -64,7 +51,7 @@ sharpest(const HeightmapBlobFinder *f, uint32_t pairs, double x, double y, doubl
   double best = 0.0;
   for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++)
     if ((pairs & (1u << p)) && in_image(f, p, x, y, z0) && in_image(f, p, x, y, z1))
-      best = MAX(best, scale_at(f, p, x, y, 0.5 * (z0 + z1)));
+      best = MAX(best, heightmap_blob_scale_at(f, p, x, y, 0.5 * (z0 + z1)));
   return best;
 }
 
@@ -178,7 +165,7 @@ filled(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
   for (int k = 0; k < HEIGHTMAP_MAX_PAIRS; k++) {
     if (!(b->pairs & (1u << k)))
       continue;
-    double s = scale_at(f, k, b->x, b->y, 1.0);
+    double s = heightmap_blob_scale_at(f, k, b->x, b->y, 1.0);
     if (s > 0.0)
       body = MAX(body, HEIGHTMAP_BODY_WIDTH * (top - 0.2) * s * s *
                          in_image_share(f, k, b->x, b->y, 0.2, top));

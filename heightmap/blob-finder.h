@@ -60,6 +60,19 @@ heightmap_blob_min_cells(const HeightmapBlobFinder *f)
   return MAX(1, (int) ceil(f->params.min_area / (f->grid.cell * f->grid.cell) - 1e-9));
 }
 
+/* The scale at which pair p images (x, y, z): f / D px/m (D the 3-D distance from its
+ * camera); 0 when its camera or focal length is not known. */
+static inline double
+heightmap_blob_scale_at(const HeightmapBlobFinder *f, int p, double x, double y, double z)
+{
+  if (!(f->has_camera & (1u << p)) || !(f->focal[p] > 0))
+    return 0.0;
+  double d = sqrt((x - f->camera[p][0]) * (x - f->camera[p][0]) +
+                  (y - f->camera[p][1]) * (y - f->camera[p][1]) +
+                  (z - f->camera[p][2]) * (z - f->camera[p][2]));
+  return d > 0 ? f->focal[p] / d : 0.0;
+}
+
 /* The mean of the centres of n cells, pitch m. */
 static inline void
 heightmap_blob_cells_mean(const HeightmapGrid *g, const int32_t *cells, int n, double *x,

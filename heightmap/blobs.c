@@ -334,11 +334,9 @@ views_centre(const HeightmapBlobFinder *f, const float *h, const uint32_t *masks
     y += f->params.visible_offset * u[1];
     /* across: view_centre and view_centre_px of the pair's pixels (D / f m each) */
     double across = f->params.view_centre;
-    if (f->params.view_centre_px > 0 && f->focal[p] > 0) {
-      double d = hypot(hypot(x - f->camera[p][0], y - f->camera[p][1]),
-                       top - f->camera[p][2]);
-      across = hypot(across, f->params.view_centre_px * d / f->focal[p]);
-    }
+    double scale = heightmap_blob_scale_at(f, p, x, y, top);
+    if (f->params.view_centre_px > 0 && scale > 0)
+      across = hypot(across, f->params.view_centre_px / scale);
     double own[3] = { 0, 0, 0 };
     add_view_info(own, u, 1.0 / (s * s), 1.0 / (across * across));
     for (int k = 0; k < 3; k++)
