@@ -309,25 +309,30 @@ views_centre(const HeightmapBlobFinder *f, const float *h, const uint32_t *masks
   if (!bits || f->params.disparity_noise <= 0)
     return false;
   const HeightmapGrid *g = &f->grid;
+  /* each pair's weighted sums, every cell's weight computed once */
+  double sw[HEIGHTMAP_MAX_PAIRS] = { 0 }, sx[HEIGHTMAP_MAX_PAIRS] = { 0 },
+         sy[HEIGHTMAP_MAX_PAIRS] = { 0 };
+  for (int i = 0; i < n; i++) {
+    int c = cells[i];
+    if (h[c] < band || !bits[c])
+      continue;
+    double cx = c % g->width + 0.5, cy = c / g->width + 0.5;
+    double wgt = h[c];
+    if (masks)
+      wgt *= cell_weight(f, masks[c], g->x0 + cx * g->cell, g->y0 + cy * g->cell, h[c]);
+    for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++)
+      if (bits[c] & (1u << p)) {
+        sw[p] += wgt;
+        sx[p] += wgt * cx;
+        sy[p] += wgt * cy;
+      }
+  }
   double info[3] = { 0, 0, 0 }, rhs[2] = { 0, 0 };
   for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
-    double sw = 0, sx = 0, sy = 0;
-    for (int i = 0; i < n; i++) {
-      int c = cells[i];
-      if (h[c] < band || !(bits[c] & (1u << p)))
-        continue;
-      double cx = c % g->width + 0.5, cy = c / g->width + 0.5;
-      double wgt = h[c];
-      if (masks)
-        wgt *= cell_weight(f, masks[c], g->x0 + cx * g->cell, g->y0 + cy * g->cell, h[c]);
-      sw += wgt;
-      sx += wgt * cx;
-      sy += wgt * cy;
-    }
     double u[2], s;
-    if (!(sw > 0))
+    if (!(sw[p] > 0))
       continue;
-    double x = g->x0 + sx / sw * g->cell, y = g->y0 + sy / sw * g->cell;
+    double x = g->x0 + sx[p] / sw[p] * g->cell, y = g->y0 + sy[p] / sw[p] * g->cell;
     if (!view(f, p, x, y, top, u, &s) || s <= 0)
       continue;
     x += f->params.visible_offset * u[0];
