@@ -2,6 +2,7 @@
 #include "tests/stereo/stages-fixture.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "kernels/stereo-private.h"
 #include "tests/common/gpu-test.h"
@@ -121,14 +122,25 @@ GpuBuffer *
 layer_params_ground(GpuContext *ctx, int n, const int *pairs, double min_magnitude,
                     const double ground[3])
 {
+  double planes[64][3];
+  g_assert_cmpint(n, <=, 64);
+  for (int k = 0; k < n; k++)
+    memcpy(planes[k], ground, sizeof planes[k]);
+  return layer_params_grounds(ctx, n, pairs, min_magnitude, planes);
+}
+
+GpuBuffer *
+layer_params_grounds(GpuContext *ctx, int n, const int *pairs, double min_magnitude,
+                     const double (*ground)[3])
+{
   /* common.glsl's LayerParams, std430: no calibration, no f32 metres plane */
   StereoLayerParams lp[64];
   g_assert_cmpint(n, <=, 64);
   for (int k = 0; k < n; k++)
     lp[k] = (StereoLayerParams){ .pair = pairs ? pairs[k] : k,
                                  .min_magnitude = (float)min_magnitude, .metres_offset = -1,
-                                 .ground_a = (float)ground[0], .ground_b = (float)ground[1],
-                                 .ground_c = (float)ground[2] };
+                                 .ground_a = (float)ground[k][0], .ground_b = (float)ground[k][1],
+                                 .ground_c = (float)ground[k][2] };
   GpuBuffer *buf = storage_buffer(ctx, "layers", (size_t)n * sizeof lp[0]);
   GError *error = NULL;
   g_assert_true(gpu_buffer_write(buf, 0, lp, (size_t)n * sizeof lp[0], &error));

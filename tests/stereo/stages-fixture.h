@@ -53,6 +53,9 @@ GpuBuffer *layer_params(GpuContext *ctx, int n, const int *pairs, double min_mag
 /* The same with the pitch-plane prior's plane (StereoParams.ground) at every position. */
 GpuBuffer *layer_params_ground(GpuContext *ctx, int n, const int *pairs, double min_magnitude,
                                const double ground[3]);
+/* The same with a plane of its own at each position: position k uses ground[k]. */
+GpuBuffer *layer_params_grounds(GpuContext *ctx, int n, const int *pairs,
+                                double min_magnitude, const double (*ground)[3]);
 
 /* g_test_init plus the seed; stages_run runs the tests and frees the generator. */
 void stages_init(int *argc, char ***argv);

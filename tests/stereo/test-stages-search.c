@@ -37,10 +37,11 @@ upload_pair(GpuImage *img, int layer, const RefImage *l, const RefImage *r)
  * one dispatch. The argmax is discrete, so fp32 may pick another candidate where two
  * costs tie within rounding: at least 99.5 % of the pixels must agree in certainty and,
  * where both are valid, in d within 1e-3 px (the parabola of fp32 costs).
- * With `ground` the search runs on level 1 with the pitch-plane prior (§5c): a random
- * plane whose bound crosses the pairs' disparities, so that part of each image has only
- * candidates above its true one; no pixel may take a candidate below its bound (floor),
- * and the bound must change the result of some pixels (against the search without it). */
+ * With `ground` the search runs on level 1 with the pitch-plane prior (§5c): each pair a
+ * random plane of its own whose bound crosses the pair's disparity at the image's centre,
+ * tilted at least 0.08 px a row, so that a part of each image has only candidates above
+ * its true one; no pixel may take a candidate below its bound (floor), and the bound must
+ * change the result of some pixels (against the search without it). */
 static void
 search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radius, bool ground)
 {
@@ -50,26 +51,22 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radiu
   if (!f.ctx)
     return;
   int level = 0;
-  double plane[3] = { 0.0, 0.0, STEREO_GROUND_NONE };
+  double plane[PAIRS][3];
+  for (int k = 0; k < PAIRS; k++) {
+    plane[k][0] = plane[k][1] = 0.0;
+    plane[k][2] = STEREO_GROUND_NONE;
+  }
   if (ground) {   /* level 1, its disparities half the level-0 ones */
     level = 1;
     f.p.levels = 2;
     f.p.search_level = 1;
     f.p.max_disparity = 2 * t_max;
     f.p.ground_margin = g_rand_double_range(stages_rng, 0.0, 1.5);
-    plane[0] = g_rand_double_range(stages_rng, -0.04, 0.04);
-    plane[1] = g_rand_double_range(stages_rng, -0.15, 0.15);
-    /* the bound at the image's centre: the middle of the shifts, at level 1 */
-    plane[2] = 2.0 * (0.5 * (shift_lo + shift_hi)) + f.p.ground_margin -
-               plane[0] * w - plane[1] * h;
-    memcpy(f.p.ground, plane, sizeof plane);
   }
   if (radius > 0)   /* another window: the programs again */
     f.p.search_radius = radius;
   if (radius > 0 || ground)
     fixture_remake_passes(&f);
-  g_autoptr(GpuBuffer) layers = layer_params_ground(f.ctx, PAIRS, NULL, 0.0, plane);
-  stereo_passes_set_layer_params(f.ps, layers);
   RefImage *l[PAIRS], *r[PAIRS];
   double shift[PAIRS];
   g_autoptr(GpuImage) img = layered(f.ctx, w, h, PAIRS, GPU_FORMAT_RG32F);
@@ -79,7 +76,15 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radiu
     round_to_float(l[k]);
     round_to_float(r[k]);
     upload_pair(img, k, l[k], r[k]);
+    if (ground) {   /* the bound at the image's centre: the pair's shift, at level 1 */
+      plane[k][0] = g_rand_double_range(stages_rng, -0.04, 0.04);
+      plane[k][1] = g_rand_double_range(stages_rng, 0.08, 0.15) *
+                    (g_rand_boolean(stages_rng) ? 1.0 : -1.0);
+      plane[k][2] = 2.0 * shift[k] + f.p.ground_margin - plane[k][0] * w - plane[k][1] * h;
+    }
   }
+  g_autoptr(GpuBuffer) layers = layer_params_grounds(f.ctx, PAIRS, NULL, 0.0, plane);
+  stereo_passes_set_layer_params(f.ps, layers);
   g_autoptr(GpuImage) disp = layered(f.ctx, w, h, 2 * PAIRS, GPU_FORMAT_RGBA32F);
   int t_min = 0;
   for (int tiled = 0; tiled < 2; tiled++) {
@@ -90,6 +95,7 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radiu
       g_autofree float *out = download_layer(disp, z);
       check_all_finite(out, (size_t)w * h * 4, "search");
       StereoParams p = f.p;
+      memcpy(p.ground, plane[k], sizeof p.ground);
       p.search_level = level;
       p.levels = level + 1;
       p.min_disparity = t_min << level;
@@ -108,7 +114,7 @@ search_case(int w, int h, double shift_lo, double shift_hi, int t_max, int radiu
         if (gv != rv || (rv && fabs(out[4 * i] - ref->data[3 * i + REF_D]) > 1e-3))
           bad++;
         if (ground && gv) {
-          double lo = floor(stereo_ground_bound(plane, p.ground_margin, eta, level, i % w, i / w));
+          double lo = floor(stereo_ground_bound(plane[k], p.ground_margin, eta, level, i % w, i / w));
           below += out[4 * i] < lo - 1e-4;
         }
         if (free_ref)
