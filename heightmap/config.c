@@ -125,7 +125,7 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
     return fail(c, "cell", error, HEIGHTMAP_CONFIG_ERROR_INVALID,
                 "the extent makes more than %d cells", HEIGHTMAP_MAX_CELLS);
   if (!get_double(c, "tolerance_ms", 0, 10000, &cfg->tolerance_ms, error) ||
-      !get_double(c, "wait_ms", 0, 10000, &cfg->wait_ms, error) ||
+      !get_double(c, "wait_ms", 0, 600000, &cfg->wait_ms, error) ||
       !get_double(c, "stale_ms", 1, 600000, &cfg->stale_ms, error) ||
       !get_double(c, "min_height", 0.05, 3.0, &cfg->min_height, error) ||
       !get_int(c, "min_confidence", 0, 255, &cfg->min_confidence, error) ||

@@ -129,6 +129,8 @@ test_config_errors(void)
       "hm.conf: [heightmap] body_support: 1.5 is outside 0..1", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nsupport_scale=-5\n[pair a]\n",
       "hm.conf: [heightmap] support_scale: -5 is outside 0..10000", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nwait_ms=600001\n[pair a]\n",
+      "hm.conf: [heightmap] wait_ms: 600001 is outside 0..600000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\ngoal_shadow=25\n[pair a]\n",
       "hm.conf: [heightmap] goal_shadow: 25 is outside 0..20", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\npost_zone=6\n[pair a]\n",
