@@ -16,8 +16,11 @@
 # apart; with STADIUM_JSON, their counts go to STADIUM_JSON.NAME), STADIUM_ENGINE
 # ("key=value,key=value": set in every [pair] group of the stereod.conf played, a copy of
 # the clip's, to compare engine settings on the same clip; default none: stereod's
-# defaults, what is reported), STADIUM_SPEED (the replay's offline_speed, default the
-# clip's 1: its own 25 frames/s). Prints the scorer's
+# defaults, what is reported), STADIUM_BUILDER ("key=value,key=value": set in the
+# [heightmap] group of every builder's configuration, the shipped one's copy and each
+# variant's; e.g. wait_ms=300000 for 8 pairs at full size on a software renderer, whose
+# 4K pairs publish a time's frames up to a minute apart), STADIUM_SPEED (the replay's
+# offline_speed, default the clip's 1: its own 25 frames/s). Prints the scorer's
 # table and its summary line (then each variant's, its summary prefixed with "NAME: ");
 # exit status 0, or the step's that failed.
 set -euo pipefail
@@ -72,22 +75,29 @@ if [ -n "${STADIUM_SPEED:-}" ]; then
   st_conf=$work/stereod-speed.conf
 fi
 
-# the variants' configurations: the clip's, with their keys set and a ring of their own
+# the builder's configuration: the clip's or, with STADIUM_BUILDER, a copy with those keys
+# set; the variants' start from it, with their keys set and a ring of their own
+hm_conf=$clip/heightmap.conf
+if [ -n "${STADIUM_BUILDER:-}" ]; then
+  hm_conf=$work/heightmap-builder.conf
+  /usr/bin/python3 "$root/bench/conf-set.py" "$clip/heightmap.conf" "$hm_conf" heightmap \
+    "$STADIUM_BUILDER" || exit 2
+fi
 variant_names=()
 for spec in ${STADIUM_VARIANTS:-}; do
   vname=${spec%%:*}
   [[ $vname =~ ^[A-Za-z0-9_-]+$ ]] || { echo "stadium-bench: bad variant name in '$spec'" >&2; exit 2; }
   variant_names+=("$vname")
-  /usr/bin/python3 "$root/bench/conf-set.py" "$clip/heightmap.conf" \
+  /usr/bin/python3 "$root/bench/conf-set.py" "$hm_conf" \
     "$work/heightmap-$vname.conf" heightmap "${spec#*:}" --suffix "ring=-$vname" || exit 2
 done
 export OFFLINE_HM_VARIANTS="${variant_names[*]}"
 
 status=0
-offline_service stadium-bench "$build" "$st_conf" "$clip/heightmap.conf" "$work" \
+offline_service stadium-bench "$build" "$st_conf" "$hm_conf" "$work" \
   "$timeout_s" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
-echo "# stadium $seed: $n_pairs pairs, scale $scale, $frames frames, engine ${STADIUM_ENGINE:-as config/stereod.conf}; stereod: ${published:-?}"
+echo "# stadium $seed: $n_pairs pairs, scale $scale, $frames frames, engine ${STADIUM_ENGINE:-as config/stereod.conf}${STADIUM_BUILDER:+, builder $STADIUM_BUILDER}; stereod: ${published:-?}"
 # the builder's time (its summary at exit): more than a frame period means skipped frames
 echo "# builder: $(grep -o '[0-9]* fused frames, .*' "$work/heightmap.log" | tail -n 1)"
 /usr/bin/python3 "$root/bench/stadium-score.py" --clip "$clip" --lines "$work/lines.jsonl" \

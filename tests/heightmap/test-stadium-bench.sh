@@ -9,7 +9,8 @@
 # summary line whose numbers parse and lie in their ranges, recall above 0, every
 # player of every scored line counted once, and --aggregate of the one seed giving the
 # same summary; a second run on the kept clip renders nothing and writes the configs
-# again (--configs-only). Logic and counts only: nothing about speed.
+# again (--configs-only), with STADIUM_BUILDER's keys in every builder's configuration
+# and a variant's beside them. Logic and counts only: nothing about speed.
 #   test-stadium-bench.sh SOURCE_ROOT BUILD_ROOT
 set -euo pipefail
 src=$1 build=$2
@@ -116,6 +117,7 @@ cp "$clip/stereod.conf" "$tmp/stereod.conf.first"
 sed -i '/^ground_margin=/d' "$clip/stereod.conf"
 status=0
 STADIUM_BUILD=$build STADIUM_SCALE=0.1 STADIUM_FRAMES=5 STADIUM_DIR=$tmp/run STADIUM_TIMEOUT=900 \
+  STADIUM_BUILDER=wait_ms=30000 STADIUM_VARIANTS="v:min_points=3" \
   bash "$src/bench/stadium-bench.sh" 1 2 > "$tmp/out2.txt" 2>&1 || status=$?
 [ "$status" -eq 0 ] || { cat "$tmp/out2.txt"; fail "stadium-bench.sh on the kept clip: exit status $status"; }
 [ "$(cd "$clip" && find . -type f ! -name '*.conf' | sort | xargs md5sum | md5sum)" = "$sum_before" ] ||
@@ -126,6 +128,15 @@ STADIUM_BUILD=$build STADIUM_SCALE=0.1 STADIUM_FRAMES=5 STADIUM_DIR=$tmp/run STA
 diff <(sed 's/sb[0-9]*-/sbN-/g' "$tmp/stereod.conf.first") <(sed 's/sb[0-9]*-/sbN-/g' "$clip/stereod.conf") > /dev/null ||
   fail "the kept clip's stereod.conf differs from the first run's"
 grep -q '^# summary: players seed 1 (2 pairs)' "$tmp/out2.txt" || fail "no summary line on the kept clip"
+# STADIUM_BUILDER's keys in the builder's configuration and in the variant's, beside its own
+grep -q '^# stadium 1: .*, builder wait_ms=30000; stereod: ' "$tmp/out2.txt" ||
+  fail "the stadium line does not name STADIUM_BUILDER's keys"
+[ "$(grep -c '^wait_ms=' "$tmp/run/heightmap-builder.conf")" -eq 1 ] &&
+  grep -q '^wait_ms=30000$' "$tmp/run/heightmap-builder.conf" ||
+  fail "heightmap-builder.conf: not one wait_ms=30000"
+grep -q '^wait_ms=30000$' "$tmp/run/heightmap-v.conf" && grep -q '^min_points=3$' "$tmp/run/heightmap-v.conf" ||
+  fail "heightmap-v.conf: not both wait_ms=30000 and min_points=3"
+grep -q '^# summary: v: players seed 1 (2 pairs)' "$tmp/out2.txt" || fail "no summary line of the variant"
 # --configs-only renders nothing
 $sim "${args[@]}" --out "$tmp/c" --configs-only
 [ "$(cd "$tmp/c" && ls | sort | tr '\n' ' ')" = "heightmap.conf stadium.conf stereod.conf " ] ||
