@@ -292,41 +292,23 @@ flood(HeightmapBlobFinder *f, const float *h, int seed, int32_t id)
 }
 
 /* view_centre: the blob's centre from each pair's own (see blobs.h). Pair p's centre is
- * the centroid of the cells of `cells` at or above `band` holding its body points (the
- * body masks; without them its points of any height), each weighted as in the blob's
+ * the centroid of the blob's cells in its top band holding its body points (the body
+ * masks; without them its points of any height), each weighted as in the blob's
  * centroid (its height and the precision of all the pairs that hit it: where the pairs'
- * smears overlap counts most), moved
+ * smears overlap counts most): sw[p], sx[p], sy[p] are those weighted sums (cell units,
+ * measure() adds them up with the blob's centroid), moved
  * visible_offset away from its camera; its information is 1 / sigma^2 along its view
  * (view(): its range error at the blob's top) and 1 / across^2 across it, across the sum
  * in quadrature of view_centre and view_centre_px of its pixels there (D / f m each). Sets
  * b->x, b->y to the information-weighted mean and returns true; false (b unchanged) when
  * no pair's centre is known or the pairs' views leave the mean undetermined. */
 static bool
-views_centre(const HeightmapBlobFinder *f, const float *h, const uint32_t *masks,
-             const int32_t *cells, int n, double band, double top, HeightmapBlob *b)
+views_centre(const HeightmapBlobFinder *f, const double sw[], const double sx[],
+             const double sy[], double top, HeightmapBlob *b)
 {
-  const uint32_t *bits = f->body ? f->body : masks;
-  if (!bits || f->params.disparity_noise <= 0)
+  if (f->params.disparity_noise <= 0)
     return false;
   const HeightmapGrid *g = &f->grid;
-  /* each pair's weighted sums, every cell's weight computed once */
-  double sw[HEIGHTMAP_MAX_PAIRS] = { 0 }, sx[HEIGHTMAP_MAX_PAIRS] = { 0 },
-         sy[HEIGHTMAP_MAX_PAIRS] = { 0 };
-  for (int i = 0; i < n; i++) {
-    int c = cells[i];
-    if (h[c] < band || !bits[c])
-      continue;
-    double cx = c % g->width + 0.5, cy = c / g->width + 0.5;
-    double wgt = h[c];
-    if (masks)
-      wgt *= cell_weight(f, masks[c], g->x0 + cx * g->cell, g->y0 + cy * g->cell, h[c]);
-    for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++)
-      if (bits[c] & (1u << p)) {
-        sw[p] += wgt;
-        sx[p] += wgt * cx;
-        sy[p] += wgt * cy;
-      }
-  }
   double info[3] = { 0, 0, 0 }, rhs[2] = { 0, 0 };
   for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++) {
     double u[2], s;
@@ -370,6 +352,11 @@ measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, const int
       pairs |= masks[cells[i]];
   }
   double band = f->params.top_band > 0 ? top - f->params.top_band : -INFINITY;
+  /* with view_centre, each pair's sums over the cells holding its body points too, with
+   * the same weights (pass 0's: a pass 1 leaves them 0, and views_centre() gives up) */
+  const uint32_t *bits = f->params.view_centre > 0 ? (f->body ? f->body : masks) : NULL;
+  double pw[HEIGHTMAP_MAX_PAIRS] = { 0 }, px[HEIGHTMAP_MAX_PAIRS] = { 0 },
+         py[HEIGHTMAP_MAX_PAIRS] = { 0 };
   double sw = 0, sx = 0, sy = 0;
   for (int pass = 0; pass < 2 && !(sw > 0); pass++) {
     /* pass 0 weighs the cells by the precision of the pairs that saw them; pass 1, when
@@ -385,12 +372,18 @@ measure(HeightmapBlobFinder *f, const float *h, const uint32_t *masks, const int
       sw += wgt;
       sx += wgt * cx;
       sy += wgt * cy;
+      if (pass == 0 && bits && bits[c])
+        for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++)
+          if (bits[c] & (1u << p)) {
+            pw[p] += wgt;
+            px[p] += wgt * cx;
+            py[p] += wgt * cy;
+          }
     }
   }
   b->x = g->x0 + sx / sw * g->cell;
   b->y = g->y0 + sy / sw * g->cell;
-  if (!(f->params.view_centre > 0 && views_centre(f, h, masks, cells, n, band, top, b)) &&
-      f->params.visible_offset > 0)
+  if (!(bits && views_centre(f, pw, px, py, top, b)) && f->params.visible_offset > 0)
     move_away(f, pairs, f->params.visible_offset, top, &b->x, &b->y);
   covariance(f, pairs, b->x, b->y, top, b->cov);
   b->height = top;
