@@ -233,7 +233,7 @@ test_reference_fallback(void)
  * down the image through d0 (0.075 px a row, crossing it at row 2 h / 3; a slight tilt
  * along x): the background below the crossing is below the ground and
  * invalid, above it measured as without the prior, the box (d1, far above the bound)
- * measured. The engine has no calibration: the plane is StereoParams.ground. */
+ * measured as without the prior. The engine has no calibration: the plane is StereoParams.ground. */
 static void
 test_reference_ground(void)
 {
@@ -266,7 +266,7 @@ test_reference_ground(void)
    * borders, outside the box (engine_test_scene: x in w/3..2w/3, y in h/4..3h/4) and
    * 8 px from it; the box's inside */
   int below = 0, below_off = 0, below_on = 0, under = 0, above = 0, above_off = 0;
-  int above_on = 0, box = 0, box_on = 0;
+  int above_on = 0, box = 0, box_on = 0, box_off = 0;
   double max_under = 0.0;
   for (int y = 16; y < h - 16; y++)
     for (int x = 16; x < w - 16; x++) {
@@ -284,6 +284,7 @@ test_reference_ground(void)
       if (in_box) {
         box++;
         box_on += c_on[i] >= 128 && fabs(on[i] - d1) <= 1.0;
+        box_off += c_off[i] >= 128 && fabs(off[i] - d1) <= 1.0;
       } else if (!near_box && y > 2 * h / 3 + 12) {
         below++;
         below_off += c_off[i] >= 128;
@@ -296,14 +297,18 @@ test_reference_ground(void)
     }
   g_test_message("ground d0 %.2f, d1 %.2f, margin %.2f: below the crossing %d px, measured "
                  "%d without the prior, %d with it; above %d px, %d / %d; box %d px, %d "
-                 "within 1 px with it; %d measured below their neighbours' bound (below their own by %.3f px at most)", d0, d1,
+                 "within 1 px without the prior, %d with it; %d measured below their neighbours' bound (below their own by %.3f px at most)", d0, d1,
                  p.ground_margin, below, below_off, below_on, above, above_off, above_on, box,
-                 box_on, under, max_under);
+                 box_off, box_on, under, max_under);
   g_assert_cmpint(under, ==, 0);
   g_assert_cmpint(below_off, >, below / 2);
   g_assert_cmpint(below_on, <, below / 20);
   g_assert_cmpint(above_on, >, above / 2);
-  g_assert_cmpint(box_on, >, box / 2);
+  /* how much of the box the engine measures within 1 px depends on the texture drawn
+   * and on d1 (43-84 % without the prior over 80 seeds): the prior must not lose the box,
+   * i.e. it measures as much of it as without the prior (-0.6 % to +6 % over 80 seeds) */
+  g_assert_cmpint(box_off, >, box / 4);
+  g_assert_cmpint(box_on, >=, box_off - box / 50);
   gpu_context_free(ctx);
 }
 
