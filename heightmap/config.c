@@ -266,6 +266,8 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->view_split_px = 10.0;
   cfg->merge_distance = 0.5;
   cfg->top_band = 1.0;
+  cfg->view_centre = 0.05;
+  cfg->view_centre_px = 1.0;
   cfg->visible_offset = 0.05;
   cfg->disparity_noise = 0.07;
   cfg->gate = 1.0;

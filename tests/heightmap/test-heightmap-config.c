@@ -48,8 +48,8 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.view_split, ==, 0.9);
   g_assert_cmpfloat(bp.view_split_px, ==, 10);
   g_assert_cmpfloat(bp.merge_distance, ==, 0.5);
-  g_assert_cmpfloat(bp.view_centre, ==, 0);
-  g_assert_cmpfloat(bp.view_centre_px, ==, 0);
+  g_assert_cmpfloat(bp.view_centre, ==, 0.05);
+  g_assert_cmpfloat(bp.view_centre_px, ==, 1);
   g_assert_cmpfloat(bp.post_zone, ==, 0.6);
   g_assert_cmpfloat(bp.post_area, ==, 0.3);
   g_assert_cmpfloat(bp.lower_body, ==, 0.05);
@@ -363,7 +363,7 @@ test_config_update(void)
                   "goal_shadow 1 -> 1.5, "
                   "goal_front 0 -> 0.5, far_pool 0 -> 2, far_sigma 0.2 -> 0.3, "
                   "max_height 0 -> 2.8, top_fraction 0.1 -> 0.25, "
-                  "view_centre 0 -> 0.08, view_centre_px 0 -> 1.5, "
+                  "view_centre 0.05 -> 0.08, view_centre_px 1 -> 1.5, "
                   "split_depth 0 -> 0.3, crowd_split 0.2 -> 0.4, crowd_area 3 -> 1.2, "
                   "view_split 0.9 -> 1.5, view_split_px 10 -> 4, merge_distance 0.5 -> 0.4, "
                   "disparity_noise 0.07 -> 0.1, "
