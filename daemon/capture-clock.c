@@ -4,6 +4,7 @@
 #include "daemon/capture-private.h"
 
 #include <stdatomic.h>
+#include <string.h>
 
 struct CaptureTimebase {
   gatomicrefcount ref;
@@ -103,4 +104,62 @@ capture_rtp_to_unix(uint64_t sr_unix_ns, uint32_t sr_rtp, uint32_t rtp, unsigned
     return false;
   *capture_ns = sr_unix_ns - delta;
   return true;
+}
+
+void
+capture_sender_clock_reset(CaptureSenderClock *c)
+{
+  memset(c, 0, sizeof *c);
+}
+
+CaptureSenderReport
+capture_sender_clock_report(CaptureSenderClock *c, uint64_t unix_ns, uint32_t rtp,
+                            unsigned clock_rate, int64_t *deviation_ns)
+{
+  CaptureSenderReport r = CAPTURE_SR_FIRST;
+  int64_t dev = 0;
+  uint64_t predicted;
+  if (c->has_latest) {
+    r = CAPTURE_SR_DISAGREED;
+    if (c->latest_rate == clock_rate &&
+        capture_rtp_to_unix(c->latest_unix_ns, c->latest_rtp, rtp, clock_rate, &predicted)) {
+      dev = (int64_t)(unix_ns - predicted);
+      uint64_t apart = unix_ns > c->latest_unix_ns ? unix_ns - c->latest_unix_ns
+                                                   : c->latest_unix_ns - unix_ns;
+      uint64_t allowed = CAPTURE_SR_AGREE_NS + apart / 1000000 * CAPTURE_SR_AGREE_PPM;
+      if ((uint64_t)(dev < 0 ? -dev : dev) <= allowed)
+        r = CAPTURE_SR_AGREED;
+    }
+  }
+  if (r == CAPTURE_SR_AGREED) {
+    c->valid = true;
+    c->rtp = rtp;
+    c->clock_rate = clock_rate;
+    c->unix_ns = unix_ns;
+  }
+  c->has_latest = true;
+  c->latest_rtp = rtp;
+  c->latest_rate = clock_rate;
+  c->latest_unix_ns = unix_ns;
+  if (deviation_ns)
+    *deviation_ns = dev;
+  return r;
+}
+
+bool
+capture_sender_clock_take_latest(CaptureSenderClock *c)
+{
+  if (!c->has_latest)
+    return false;
+  c->valid = true;
+  c->rtp = c->latest_rtp;
+  c->clock_rate = c->latest_rate;
+  c->unix_ns = c->latest_unix_ns;
+  return true;
+}
+
+bool
+capture_sender_clock_map(const CaptureSenderClock *c, uint32_t rtp, uint64_t *capture_ns)
+{
+  return c->valid && capture_rtp_to_unix(c->unix_ns, c->rtp, rtp, c->clock_rate, capture_ns);
 }

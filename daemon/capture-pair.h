@@ -35,13 +35,11 @@ typedef struct {
   /* Set by the pipeline hooks (any thread). */
   _Atomic bool has_jitterbuffer;
   _Atomic bool has_network;
-  /* The latest RTCP sender report of the side's video jitterbuffer (its RTP time, NTP
-   * time in ns since 1970 and the clock rate) and the RTP timestamps of the packets it
-   * output, by PTS (under lock). */
-  bool sr_valid;
-  uint32_t sr_rtp;
-  unsigned sr_clock_rate;
-  uint64_t sr_unix_ns;
+  /* The RTCP sender reports of the side's video jitterbuffer (the mapping of RTP time to
+   * the sender's clock in use: capture-private.h) and the RTP timestamps of the packets
+   * it output, by PTS (under lock). */
+  CaptureSenderClock sr;
+  bool warned_sr_step;       /* a report that moved a sender's clock was logged (per run) */
   CaptureRtpHistory rtp;
 
   /* Health (capture.c's timer reads, streaming threads write). */

@@ -55,7 +55,8 @@ is_video_rtp(GstElement *jb)
 
 /* rtpjitterbuffer's handle-sync (its RTCP streaming thread): a sender report arrived.
  * Its RTP time, NTP time and the clock rate map the RTP timestamps of the frames to the
- * sender's clock (capture.h, SENDER). */
+ * sender's clock (capture.h, SENDER) once a second report agrees with it
+ * (CaptureSenderClock). */
 static void
 on_handle_sync(GstElement *jb, GstStructure *st, gpointer data)
 {
@@ -85,12 +86,22 @@ on_handle_sync(GstElement *jb, GstStructure *st, gpointer data)
   if (!sr_unix)
     return;
   CapturePair *p = s->pair;
+  int64_t dev = 0;
   g_mutex_lock(&p->lock);
-  s->sr_valid = true;
-  s->sr_rtp = rtptime;
-  s->sr_unix_ns = sr_unix;
-  s->sr_clock_rate = clock_rate;
+  bool in_use = s->sr.valid;
+  CaptureSenderReport r = capture_sender_clock_report(&s->sr, sr_unix, rtptime, clock_rate, &dev);
+  bool warn = in_use && r == CAPTURE_SR_DISAGREED && !s->warned_sr_step;
+  s->warned_sr_step |= warn;
   g_mutex_unlock(&p->lock);
+  if (warn)
+    g_warning("pair %s: %s camera: a sender report (RTCP) puts its clock %+.1f ms from the "
+              "report before it: the clock in use stays until a report agrees (logged "
+              "once per run)", p->name, capture_side_names[s->side], dev / 1e6);
+  else
+    g_debug("pair %s: %s camera: sender report %s (%+.3f ms from the one before)", p->name,
+            capture_side_names[s->side],
+            r == CAPTURE_SR_FIRST ? "first" : r == CAPTURE_SR_AGREED ? "agreed" : "disagreed",
+            dev / 1e6);
 }
 
 /* The jitterbuffer's output (its streaming thread): keep the RTP timestamp of each PTS,

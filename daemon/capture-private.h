@@ -143,4 +143,47 @@ bool capture_rtp_history_find(const CaptureRtpHistory *h, uint64_t pts,
 bool capture_rtp_to_unix(uint64_t sr_unix_ns, uint32_t sr_rtp, uint32_t rtp,
                          unsigned clock_rate, uint64_t *capture_ns);
 
+/* A side's RTCP sender reports. A report's mapping of RTP time to the sender's clock is
+ * taken when it agrees with the report before it: its NTP time within
+ * CAPTURE_SR_AGREE_NS + CAPTURE_SR_AGREE_PPM of the time between them of what the report
+ * before it maps its RTP time to, at the same clock rate. A sender's first report can
+ * be off by most of a frame (a GStreamer RTSP server's first reports of a stream lie
+ * 20-95 ms from its later ones, which agree within 0.01 ms): taken alone it pairs
+ * genlocked cameras one frame apart until the next report. A report that disagrees is
+ * kept as the latest and the mapping in use stays until one agrees with it (a sender
+ * whose clock was stepped: two reports confirm the step). Not thread safe. */
+#define CAPTURE_SR_AGREE_NS 1000000ull
+#define CAPTURE_SR_AGREE_PPM 500
+
+typedef struct {
+  bool valid;                /* a mapping in use: an agreed report */
+  uint32_t rtp;
+  unsigned clock_rate;
+  uint64_t unix_ns;
+  bool has_latest;           /* the latest report, agreed or not */
+  uint32_t latest_rtp;
+  unsigned latest_rate;
+  uint64_t latest_unix_ns;
+} CaptureSenderClock;
+
+typedef enum {
+  CAPTURE_SR_FIRST,          /* no report before it: kept, not in use */
+  CAPTURE_SR_AGREED,         /* agrees with the report before it: in use */
+  CAPTURE_SR_DISAGREED,      /* disagrees: kept, the mapping in use stays */
+} CaptureSenderReport;
+
+void capture_sender_clock_reset(CaptureSenderClock *c);
+/* A report (its NTP time in ns since 1970, its RTP time, the stream's clock rate, not 0).
+ * *deviation_ns (may be NULL): its NTP time less what the report before it maps its RTP
+ * time to (0 for the first). */
+CaptureSenderReport capture_sender_clock_report(CaptureSenderClock *c, uint64_t unix_ns,
+                                                uint32_t rtp, unsigned clock_rate,
+                                                int64_t *deviation_ns);
+/* Takes the latest report into use unconfirmed (a sender that sent one report only
+ * within the start timeout). FALSE when there is none. */
+bool capture_sender_clock_take_latest(CaptureSenderClock *c);
+/* The sender's time of RTP timestamp `rtp` by the mapping in use (capture_rtp_to_unix);
+ * FALSE without one. */
+bool capture_sender_clock_map(const CaptureSenderClock *c, uint32_t rtp, uint64_t *capture_ns);
+
 G_END_DECLS

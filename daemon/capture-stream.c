@@ -36,7 +36,8 @@ capture_stream_new_run(CapturePair *p)
     Side *s = &p->side[i];
     s->run = p->run;
     s->logged_size = s->logged_corrupt = false;
-    s->sr_valid = false;
+    capture_sender_clock_reset(&s->sr);
+    s->warned_sr_step = false;
     s->rtp.count = s->rtp.head = 0;
     atomic_store(&s->clock, CAPTURE_CLOCK_AUTO);
     atomic_store(&s->has_jitterbuffer, false);
@@ -238,10 +239,17 @@ frame_times(Side *s, GstAppSink *sink, GstSample *sample, GstBuffer *buf, uint64
     uint64_t t = reference_time(buf);
     if (!t && GST_BUFFER_PTS_IS_VALID(buf)) {
       uint32_t rtp;
+      bool late = g_get_monotonic_time() - s->first_frame_us >=
+                  (int64_t)p->start_timeout_ms * 1000;
       g_mutex_lock(&p->lock);
-      if (s->sr_valid &&
+      /* one report only within the start timeout: its mapping, unconfirmed */
+      if (late && !s->sr.valid && capture_sender_clock_take_latest(&s->sr))
+        g_warning("pair %s: %s camera: one sender report only (RTCP) within %u ms of its "
+                  "first frame: its clock is used unconfirmed by a second", p->name,
+                  capture_side_names[s->side], p->start_timeout_ms);
+      if (s->sr.valid &&
           capture_rtp_history_find(&s->rtp, GST_BUFFER_PTS(buf), p->period_ns / 2, &rtp))
-        capture_rtp_to_unix(s->sr_unix_ns, s->sr_rtp, rtp, s->sr_clock_rate, &t);
+        capture_sender_clock_map(&s->sr, rtp, &t);
       g_mutex_unlock(&p->lock);
     }
     if (t) {

@@ -65,10 +65,14 @@
  *    report (every rtpjitterbuffer of the side is hooked, rtspsrc's and rtpbin's: its
  *    handle-sync gives the reports, a probe on its output the RTP timestamp of each PTS,
  *    as the decoded frame keeps only the PTS): capture_ns = SR NTP + (RTP - SR RTP) /
- *    clock rate, exact whatever the jitterbuffer's skew correction. Frames before the first
- *    sender report are dropped (counted as untimed); when none came within
- *    params.start_timeout_ms of the run's first frame, the side falls back to ARRIVAL for
- *    the rest of the run, with a warning. Two cameras that are separate network devices
+ *    clock rate, exact whatever the jitterbuffer's skew correction. A report is used once
+ *    the next one agrees with it (within 1 ms + 500 ppm: a sender's first report can be
+ *    off by most of a frame), and a report that moves the sender's clock is used once the
+ *    next one confirms the step (a warning, once per run; the clock in use stays
+ *    meanwhile). Frames before that are dropped (counted as untimed); when no report came
+ *    within params.start_timeout_ms of the run's first frame, the side falls back to
+ *    ARRIVAL for the rest of the run, with a warning (one report only: it is used
+ *    unconfirmed, with a warning). Two cameras that are separate network devices
  *    pair when their clocks are synchronized (NTP, PTP), whatever their network delays.
  *  - ARRIVAL: the local pipeline clock: capture_ns = the buffer's running time + base time
  *    + (realtime - pipeline clock), the offset measured once per run for both sides. For

@@ -56,6 +56,65 @@ test_sender_mapping(void)
   g_assert_false(capture_rtp_history_find(&h, 200 * 40 * MS, 20 * MS, &rtp));
 }
 
+/* The sender reports: a mapping is used once a second report agrees with it; a report
+ * off by most of a frame (a sender's first) is never used; a clock step is taken when
+ * the next report confirms it, the mapping before it kept meanwhile. */
+static void
+test_sender_clock(void)
+{
+  CaptureSenderClock c;
+  capture_sender_clock_reset(&c);
+  uint64_t cap, t0 = 1796083200ull * S;
+  int64_t dev = 1;
+  g_assert_false(capture_sender_clock_map(&c, 0, &cap));
+  g_assert_false(capture_sender_clock_take_latest(&c));
+  /* the first report 93 ms late for its RTP time: kept, not used */
+  g_assert_cmpint(capture_sender_clock_report(&c, t0 + 93 * MS, 900000, 90000, &dev), ==,
+                  CAPTURE_SR_FIRST);
+  g_assert_cmpint(dev, ==, 0);
+  g_assert_false(capture_sender_clock_map(&c, 900000, &cap));
+  /* the second (0.5 s on, on time) disagrees by 93 ms: still nothing in use */
+  g_assert_cmpint(capture_sender_clock_report(&c, t0 + 500 * MS, 945000, 90000, &dev), ==,
+                  CAPTURE_SR_DISAGREED);
+  g_assert_cmpint(dev, ==, -93 * (int64_t)MS);
+  g_assert_false(capture_sender_clock_map(&c, 945000, &cap));
+  /* the third agrees with the second (within 1 ms + 500 ppm: 0.4 ms off after 1 s) */
+  g_assert_cmpint(capture_sender_clock_report(&c, t0 + 1500 * MS + 400000, 1035000, 90000,
+                                              &dev), ==, CAPTURE_SR_AGREED);
+  g_assert_cmpint(dev, ==, 400000);
+  g_assert_true(capture_sender_clock_map(&c, 1035000 + 9000, &cap));   /* 0.1 s on */
+  g_assert_cmpuint(cap, ==, t0 + 1600 * MS + 400000);
+  /* 1.6 ms off after 1 s: outside 1 ms + 0.5 ms; the mapping in use stays */
+  g_assert_cmpint(capture_sender_clock_report(&c, t0 + 2500 * MS + 2000000, 1125000, 90000,
+                                              &dev), ==, CAPTURE_SR_DISAGREED);
+  g_assert_cmpint(dev, ==, 1600000);
+  g_assert_true(capture_sender_clock_map(&c, 1125000, &cap));
+  g_assert_cmpuint(cap, ==, t0 + 2500 * MS + 400000);
+  /* a step of the sender's clock (+40 ms), confirmed by the next report: taken */
+  g_assert_cmpint(capture_sender_clock_report(&c, t0 + 3540 * MS, 1215000, 90000, &dev), ==,
+                  CAPTURE_SR_DISAGREED);
+  g_assert_true(capture_sender_clock_map(&c, 1215000, &cap));
+  g_assert_cmpuint(cap, ==, t0 + 3500 * MS + 400000);
+  g_assert_cmpint(capture_sender_clock_report(&c, t0 + 4540 * MS, 1305000, 90000, &dev), ==,
+                  CAPTURE_SR_AGREED);
+  g_assert_true(capture_sender_clock_map(&c, 1305000, &cap));
+  g_assert_cmpuint(cap, ==, t0 + 4540 * MS);
+  /* another clock rate never agrees */
+  g_assert_cmpint(capture_sender_clock_report(&c, t0 + 5540 * MS, 1395000, 48000, &dev), ==,
+                  CAPTURE_SR_DISAGREED);
+  g_assert_cmpint(capture_sender_clock_report(&c, t0 + 6540 * MS, 1443000, 48000, &dev), ==,
+                  CAPTURE_SR_AGREED);
+  g_assert_true(capture_sender_clock_map(&c, 1443000 + 4800, &cap));
+  g_assert_cmpuint(cap, ==, t0 + 6640 * MS);
+  /* one report only: taken unconfirmed on request (the start timeout) */
+  capture_sender_clock_reset(&c);
+  capture_sender_clock_report(&c, t0, 0xfffff000u, 90000, NULL);
+  g_assert_false(capture_sender_clock_map(&c, 0xfffff000u, &cap));
+  g_assert_true(capture_sender_clock_take_latest(&c));
+  g_assert_true(capture_sender_clock_map(&c, 0x00001000u, &cap));   /* across the wrap */
+  g_assert_cmpuint(cap, ==, t0 + 8192ull * S / 90000);
+}
+
 typedef struct {
   CaptureTimebase *tb;
   uint64_t proposal, got;
@@ -216,6 +275,7 @@ main(int argc, char **argv)
   ct_init(&argc, &argv);
   ct_add_func("/capture/clock/ntp", test_ntp);
   ct_add_func("/capture/clock/sender-mapping", test_sender_mapping);
+  ct_add_func("/capture/clock/sender-clock", test_sender_clock);
   ct_add_func("/capture/clock/timebase", test_timebase);
   ct_add_func("/capture/clock/offsets", test_offsets);
   ct_add_func("/capture/health", test_health);

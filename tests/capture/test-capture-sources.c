@@ -37,14 +37,16 @@ gst_launch(const char *pipeline)
 /* ---------------------------------------------------------------- RTSP */
 
 /* Both sides from the local server's genlocked cameras: the frames of a pair are the
- * same grid instant (the same level), the clock is the senders'. */
+ * same grid instant (the same level), the clock is the senders'. At 25 frames/s: the
+ * server's first sender report of a stream lies 20-95 ms from its later ones, and taken
+ * alone (before CaptureSenderClock) it paired frames one apart now and then. */
 static void
 test_rtsp(gconstpointer data)
 {
   const char *codec = data;
   g_autofree char *l_arg = g_strdup_printf("L,codec=%s", codec);
   g_autofree char *r_arg = g_strdup_printf("R,codec=%s", codec);
-  const char *args[] = { "--size", "64x48", "--fps", "10", l_arg, r_arg, NULL };
+  const char *args[] = { "--size", "64x48", "--fps", "25", l_arg, r_arg, NULL };
   CtRtsp server = { 0 };
   ct_rtsp_start(&server, args);
   g_autofree char *lu = ct_rtsp_url(&server, "L"), *ru = ct_rtsp_url(&server, "R");
@@ -53,7 +55,7 @@ test_rtsp(gconstpointer data)
   g_autoptr(CaptureNotifier) n = capture_notifier_new();
   g_autoptr(GError) error = NULL;
   CapturePairParams prm = {
-    .name = codec, .left = left, .right = right, .width = 64, .height = 48, .fps = 10,
+    .name = codec, .left = left, .right = right, .width = 64, .height = 48, .fps = 25,
     .tolerance_ns = 5000000, .notifier = n,
   };
   g_autoptr(CapturePair) pair = capture_pair_new(&prm, &error);
