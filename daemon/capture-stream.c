@@ -243,14 +243,15 @@ frame_times(Side *s, GstAppSink *sink, GstSample *sample, GstBuffer *buf, uint64
                   (int64_t)p->start_timeout_ms * 1000;
       g_mutex_lock(&p->lock);
       /* one report only within the start timeout: its mapping, unconfirmed */
-      if (late && !s->sr.valid && capture_sender_clock_take_latest(&s->sr))
-        g_warning("pair %s: %s camera: one sender report only (RTCP) within %u ms of its "
-                  "first frame: its clock is used unconfirmed by a second", p->name,
-                  capture_side_names[s->side], p->start_timeout_ms);
+      bool took = late && !s->sr.valid && capture_sender_clock_take_latest(&s->sr);
       if (s->sr.valid &&
           capture_rtp_history_find(&s->rtp, GST_BUFFER_PTS(buf), p->period_ns / 2, &rtp))
         capture_sender_clock_map(&s->sr, rtp, &t);
       g_mutex_unlock(&p->lock);
+      if (took)
+        g_warning("pair %s: %s camera: one sender report only (RTCP) within %u ms of its "
+                  "first frame: its clock is used unconfirmed by a second", p->name,
+                  capture_side_names[s->side], p->start_timeout_ms);
     }
     if (t) {
       *capture_ns = t;
