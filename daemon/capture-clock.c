@@ -116,31 +116,27 @@ CaptureSenderReport
 capture_sender_clock_report(CaptureSenderClock *c, uint64_t unix_ns, uint32_t rtp,
                             unsigned clock_rate, int64_t *deviation_ns)
 {
+  const CaptureSenderMapping *l = &c->latest;
   CaptureSenderReport r = CAPTURE_SR_FIRST;
   int64_t dev = 0;
   uint64_t predicted;
   if (c->has_latest) {
     r = CAPTURE_SR_DISAGREED;
-    if (c->latest_rate == clock_rate &&
-        capture_rtp_to_unix(c->latest_unix_ns, c->latest_rtp, rtp, clock_rate, &predicted)) {
+    if (l->clock_rate == clock_rate &&
+        capture_rtp_to_unix(l->unix_ns, l->rtp, rtp, clock_rate, &predicted)) {
       dev = (int64_t)(unix_ns - predicted);
-      uint64_t apart = unix_ns > c->latest_unix_ns ? unix_ns - c->latest_unix_ns
-                                                   : c->latest_unix_ns - unix_ns;
+      uint64_t apart = unix_ns > l->unix_ns ? unix_ns - l->unix_ns : l->unix_ns - unix_ns;
       uint64_t allowed = CAPTURE_SR_AGREE_NS + apart / 1000000 * CAPTURE_SR_AGREE_PPM;
       if ((uint64_t)(dev < 0 ? -dev : dev) <= allowed)
         r = CAPTURE_SR_AGREED;
     }
   }
+  c->has_latest = true;
+  c->latest = (CaptureSenderMapping){ .unix_ns = unix_ns, .rtp = rtp, .clock_rate = clock_rate };
   if (r == CAPTURE_SR_AGREED) {
     c->valid = true;
-    c->rtp = rtp;
-    c->clock_rate = clock_rate;
-    c->unix_ns = unix_ns;
+    c->used = c->latest;
   }
-  c->has_latest = true;
-  c->latest_rtp = rtp;
-  c->latest_rate = clock_rate;
-  c->latest_unix_ns = unix_ns;
   if (deviation_ns)
     *deviation_ns = dev;
   return r;
@@ -152,14 +148,13 @@ capture_sender_clock_take_latest(CaptureSenderClock *c)
   if (!c->has_latest)
     return false;
   c->valid = true;
-  c->rtp = c->latest_rtp;
-  c->clock_rate = c->latest_rate;
-  c->unix_ns = c->latest_unix_ns;
+  c->used = c->latest;
   return true;
 }
 
 bool
 capture_sender_clock_map(const CaptureSenderClock *c, uint32_t rtp, uint64_t *capture_ns)
 {
-  return c->valid && capture_rtp_to_unix(c->unix_ns, c->rtp, rtp, c->clock_rate, capture_ns);
+  return c->valid &&
+         capture_rtp_to_unix(c->used.unix_ns, c->used.rtp, rtp, c->used.clock_rate, capture_ns);
 }

@@ -156,14 +156,16 @@ bool capture_rtp_to_unix(uint64_t sr_unix_ns, uint32_t sr_rtp, uint32_t rtp,
 #define CAPTURE_SR_AGREE_PPM 500
 
 typedef struct {
-  bool valid;                /* a mapping in use: an agreed report */
-  uint32_t rtp;
+  uint64_t unix_ns;          /* the report's NTP time, ns since 1970 */
+  uint32_t rtp;              /* its RTP time */
   unsigned clock_rate;
-  uint64_t unix_ns;
+} CaptureSenderMapping;
+
+typedef struct {
+  bool valid;                /* a mapping in use: an agreed report */
+  CaptureSenderMapping used;
   bool has_latest;           /* the latest report, agreed or not */
-  uint32_t latest_rtp;
-  unsigned latest_rate;
-  uint64_t latest_unix_ns;
+  CaptureSenderMapping latest;
 } CaptureSenderClock;
 
 typedef enum {

@@ -237,10 +237,11 @@ frame_times(Side *s, GstAppSink *sink, GstSample *sample, GstBuffer *buf, uint64
   CaptureClockMode mode = atomic_load(&s->clock);
   if (mode == CAPTURE_CLOCK_SENDER) {
     uint64_t t = reference_time(buf);
+    /* past the start timeout without a capture time of the sender's */
+    bool late = !t && g_get_monotonic_time() - s->first_frame_us >=
+                          (int64_t)p->start_timeout_ms * 1000;
     if (!t && GST_BUFFER_PTS_IS_VALID(buf)) {
       uint32_t rtp;
-      bool late = g_get_monotonic_time() - s->first_frame_us >=
-                  (int64_t)p->start_timeout_ms * 1000;
       g_mutex_lock(&p->lock);
       /* one report only within the start timeout: its mapping, unconfirmed */
       bool took = late && !s->sr.valid && capture_sender_clock_take_latest(&s->sr);
@@ -257,7 +258,7 @@ frame_times(Side *s, GstAppSink *sink, GstSample *sample, GstBuffer *buf, uint64
       *capture_ns = t;
       return true;
     }
-    if (g_get_monotonic_time() - s->first_frame_us < (int64_t)p->start_timeout_ms * 1000)
+    if (!late)
       return false;
     if (!s->warned_no_sender)
       g_warning("pair %s: %s camera: no sender timestamps (RTCP sender report) within %u "
