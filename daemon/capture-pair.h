@@ -133,6 +133,10 @@ CaptureBuf *capture_pool_get(CapturePair *p, CaptureSide side);
 void capture_pool_put(CapturePair *p, CaptureBuf *b);
 /* appsink callbacks, on the streaming thread of their side (data = the Side). */
 GstFlowReturn capture_on_new_sample(GstAppSink *sink, gpointer data);
+/* Offline: a buffer probe on the appsink's sink pad that holds each frame until its side
+ * can take it in (capture-stream.c). */
+GstPadProbeReturn capture_on_offline_buffer(GstPad *pad, GstPadProbeInfo *info,
+                                            gpointer data);
 void capture_on_eos(GstAppSink *sink, gpointer data);
 /* A new run begins (lock held): per-run state of the streaming side reset. */
 void capture_stream_new_run(CapturePair *p);

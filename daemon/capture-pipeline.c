@@ -361,6 +361,12 @@ capture_side_build(CapturePair *p, GstElement *pipe, CaptureSide side, bool call
   if (callbacks) {
     GstAppSinkCallbacks cb = { .eos = capture_on_eos, .new_sample = capture_on_new_sample };
     gst_app_sink_set_callbacks(GST_APP_SINK(sink), &cb, s, NULL);
+    if (offline) {
+      GstPad *in = gst_element_get_static_pad(sink, "sink");
+      gst_pad_add_probe(in, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+                        capture_on_offline_buffer, s, NULL);
+      gst_object_unref(in);
+    }
   }
   gst_bin_add(GST_BIN(pipe), bin);   /* the pipeline holds the bin from here on */
   gst_object_unref(bin);

@@ -342,6 +342,32 @@ no_room(CapturePair *p, Side *s)
   return pending_full(p, s) || !p->free_list[s->side];
 }
 
+static bool
+not_admitted(CapturePair *p, Side *s)
+{
+  return no_room(p, s) || mailbox_full(p, s);
+}
+
+/* Offline back-pressure on the appsink's sink pad (a buffer probe, before the sink): a
+ * frame waits here, not in capture_on_new_sample, until its side has room and the
+ * mailbox is empty. The sink calls new_sample with its preroll lock held, and the
+ * pipeline's change to PLAYING takes that lock: a sink that prerolled its first frame
+ * while the change was under way commits itself to PLAYING and renders at once, and a
+ * wait there for the other camera's frames (whose sink the change has not reached yet)
+ * would hold the change, and both cameras, for ever. The waits in the render path stay
+ * for what passes here and still finds no room (the other side's thread filled the
+ * mailbox meanwhile); the run's end wakes both. */
+GstPadProbeReturn
+capture_on_offline_buffer(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+  Side *s = data;
+  CapturePair *p = s->pair;
+  g_mutex_lock(&p->lock);
+  wait_while(s, not_admitted);
+  g_mutex_unlock(&p->lock);
+  return GST_PAD_PROBE_OK;
+}
+
 /* Lock held: hands a matched pair to the mailbox. Returns TRUE when it is delivered. */
 static bool
 deliver(Side *s, CaptureMatchResult *res)

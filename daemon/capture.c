@@ -292,13 +292,16 @@ on_health(gpointer data)
     Side *s = &p->side[i];
     if (atomic_load(&s->ended) || atomic_load(&s->blocked) > 0)
       continue;
-    /* frames waiting in the tail's queue: the camera delivers, this machine is slow */
+    /* frames waiting in the tail's queue after the first one: the camera delivers, this
+     * machine is slow. Before the first one they do not excuse the start timeout: a sink
+     * that has not taken a frame in that time is stuck (its pipeline never reached
+     * PLAYING), and a new run is what frees it. */
+    int64_t last = atomic_load(&s->last_frame_us);
     guint queued = 0;
-    if (s->queue)
+    if (last && s->queue)
       g_object_get(s->queue, "current-level-buffers", &queued, NULL);
     if (queued > 0)
       continue;
-    int64_t last = atomic_load(&s->last_frame_us);
     g_autofree char *why = NULL;
     bool stalled = false;
     if (!last && now - p->run_started_us > (int64_t)p->start_timeout_ms * 1000) {

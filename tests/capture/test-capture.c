@@ -2,8 +2,10 @@
  * every format taken as it is and some converted (YUY2, UYVY, v308, GRAY16) with known
  * luma and odd widths, JPEG from jpegenc, pairing of
  * live sources within the tolerance, different frame rates, the mailbox, frames of the
- * wrong size, and descriptions that do not parse. */
+ * wrong size, descriptions that do not parse, and offline back-pressure outside the
+ * sinks. */
 #include "capture-test-util.h"
+#include "daemon/capture-pair.h"
 
 #include <math.h>
 #include <string.h>
@@ -319,6 +321,71 @@ test_external_pool(void)
   g_aligned_free(mem);
 }
 
+/* Offline back-pressure waits before the appsink, not in its render callback, which the
+ * sink calls with its preroll lock held: a state change of the sink takes that lock, and
+ * a wait there held the pipeline's change to PLAYING (a sink that prerolled while the
+ * change was under way renders at once) and with it both cameras, for ever. The left
+ * camera delivers nothing (its frames dropped, its stream not ended), so the right one's
+ * third frame waits for a partner; the right sink is then paused and played again from
+ * another thread, which must return. */
+typedef struct {
+  GstElement *sink;
+  _Atomic int done;   /* 1: both state changes returned, 2: one failed */
+} CycleSink;
+
+static gpointer
+cycle_sink(gpointer data)
+{
+  CycleSink *c = data;
+  bool ok = gst_element_set_state(c->sink, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE &&
+            gst_element_set_state(c->sink, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE;
+  atomic_store(&c->done, ok ? 1 : 2);
+  return NULL;
+}
+
+static void
+test_offline_wait_outside_sink(void)
+{
+  g_autoptr(CaptureNotifier) n = capture_notifier_new();
+  g_autoptr(GError) error = NULL;
+  const char *caps = "video/x-raw,format=GRAY8,width=64,height=48,framerate=25/1";
+  g_autofree char *left = g_strdup_printf("videotestsrc ! %s ! identity sleep-time=2000 "
+                                          "drop-probability=1", caps);
+  g_autofree char *right = g_strdup_printf("videotestsrc ! %s", caps);
+  CapturePairParams prm = { .name = "outside", .left = left, .right = right, .width = 64,
+                            .height = 48, .fps = 25, .mode = CAPTURE_MODE_OFFLINE,
+                            .notifier = n, .start_timeout_ms = 60000 };
+  g_autoptr(CapturePair) pair = capture_pair_new(&prm, &error);
+  g_assert_no_error(error);
+  capture_pair_start(pair);
+  Side *s = &pair->side[CAPTURE_SIDE_RIGHT];
+  int64_t deadline = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
+  while (atomic_load(&s->blocked) == 0) {
+    g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+    g_usleep(10000);
+  }
+  CaptureStats st;
+  capture_pair_get_stats(pair, &st);
+  g_assert_cmpuint(st.frames[CAPTURE_SIDE_LEFT], ==, 0);
+  g_assert_cmpuint(st.pairs, ==, 0);
+  CycleSink c = { .sink = gst_bin_get_by_name(GST_BIN(pair->pipeline), "right") };
+  g_assert_nonnull(c.sink);
+  GThread *t = g_thread_new("cycle-sink", cycle_sink, &c);
+  /* the thread cannot be interrupted: if the state change hangs, fail (the process ends) */
+  deadline = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
+  while (atomic_load(&c.done) == 0) {
+    if (g_get_monotonic_time() > deadline)
+      g_error("the right sink's state change did not return in 20 s: a frame waits for "
+              "back-pressure inside its render callback");
+    g_usleep(10000);
+  }
+  g_thread_join(t);
+  g_assert_cmpint(atomic_load(&c.done), ==, 1);
+  g_assert_cmpint(atomic_load(&s->blocked), >, 0);   /* still waiting, before the sink */
+  gst_object_unref(c.sink);
+  capture_pair_stop(pair);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -342,5 +409,6 @@ main(int argc, char **argv)
   ct_add_func("/capture/pairing/rates", test_pairing_rates);
   ct_add_func("/capture/wrong-size", test_wrong_size);
   ct_add_func("/capture/bad-description", test_bad_description);
+  ct_add_func("/capture/offline/wait-outside-sink", test_offline_wait_outside_sink);
   return g_test_run();
 }
