@@ -128,10 +128,14 @@
  * stalled: no frame for N ms; reconnecting in M ms", the state STALLED, the pipeline torn
  * down and rebuilt with the backoff below. A run whose side delivers no first frame
  * within params.start_timeout_ms of its start (a camera that accepts the connection and
- * sends nothing, an RTSP server that does not answer) fails the same way (RECONNECTING).
+ * sends nothing, an RTSP server that does not answer, a sink that never takes the frames
+ * waiting in its queue) fails the same way (RECONNECTING).
  * In offline mode a side waiting on back-pressure is never stalled, and stall_ms is at
  * least start_timeout_ms (nothing is real time there: only a hang is a stall; a stall or
- * a failure ends the pair as FAILED). GStreamer warnings of
+ * a failure ends the pair as FAILED). Offline, a frame waits for room (its side's waiting
+ * list, a free buffer, the mailbox) on the appsink's sink pad, before the sink: a wait in
+ * the sink's render callback would hold its preroll lock, which the pipeline's change to
+ * PLAYING needs. GStreamer warnings of
  * the pipeline are logged (the first 5 of a run, a warning that repeats the one before
  * not again, also across runs; the rest at debug level).
  * capture_health_update() turns the stats of an interval into the operator's warnings
