@@ -218,34 +218,19 @@ sight_blocked(const HeightmapBlobFinder *f, int p, double x, double y)
 
 /* Whether a pair sees through a measured blob (view_support): the first pair, or -1, that
  * images it at view_support px/m or more (1 m up), holds it in its image from 0.2 m to its
- * top, has a clear line of sight to it, put points into the cells within
- * VIEW_SUPPORT_CORE of its centre, and none 0.6 m or more high into any of its cells
- * (the body masks). Where a body stands, a pair that sees it puts its trunk there, and
- * one whose disparity missed the body puts nothing at its foot (the body hides that
- * grass); the cells around it, where the other pairs' smears spread the blob, say
- * nothing. -1 without the masks or without view_support. */
-#define VIEW_SUPPORT_CORE 0.2   /* m: a body's footprint about its axis */
+ * top, has a clear line of sight to it, and put points into its cells but none of them
+ * 0.6 m or more high (the body masks). -1 without the body masks or without view_support. */
 static int
 seen_through(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells,
              int n)
 {
   const HeightmapBlobParams *p = &f->params;
-  if (!f->body || !f->masks || !f->height || !(p->view_support > 0.0))
+  if (!f->body || !f->height || !(p->view_support > 0.0))
     return -1;
   uint32_t body = 0;
   for (int j = 0; j < n; j++)
     body |= f->body[cells[j]];
-  const HeightmapGrid *g = &f->grid;
-  int r = (int) ceil(VIEW_SUPPORT_CORE / g->cell);
-  int cx = (int) floor((b->x - g->x0) / g->cell), cy = (int) floor((b->y - g->y0) / g->cell);
-  uint32_t core = 0;
-  for (int y = MAX(cy - r, 0); y <= MIN(cy + r, g->height - 1); y++)
-    for (int x = MAX(cx - r, 0); x <= MIN(cx + r, g->width - 1); x++) {
-      double dx = g->x0 + (x + 0.5) * g->cell - b->x, dy = g->y0 + (y + 0.5) * g->cell - b->y;
-      if (dx * dx + dy * dy <= VIEW_SUPPORT_CORE * VIEW_SUPPORT_CORE)
-        core |= f->masks[y * g->width + x];
-    }
-  uint32_t grass = core & ~body;
+  uint32_t grass = b->pairs & ~body;
   double top = MAX(b->height, 0.2);
   for (int k = 0; k < HEIGHTMAP_MAX_PAIRS; k++)
     if ((grass & (1u << k)) &&

@@ -45,7 +45,6 @@ struct HeightmapBlobFinder {
   int32_t *part;           /* view_split: the cells of a blob being cut */
   int32_t *merged_into;    /* merge_distance, per blob: the blob it was merged into */
   const float *height;     /* the height grid of the run in progress (view_support) */
-  const uint32_t *masks;   /* its pair masks, or NULL (view_support) */
   int32_t component;       /* the label of the blob being judged and its pieces': cells
                               labelled this or more are its own (view_support) */
   HeightmapBlobCounts counts;   /* of the last run */

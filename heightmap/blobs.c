@@ -517,7 +517,6 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
     f->label[i] = -1;
   memset(&f->counts, 0, sizeof f->counts);
   f->height = h;
-  f->masks = masks;
   f->explain = !g_log_writer_default_would_drop(G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN);
   int count = 0, dropped = 0;
   for (int i = 0; i < n_cells; i++) {

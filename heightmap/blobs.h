@@ -107,10 +107,9 @@ typedef struct {
                                plainly denies is dropped: the pair images it at this many
                                pixels a metre or more (f / D, 1 m up), its image holds the
                                body (0.2 m to the top), no other object stands on its line
-                               of sight to the blob, and its points reach the cells within
-                               0.2 m of the blob's centre but none of its points in the
-                               blob is 0.6 m or more high: it sees the grass where the
-                               body would stand. Another pair's smear, the ball in flight, the
+                               of sight to the blob, and its points reach the blob's cells
+                               but none of them 0.6 m or more high: it sees the grass
+                               there. Another pair's smear, the ball in flight, the
                                boards' smear from the far side; a body puts the trunk
                                points of every pair that sees it into its blob */
 } HeightmapBlobParams;

@@ -573,41 +573,6 @@ test_blobs_view_support(void)
   }
 }
 
-/* view_support judges by the grass at the blob's centre: a blob 1 m long (x 1-2 m, pair
- * 0's trunk points) whose ends hold pair 1's points on the grass and whose middle none
- * (pair 1's disparity missed a body there: it hides the grass at its foot) is kept; with
- * pair 1's points within 0.2 m of the centre too, it goes. */
-static void
-test_blobs_view_support_core(void)
-{
-  HeightmapGrid g;
-  g_autofree float *h = ground_grid(&g, -4, 4, -4, 4, 0.1, 0.02f);
-  int n_cells = g.width * g.height;
-  g_autofree uint32_t *masks = g_new(uint32_t, n_cells);
-  g_autofree uint32_t *body = g_new0(uint32_t, n_cells);
-  fill_rect(&g, h, 1.0, -0.15, 2.0, 0.15, 1.8f);
-  for (int i = 0; i < n_cells; i++) {
-    double x = g.x0 + (i % g.width + 0.5) * g.cell;
-    masks[i] = fabs(x - 1.5) > 0.3 ? 3u : 1u;
-    body[i] = h[i] > 1.0f ? 1u : 0u;
-  }
-  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
-                            .top_band = 0.3, .view_support = 20 };
-  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
-  const HeightmapPairGeometry p0 = pair_at(31.5, 0, 5.0, 2100);
-  const HeightmapPairGeometry p1 = pair_at(1.5, -30, 5.0, 2100);
-  heightmap_blob_finder_set_camera(f, 0, &p0, 0, 0);
-  heightmap_blob_finder_set_camera(f, 1, &p1, 0, 0);
-  heightmap_blob_finder_set_body_masks(f, body);
-  const HeightmapBlob *b;
-  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
-  g_assert_cmpfloat(fabs(b[0].x - 1.5), <, 0.05);
-  for (int i = 0; i < n_cells; i++)
-    masks[i] = 3u;
-  g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 0);
-  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->denied, ==, 1);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -621,6 +586,5 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);
   g_test_add_func("/heightmap/blobs/image-edge", test_blobs_image_edge);
   g_test_add_func("/heightmap/blobs/view-support", test_blobs_view_support);
-  g_test_add_func("/heightmap/blobs/view-support-core", test_blobs_view_support_core);
   return g_test_run();
 }
