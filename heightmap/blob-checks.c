@@ -1,6 +1,6 @@
 /* blob-checks.c: the tests a measured blob must pass to be kept as a player (the play
  * area, the goal posts' zones, a blob above a body, body support, the lower body,
- * min_fill, view_support; blobs.c's header says why each), and the cameras' view of a blob they need
+ * min_fill; blobs.c's header says why each), and the cameras' view of a blob they need
  * (the scale a pair images it at, the share of it its image holds). */
 #include "heightmap/blob-finder.h"
 
@@ -177,70 +177,6 @@ filled(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cell
   return points >= p->min_fill * body;
 }
 
-/* Whether another object stands on pair p's line of sight to the body at (x, y): a cell
- * of the height grid at or above the ray from the camera to (x, y, 1 m), on the blob's
- * side of the camera, that is no cell of the blob being judged nor of a dropped one (a
- * kept blob's, or one not yet judged). Three rays, through the body's middle and
- * VIEW_SUPPORT_HALF_WIDTH to either side; any one blocked counts. */
-#define VIEW_SUPPORT_HALF_WIDTH 0.2   /* m */
-#define VIEW_SUPPORT_MIDDLE 1.0       /* m: the height of a body's middle, aimed at */
-static bool
-sight_blocked(const HeightmapBlobFinder *f, int p, double x, double y)
-{
-  const HeightmapGrid *g = &f->grid;
-  double cx = f->camera[p][0], cy = f->camera[p][1], cz = f->camera[p][2];
-  double dx = cx - x, dy = cy - y, len = hypot(dx, dy);
-  if (!(len > g->cell) || !(cz > VIEW_SUPPORT_MIDDLE))
-    return false;
-  dx /= len;
-  dy /= len;
-  /* the ray climbs (cz - middle) / len a metre; past the top bin nothing blocks it */
-  double climb = (cz - VIEW_SUPPORT_MIDDLE) / len;
-  double reach = MIN(len, ((HEIGHTMAP_BINS * HEIGHTMAP_BIN_HEIGHT) - VIEW_SUPPORT_MIDDLE) / climb);
-  for (int side = -1; side <= 1; side++) {
-    double ox = x - dy * side * VIEW_SUPPORT_HALF_WIDTH;
-    double oy = y + dx * side * VIEW_SUPPORT_HALF_WIDTH;
-    for (double t = 0.5 * g->cell; t <= reach; t += 0.5 * g->cell) {
-      int gx = (int) floor((ox + dx * t - g->x0) / g->cell);
-      int gy = (int) floor((oy + dy * t - g->y0) / g->cell);
-      if (gx < 0 || gy < 0 || gx >= g->width || gy >= g->height)
-        break;
-      int c = gy * g->width + gx;
-      int32_t label = f->label[c];
-      if (label >= f->component || label == -2)
-        continue;   /* the blob's own cells, or a dropped blob's (no object) */
-      if (f->height[c] >= VIEW_SUPPORT_MIDDLE + climb * t)   /* false for NaN */
-        return true;
-    }
-  }
-  return false;
-}
-
-/* Whether a pair sees through a measured blob (view_support): the first pair, or -1, that
- * images it at view_support px/m or more (1 m up), holds it in its image from 0.2 m to its
- * top, has a clear line of sight to it, and put points into its cells but none of them
- * 0.6 m or more high (the body masks). -1 without the body masks or without view_support. */
-static int
-seen_through(const HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells,
-             int n)
-{
-  const HeightmapBlobParams *p = &f->params;
-  if (!f->body || !f->height || !(p->view_support > 0.0))
-    return -1;
-  uint32_t body = 0;
-  for (int j = 0; j < n; j++)
-    body |= f->body[cells[j]];
-  uint32_t grass = b->pairs & ~body;
-  double top = MAX(b->height, 0.2);
-  for (int k = 0; k < HEIGHTMAP_MAX_PAIRS; k++)
-    if ((grass & (1u << k)) &&
-        heightmap_blob_scale_at(f, k, b->x, b->y, 1.0) >= p->view_support &&
-        in_image(f, k, b->x, b->y, 0.2) && in_image(f, k, b->x, b->y, top) &&
-        !sight_blocked(f, k, b->x, b->y))
-      return k;
-  return -1;
-}
-
 /* Whether a measured blob's centre lies on the pitch or within play_margin of its lines
  * (true when the lines are not known). */
 static bool
@@ -293,10 +229,6 @@ heightmap_blob_check(HeightmapBlobFinder *f, const HeightmapBlob *b, const int32
   if (!filled(f, b, cells, n)) {
     f->counts.underfilled++;
     return "too few points for a body there (min_fill)";
-  }
-  if (seen_through(f, b, cells, n) >= 0) {
-    f->counts.denied++;
-    return "a pair that sees it plainly sees the grass there (view_support)";
   }
   return NULL;
 }

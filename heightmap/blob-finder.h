@@ -44,9 +44,6 @@ struct HeightmapBlobFinder {
   double *widest;          /* view_split: those of the widest pair so far */
   int32_t *part;           /* view_split: the cells of a blob being cut */
   int32_t *merged_into;    /* merge_distance, per blob: the blob it was merged into */
-  const float *height;     /* the height grid of the run in progress (view_support) */
-  int32_t component;       /* the label of the blob being judged and its pieces': cells
-                              labelled this or more are its own (view_support) */
   HeightmapBlobCounts counts;   /* of the last run */
   bool explain;            /* this run logs its drops and cuts (debug messages on) */
 };

@@ -516,7 +516,6 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
   for (int i = 0; i < n_cells; i++)
     f->label[i] = -1;
   memset(&f->counts, 0, sizeof f->counts);
-  f->height = h;
   f->explain = !g_log_writer_default_would_drop(G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN);
   int count = 0, dropped = 0;
   for (int i = 0; i < n_cells; i++) {
@@ -524,7 +523,6 @@ heightmap_blob_finder_run(HeightmapBlobFinder *f, const float *h, const uint32_t
       continue;
     int32_t id = count < MAX_BLOBS ? count : MAX_BLOBS;
     int n = flood(f, h, i, id);
-    f->component = id;
     int32_t *cells = f->stack;
     int starts[MAX_SPLIT + 1] = { 0, n };
     int parts = 1;

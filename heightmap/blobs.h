@@ -103,15 +103,6 @@ typedef struct {
   double view_centre_px;    /* px: the sigma across a pair's view is view_centre and this
                                many of its pixels at the blob (D / f m each), summed in
                                quadrature */
-  double view_support;      /* px/m, 0 = off: with the body masks, a blob that a pair sees
-                               plainly denies is dropped: the pair images it at this many
-                               pixels a metre or more (f / D, 1 m up), its image holds the
-                               body (0.2 m to the top), no other object stands on its line
-                               of sight to the blob, and its points reach the blob's cells
-                               but none of them 0.6 m or more high: it sees the grass
-                               there. Another pair's smear, the ball in flight, the
-                               boards' smear from the far side; a body puts the trunk
-                               points of every pair that sees it into its blob */
 } HeightmapBlobParams;
 
 #define HEIGHTMAP_BODY_WIDTH 0.45        /* m: a body as a camera sees it, for min_fill */
@@ -128,7 +119,6 @@ typedef struct {
   int floating;             /* lower_body */
   int aloft;                /* body_share */
   int underfilled;          /* min_fill */
-  int denied;               /* view_support */
   int cuts;                 /* view_split's cuts */
   int merged;               /* kept blobs merged into another (merge_distance); kept
                                counts them */

@@ -141,7 +141,6 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   live_double(&d, "top_band", &r->top_band, n->top_band);
   live_double(&d, "view_centre", &r->view_centre, n->view_centre);
   live_double(&d, "view_centre_px", &r->view_centre_px, n->view_centre_px);
-  live_double(&d, "view_support", &r->view_support, n->view_support);
   live_double(&d, "split_depth", &r->split_depth, n->split_depth);
   live_double(&d, "crowd_split", &r->crowd_split, n->crowd_split);
   live_double(&d, "crowd_area", &r->crowd_area, n->crowd_area);

@@ -21,7 +21,7 @@ static const char *const heightmap_keys[] = {
   "goal_width", "goal_height", "goal_shadow", "goal_front", "max_height", "touch_line",
   "play_margin", "post_zone", "post_area", "body_support", "lower_body", "lower_scale", "body_share", "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
   "split_depth", "crowd_split", "crowd_area", "view_split", "view_split_px", "merge_distance",
-  "top_band", "view_centre", "view_centre_px", "view_support",
+  "top_band", "view_centre", "view_centre_px",
   "visible_offset", "disparity_noise", "gate", "acceleration", "max_missed", "confirm",
   "confirm_gap", "coast", "socket", "ring", "format", "metrics", NULL
 };
@@ -156,7 +156,6 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_double(c, "top_band", 0, 10, &cfg->top_band, error) ||
       !get_double(c, "view_centre", 0, 1, &cfg->view_centre, error) ||
       !get_double(c, "view_centre_px", 0, 100, &cfg->view_centre_px, error) ||
-      !get_double(c, "view_support", 0, 1000, &cfg->view_support, error) ||
       !get_double(c, "split_depth", 0, 3, &cfg->split_depth, error) ||
       !get_double(c, "crowd_split", 0, 3, &cfg->crowd_split, error) ||
       !get_double(c, "crowd_area", 0, 1000, &cfg->crowd_area, error) ||
@@ -376,7 +375,6 @@ heightmap_config_blob_params(const HeightmapConfig *c)
                                  .merge_distance = c->merge_distance,
                                  .view_centre = c->view_centre,
                                  .view_centre_px = c->view_centre_px,
-                                 .view_support = c->view_support,
                                  .half_length = c->goal_line, .half_width = c->touch_line,
                                  .play_margin = c->play_margin,
                                  .goal_half_width = 0.5 * c->goal_width,

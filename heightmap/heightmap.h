@@ -141,8 +141,6 @@ typedef struct {
   double view_centre;       /* m, 0 = off: a blob's centre from each pair's own centre,
                                this the sigma across its view (blobs.c) */
   double view_centre_px;    /* px: and this many of the pair's pixels there, in quadrature */
-  double view_support;      /* px/m, 0 = off: a blob that a pair imaging it this sharply
-                               sees through (its points there all on the grass) is dropped */
   double split_depth;       /* m, 0 = off: blobs with two tops this high are split */
   double crowd_split;       /* m, 0 = off: blobs above crowd_area with two tops this high are
                                split (blobs.c) */
@@ -186,7 +184,6 @@ void heightmap_config_free(HeightmapConfig *config);
  * goal_shadow, goal_front, touch_line, play_margin, post_zone, post_area, lower_body,
  * lower_scale, body_share, max_height, body_support, support_scale, min_fill,
  * top_fraction, blob_min_area, blob_max_area, top_band, view_centre, view_centre_px,
- * view_support,
  * split_depth, crowd_split,
  * crowd_area, view_split, view_split_px, merge_distance, visible_offset, disparity_noise,
  * gate,

@@ -1,7 +1,6 @@
 /* test-heightmap-blob-checks: the tests a blob must pass to be kept (the play area, the
  * goal posts' zones, the lower body, body support and the scale it applies from,
- * min_fill, the part of a body a pair's image holds, view_support) on hand-made height
- * grids. */
+ * min_fill, the part of a body a pair's image holds) on hand-made height grids. */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -502,77 +501,6 @@ test_blobs_image_edge(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
 }
 
-/* view_support: four blobs alike in the height grid (0.3 x 0.3 m, 1.8 m high) on an
- * 8 x 8 m grid, and both pairs' points on the grass everywhere (the pair masks). Pair 0
- * stands 30 m to one side (y), pair 1 30 m to the other, both 5 m up (f 700 px: 23.1
- * px/m at the blobs 1 m up). A (x -1.5) and C (2 m from O towards pair 1) are bodies:
- * both pairs' trunk points (the body masks); S (x 1.5) and O (x 0) hold pair 0's only.
- * With view_support 20 px/m S goes (pair 1 sees the grass there); O stays, C standing
- * on pair 1's line of sight to it, whether C was judged before O or not (pair 1 on
- * either side). Without C, O goes too. At 30 px/m (sharper than pair 1 sees them), at
- * 0, without the body masks, or when pair 1 put no point into S, all stay. */
-static void
-test_blobs_view_support(void)
-{
-  for (int side = -1; side <= 1; side += 2) {   /* pair 1 at y = 30 side */
-    HeightmapGrid g;
-    g_autofree float *h = ground_grid(&g, -4, 4, -4, 4, 0.1, 0.02f);
-    int n_cells = g.width * g.height;
-    g_autofree uint32_t *masks = g_new(uint32_t, n_cells);
-    g_autofree uint32_t *body = g_new0(uint32_t, n_cells);
-    for (int i = 0; i < n_cells; i++)
-      masks[i] = 3u;
-    static const double at[][2] = { { -1.5, 0 }, { 1.5, 0 }, { 0, 0 }, { 0, 2 } };
-    static const uint32_t trunk[] = { 3u, 1u, 1u, 3u };   /* A, S, O, C */
-    for (int k = 0; k < 4; k++)
-      fill_rect(&g, h, at[k][0] - 0.15, at[k][1] * side - 0.15, at[k][0] + 0.15,
-                at[k][1] * side + 0.15, 1.8f);
-    for (int i = 0; i < n_cells; i++) {
-      double x = g.x0 + (i % g.width + 0.5) * g.cell, y = g.y0 + (i / g.width + 0.5) * g.cell;
-      for (int k = 0; k < 4; k++)
-        if (h[i] > 1.0f && fabs(x - at[k][0]) < 0.2 && fabs(y - at[k][1] * side) < 0.2)
-          body[i] = trunk[k];
-    }
-    HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
-                              .top_band = 0.3, .view_support = 20 };
-    g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
-    const HeightmapPairGeometry p0 = pair_at(0, -30.0 * side, 5.0, 2100);
-    const HeightmapPairGeometry p1 = pair_at(0, 30.0 * side, 5.0, 2100);
-    heightmap_blob_finder_set_camera(f, 0, &p0, 0, 0);
-    heightmap_blob_finder_set_camera(f, 1, &p1, 0, 0);
-    const HeightmapBlob *b;
-    g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 4);   /* no masks yet */
-    heightmap_blob_finder_set_body_masks(f, body);
-    int n = heightmap_blob_finder_run(f, h, masks, &b);
-    g_assert_cmpint(n, ==, 3);
-    g_assert_cmpint(heightmap_blob_finder_get_counts(f)->denied, ==, 1);
-    for (int j = 0; j < n; j++)
-      g_assert_cmpfloat(fabs(b[j].x - 1.5) + fabs(b[j].y), >, 0.5);   /* S is gone */
-    p.view_support = 30;
-    heightmap_blob_finder_set_params(f, &p);
-    g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 4);
-    p.view_support = 0;
-    heightmap_blob_finder_set_params(f, &p);
-    g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 4);
-    p.view_support = 20;
-    heightmap_blob_finder_set_params(f, &p);
-    /* pair 1 put no point into S: it does not judge it */
-    for (int i = 0; i < n_cells; i++)
-      if (body[i] == 1u && g.x0 + (i % g.width + 0.5) * g.cell > 1.0)
-        masks[i] = 1u;
-    g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 4);
-    for (int i = 0; i < n_cells; i++)
-      masks[i] = 3u;
-    /* without C, pair 1 sees the grass at O too */
-    fill_rect(&g, h, -0.15, 2.0 * side - 0.15, 0.15, 2.0 * side + 0.15, 0.02f);
-    g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
-    g_assert_cmpint(heightmap_blob_finder_get_counts(f)->denied, ==, 2);
-    g_assert_cmpfloat(fabs(b[0].x + 1.5), <, 0.1);
-    heightmap_blob_finder_set_body_masks(f, NULL);
-    g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 3);
-  }
-}
-
 int
 main(int argc, char **argv)
 {
@@ -585,6 +513,5 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
   g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);
   g_test_add_func("/heightmap/blobs/image-edge", test_blobs_image_edge);
-  g_test_add_func("/heightmap/blobs/view-support", test_blobs_view_support);
   return g_test_run();
 }

@@ -50,7 +50,6 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.merge_distance, ==, 0.5);
   g_assert_cmpfloat(bp.view_centre, ==, 0.05);
   g_assert_cmpfloat(bp.view_centre_px, ==, 1);
-  g_assert_cmpfloat(bp.view_support, ==, 0);
   g_assert_cmpfloat(bp.post_zone, ==, 0.6);
   g_assert_cmpfloat(bp.post_area, ==, 0.3);
   g_assert_cmpfloat(bp.lower_body, ==, 0.05);
@@ -164,8 +163,6 @@ test_config_errors(void)
       "hm.conf: [heightmap] view_centre_px: ", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nview_split_px=-2\n[pair a]\n",
       "hm.conf: [heightmap] view_split_px: -2 is outside 0..100", HEIGHTMAP_CONFIG_ERROR_INVALID },
-    { "[heightmap]\nview_support=1001\n[pair a]\n",
-      "hm.conf: [heightmap] view_support: 1001 is outside 0..1000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nmin_fill=1.5\n[pair a]\n",
       "hm.conf: [heightmap] min_fill: 1.5 is outside 0..1", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nconfirm_gap=11\n[pair a]\n",
