@@ -107,7 +107,15 @@ heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
       late[i] = 0;
     int nf = p[i].n_frames;
     uint64_t seen = nf ? p[i].frames[nf - 1].arrived_ns : p[i].opened_ns;
-    live[i] = (nf || p[i].opened) && now - seen <= sp->stale_ns;
+    /* silent for stale_ns, or for HEIGHTMAP_STALE_PERIODS of its own frame intervals when
+     * those are longer (a replay on a slow machine: a round of 8 pairs can take minutes,
+     * and a pair whose frame came early in it is not stopped) */
+    uint64_t stale = sp->stale_ns;
+    if (nf >= 2 && p[i].frames[nf - 1].arrived_ns > p[i].frames[0].arrived_ns)
+      stale = MAX(stale, HEIGHTMAP_STALE_PERIODS *
+                           ((p[i].frames[nf - 1].arrived_ns - p[i].frames[0].arrived_ns) /
+                            (uint64_t) (nf - 1)));
+    live[i] = (nf || p[i].opened) && now - seen <= stale;
     n_live += live[i];
     usable[i] = 0;
     for (int j = 0; j < nf; j++) {

@@ -529,12 +529,51 @@ test_instance(void)
   g_rmdir(dir);
 }
 
+/* Pairs that publish slowly (a replay on a software renderer: 20 s between a pair's
+ * frames, the 4K pair's frame of a time 10 s after the others'): silent for longer than
+ * stale_ms (1 s) but not for 3 of their own intervals, the early pairs are still live and
+ * the set of the newest time holds all three; a pair silent for more than 3 of its
+ * intervals is left out; a pair with one frame held is judged by stale_ms alone. */
+static void
+test_select_slow_pairs(void)
+{
+  const HeightmapSelectParams sp = { .tolerance_ns = 20000000, .wait_ns = 100000000,
+                                     .stale_ns = 1000000000 };
+  const uint64_t s = 1000000000ull, now = 1000 * s;
+  int chosen[3];
+  uint32_t skipped[3];
+  HeightmapPairState p[3];
+  for (int i = 0; i < 3; i++) {
+    uint64_t lag = i == 2 ? 0 : 10 * s;   /* pair 2's frames come 10 s after the others' */
+    p[i] = held(3, (const uint64_t[][2]) { { 5000000000ull, now - lag - 40 * s },
+                                           { 5040000000ull, now - lag - 20 * s },
+                                           { 5080000000ull, now - lag } });
+    p[i].frames[0].fused = p[i].frames[1].fused = true;
+  }
+  g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 3);
+  g_assert_true(chosen[0] == 2 && chosen[1] == 2 && chosen[2] == 2);
+  /* pair 0 silent for 70 s, more than 3 of its 20 s: left out, the others go at once */
+  for (int j = 0; j < 3; j++)
+    p[0].frames[j].arrived_ns -= 60 * s;
+  g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 2);
+  g_assert_true(chosen[0] < 0 && chosen[1] == 2 && chosen[2] == 2);
+  /* one frame held: no interval to go by, stale_ms alone (pair 1, 10 s silent, is out) */
+  p[0] = held(3, (const uint64_t[][2]) { { 5000000000ull, now - 50 * s },
+                                         { 5040000000ull, now - 30 * s },
+                                         { 5080000000ull, now - 10 * s } });
+  p[0].frames[0].fused = p[0].frames[1].fused = true;
+  p[1] = one(5080000000ull, now - 10 * s, false);
+  g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 2);
+  g_assert_true(chosen[0] == 2 && chosen[1] < 0 && chosen[2] == 2);
+}
+
 int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/heightmap/select", test_select);
   g_test_add_func("/heightmap/select/lagging-pair", test_select_lagging_pair);
+  g_test_add_func("/heightmap/select/slow-pairs", test_select_slow_pairs);
   g_test_add_func("/heightmap/json", test_json);
   g_test_add_func("/heightmap/server", test_server);
   g_test_add_func("/heightmap/server/refusals", test_server_refusals);
