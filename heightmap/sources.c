@@ -109,12 +109,13 @@ heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
     uint64_t seen = nf ? p[i].frames[nf - 1].arrived_ns : p[i].opened_ns;
     /* silent for stale_ns, or for HEIGHTMAP_STALE_PERIODS of its own frame intervals when
      * those are longer (a replay on a slow machine: a round of 8 pairs can take minutes,
-     * and a pair whose frame came early in it is not stopped) */
+     * and a pair whose frame came early in it is not stopped); with one frame held, the
+     * time from its ring's opening to that frame is the interval */
     uint64_t stale = sp->stale_ns;
-    if (nf >= 2 && p[i].frames[nf - 1].arrived_ns > p[i].frames[0].arrived_ns)
+    uint64_t from = nf >= 2 ? p[i].frames[0].arrived_ns : p[i].opened_ns;
+    if (nf >= 1 && from && p[i].frames[nf - 1].arrived_ns > from)
       stale = MAX(stale, HEIGHTMAP_STALE_PERIODS *
-                           ((p[i].frames[nf - 1].arrived_ns - p[i].frames[0].arrived_ns) /
-                            (uint64_t) (nf - 1)));
+                           ((p[i].frames[nf - 1].arrived_ns - from) / (uint64_t) MAX(nf - 1, 1)));
     live[i] = (nf || p[i].opened) && now - seen <= stale;
     n_live += live[i];
     usable[i] = 0;

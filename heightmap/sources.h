@@ -40,7 +40,8 @@ typedef struct {
 
 /* Which frames to fuse now. Live pairs have a newest frame that arrived within stale_ns
  * of now_ns, or within HEIGHTMAP_STALE_PERIODS of the pair's mean interval between the
- * arrivals of its held frames when that is longer (a slow replay), or (opened) a ring
+ * arrivals of its held frames when that is longer (a slow replay; with one frame held,
+ * from its ring's opening at opened_ns, when set, to that frame), or (opened) a ring
  * opened within stale_ns and no frame yet. An unfused frame
  * captured at or before last_fused_ns (the newest capture time fused so far, 0 before
  * the first) is late: its bit is set in late[i] (when not NULL) and it is never chosen,

@@ -533,7 +533,8 @@ test_instance(void)
  * frames, the 4K pair's frame of a time 10 s after the others'): silent for longer than
  * stale_ms (1 s) but not for 3 of their own intervals, the early pairs are still live and
  * the set of the newest time holds all three; a pair silent for more than 3 of its
- * intervals is left out; a pair with one frame held is judged by stale_ms alone. */
+ * intervals is left out; a pair with one frame held goes by the time from its ring's
+ * opening to that frame, or by stale_ms alone without it. */
 static void
 test_select_slow_pairs(void)
 {
@@ -557,12 +558,18 @@ test_select_slow_pairs(void)
     p[0].frames[j].arrived_ns -= 60 * s;
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 2);
   g_assert_true(chosen[0] < 0 && chosen[1] == 2 && chosen[2] == 2);
-  /* one frame held: no interval to go by, stale_ms alone (pair 1, 10 s silent, is out) */
+  /* one frame held: the interval runs from its ring's opening (a replay's first round);
+   * without the opening's time there is none to go by, stale_ms alone */
   p[0] = held(3, (const uint64_t[][2]) { { 5000000000ull, now - 50 * s },
                                          { 5040000000ull, now - 30 * s },
                                          { 5080000000ull, now - 10 * s } });
   p[0].frames[0].fused = p[0].frames[1].fused = true;
   p[1] = one(5080000000ull, now - 10 * s, false);
+  p[1].opened = true;
+  p[1].opened_ns = now - 30 * s;   /* 20 s from the opening to its first frame */
+  g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 3);
+  g_assert_true(chosen[0] == 2 && chosen[1] == 0 && chosen[2] == 2);
+  p[1].opened_ns = 0;
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 2);
   g_assert_true(chosen[0] == 2 && chosen[1] < 0 && chosen[2] == 2);
 }
