@@ -18,10 +18,8 @@
 # the clip's, to compare engine settings on the same clip; default none: stereod's
 # defaults, what is reported), STADIUM_BUILDER ("key=value,key=value": set in the
 # [heightmap] group of every builder's configuration, the shipped one's copy and each
-# variant's; e.g. wait_ms=300000,stale_ms=300000 for 8 pairs at full size on a software
-# renderer, whose 4K pairs publish a time's frames up to a minute apart: wait_ms for a
-# set's late pairs, stale_ms so that a pair silent that long is not left out of the
-# sets as stopped), STADIUM_SPEED (the replay's
+# variant's; e.g. wait_ms=300000 for 8 pairs at full size on a software renderer, whose
+# 4K pairs publish a time's frames up to a minute apart), STADIUM_SPEED (the replay's
 # offline_speed, default the clip's 1: its own 25 frames/s). Prints the scorer's
 # table and its summary line (then each variant's, its summary prefixed with "NAME: ");
 # exit status 0, or the step's that failed.

@@ -100,6 +100,10 @@ heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
   bool live[HEIGHTMAP_MAX_PAIRS];
   uint32_t usable[HEIGHTMAP_MAX_PAIRS];   /* bit j: frame j may go into a set */
   int n_live = 0;
+  uint64_t newest = 0;   /* the newest capture time any pair holds */
+  for (int i = 0; i < n; i++)
+    if (p[i].n_frames)
+      newest = MAX(newest, p[i].frames[p[i].n_frames - 1].capture_ns);
   for (int i = 0; i < n; i++) {
     chosen[i] = -1;
     skipped[i] = 0;
@@ -107,16 +111,12 @@ heightmap_select_frames(const HeightmapPairState *p, int n, uint64_t now,
       late[i] = 0;
     int nf = p[i].n_frames;
     uint64_t seen = nf ? p[i].frames[nf - 1].arrived_ns : p[i].opened_ns;
-    /* silent for stale_ns, or for HEIGHTMAP_STALE_PERIODS of its own frame intervals when
-     * those are longer (a replay on a slow machine: a round of 8 pairs can take minutes,
-     * and a pair whose frame came early in it is not stopped); with one frame held, the
-     * time from its ring's opening to that frame is the interval */
-    uint64_t stale = sp->stale_ns;
-    uint64_t from = nf >= 2 ? p[i].frames[0].arrived_ns : p[i].opened_ns;
-    if (nf >= 1 && from && p[i].frames[nf - 1].arrived_ns > from)
-      stale = MAX(stale, HEIGHTMAP_STALE_PERIODS *
-                           ((p[i].frames[nf - 1].arrived_ns - from) / (uint64_t) MAX(nf - 1, 1)));
-    live[i] = (nf || p[i].opened) && now - seen <= stale;
+    /* silent for stale_ns, and its newest frame captured more than stale_ns before the
+     * newest of all: a replay on a slow machine publishes a time's frames minutes apart,
+     * and a pair whose frame came early in that round is not stopped */
+    live[i] = (nf || p[i].opened) &&
+              (now - seen <= sp->stale_ns ||
+               (nf && newest - p[i].frames[nf - 1].capture_ns <= sp->stale_ns));
     n_live += live[i];
     usable[i] = 0;
     for (int j = 0; j < nf; j++) {

@@ -36,12 +36,10 @@ typedef struct {
   uint64_t stale_ns;        /* pairs silent longer are left out */
 } HeightmapSelectParams;
 
-#define HEIGHTMAP_STALE_PERIODS 3   /* a pair's own frame intervals it may be silent */
-
 /* Which frames to fuse now. Live pairs have a newest frame that arrived within stale_ns
- * of now_ns, or within HEIGHTMAP_STALE_PERIODS of the pair's mean interval between the
- * arrivals of its held frames when that is longer (a slow replay; with one frame held,
- * from its ring's opening at opened_ns, when set, to that frame), or (opened) a ring
+ * of now_ns or was captured within stale_ns of the newest frame any pair holds (a replay
+ * on a slow machine publishes a time's frames minutes apart; a stopped pair falls behind
+ * in capture time as the others go on), or (opened) a ring
  * opened within stale_ns and no frame yet. An unfused frame
  * captured at or before last_fused_ns (the newest capture time fused so far, 0 before
  * the first) is late: its bit is set in late[i] (when not NULL) and it is never chosen,

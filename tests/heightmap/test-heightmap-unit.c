@@ -64,9 +64,15 @@ test_select(void)
   g_assert_cmpint(heightmap_select_frames(p, 3, now + sp.wait_ns, 0, &sp, chosen, skipped, NULL, NULL),
                   ==, 2);
   g_assert_true(chosen[0] == 0 && chosen[1] == 0 && chosen[2] < 0);
-  /* pair 2 stopped publishing (stale): not waited for */
+  /* pair 2 stopped publishing (stale: silent for 2 s while the others went on 2 s of
+   * capture time): not waited for */
   p[2].frames[0].arrived_ns = now - 2 * sp.stale_ns;
+  p[2].frames[0].capture_ns = 5005000000ull - 2 * sp.stale_ns;
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 2);
+  /* silent as long but its newest frame as new as theirs (the others' frames late, a
+   * slow replay): live, waited for */
+  p[2].frames[0].capture_ns = 5005000000ull;
+  g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 0);
   /* pair 1 is behind by more than the tolerance: its frame is skipped, never fused late */
   p[2].frames[0].arrived_ns = now - 3000;
   p[1].frames[0].capture_ns = 4900000000ull;
@@ -531,10 +537,10 @@ test_instance(void)
 
 /* Pairs that publish slowly (a replay on a software renderer: 20 s between a pair's
  * frames, the 4K pair's frame of a time 10 s after the others'): silent for longer than
- * stale_ms (1 s) but not for 3 of their own intervals, the early pairs are still live and
- * the set of the newest time holds all three; a pair silent for more than 3 of its
- * intervals is left out; a pair with one frame held goes by the time from its ring's
- * opening to that frame, or by stale_ms alone without it. */
+ * stale_ms (1 s), but their newest frames captured within it of the newest of all, so
+ * the early pairs are still live and the set of the newest time holds all three (one
+ * frame held or three); a pair silent that long whose newest frame lies 2 s of capture
+ * time behind the others' (it stopped while they went on) is left out. */
 static void
 test_select_slow_pairs(void)
 {
@@ -553,25 +559,23 @@ test_select_slow_pairs(void)
   }
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 3);
   g_assert_true(chosen[0] == 2 && chosen[1] == 2 && chosen[2] == 2);
-  /* pair 0 silent for 70 s, more than 3 of its 20 s: left out, the others go at once */
-  for (int j = 0; j < 3; j++)
-    p[0].frames[j].arrived_ns -= 60 * s;
-  g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 2);
-  g_assert_true(chosen[0] < 0 && chosen[1] == 2 && chosen[2] == 2);
-  /* one frame held: the interval runs from its ring's opening (a replay's first round);
-   * without the opening's time there is none to go by, stale_ms alone */
-  p[0] = held(3, (const uint64_t[][2]) { { 5000000000ull, now - 50 * s },
-                                         { 5040000000ull, now - 30 * s },
-                                         { 5080000000ull, now - 10 * s } });
-  p[0].frames[0].fused = p[0].frames[1].fused = true;
-  p[1] = one(5080000000ull, now - 10 * s, false);
-  p[1].opened = true;
-  p[1].opened_ns = now - 30 * s;   /* 20 s from the opening to its first frame */
+  /* pair 2 has not delivered the newest time yet: the others wait for it (wait_ms) */
+  p[2].frames[2].fused = true;
+  p[0].frames[2].fused = p[1].frames[2].fused = false;
+  for (int i = 0; i < 2; i++)
+    p[i] = held(1, (const uint64_t[][2]) { { 5120000000ull, now - 10 * s } });
+  uint64_t deadline;
+  g_assert_cmpint(heightmap_select_frames(p, 3, now - 10 * s, 0, &sp, chosen, skipped, NULL,
+                                          &deadline), ==, 0);
+  g_assert_cmpuint(deadline, ==, now - 10 * s + sp.wait_ns);
+  /* and with one frame held each, pair 2's of that time arriving 10 s later: all three */
+  p[2] = held(1, (const uint64_t[][2]) { { 5120000000ull, now } });
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 3);
-  g_assert_true(chosen[0] == 2 && chosen[1] == 0 && chosen[2] == 2);
-  p[1].opened_ns = 0;
+  g_assert_true(chosen[0] == 0 && chosen[1] == 0 && chosen[2] == 0);
+  /* pair 0 stopped: silent 10 s and 2 s of capture time behind the others: left out */
+  p[0].frames[0].capture_ns = 3120000000ull;
   g_assert_cmpint(heightmap_select_frames(p, 3, now, 0, &sp, chosen, skipped, NULL, NULL), ==, 2);
-  g_assert_true(chosen[0] == 2 && chosen[1] < 0 && chosen[2] == 2);
+  g_assert_true(chosen[0] < 0 && chosen[1] == 0 && chosen[2] == 0);
 }
 
 int
