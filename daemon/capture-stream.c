@@ -354,9 +354,10 @@ not_admitted(CapturePair *p, Side *s)
  * pipeline's change to PLAYING takes that lock: a sink that prerolled its first frame
  * while the change was under way commits itself to PLAYING and renders at once, and a
  * wait there for the other camera's frames (whose sink the change has not reached yet)
- * would hold the change, and both cameras, for ever. The waits in the render path stay
- * for what passes here and still finds no room (the other side's thread filled the
- * mailbox meanwhile); the run's end wakes both. */
+ * would hold the change, and both cameras, for ever. The room it waits for stays until
+ * this thread takes it (only this side's thread fills its waiting list and takes its
+ * buffers); the mailbox may not (the other side's thread can fill it meanwhile), so
+ * deliver() still waits for it, rarely; the run's end wakes both. */
 GstPadProbeReturn
 capture_on_offline_buffer(GstPad *pad, GstPadProbeInfo *info, gpointer data)
 {
@@ -417,9 +418,10 @@ capture_on_new_sample(GstAppSink *sink, gpointer data)
   COUNT(p, frames[s->side]);
   GstBuffer *buf = gst_sample_get_buffer(sample);
 
-  bool offline = p->mode == CAPTURE_MODE_OFFLINE;
+  /* offline, capture_on_offline_buffer let the frame in only with room for it, and only
+   * this thread takes this side's room */
   g_mutex_lock(&p->lock);
-  bool stale = s->run != p->run || (offline && !wait_while(s, no_room));
+  bool stale = s->run != p->run;
   bool first = !stale && s->clock_run != s->run;
   s->clock_run = s->run;
   CaptureBuf *b = stale || !buf ? NULL : capture_pool_get(p, s->side);
@@ -471,7 +473,7 @@ capture_on_new_sample(GstAppSink *sink, gpointer data)
       COUNT(p, unpaired[res.dropped[i]->side]);
       capture_pool_put(p, res.dropped[i]);
     }
-    if (offline)
+    if (p->mode == CAPTURE_MODE_OFFLINE)
       g_cond_broadcast(&p->cond);   /* the other side's waiting list may have moved */
     if (res.left && (delivered = deliver(s, &res)) &&
         atomic_load(&p->state) != CAPTURE_STATE_RUNNING) {

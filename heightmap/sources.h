@@ -39,11 +39,10 @@ typedef struct {
 /* Which frames to fuse now. Live pairs have a newest frame that arrived within stale_ns
  * of now_ns or was captured within stale_ns of the newest frame any pair holds (a replay
  * on a slow machine publishes a time's frames minutes apart; a stopped pair falls behind
- * in capture time as the others go on), or (opened) a ring
- * opened within stale_ns and no frame yet. An unfused frame
- * captured at or before last_fused_ns (the newest capture time fused so far, 0 before
- * the first) is late: its bit is set in late[i] (when not NULL) and it is never chosen,
- * so that the output's time never goes back.
+ * in capture time as the others go on), or (opened) a ring opened within stale_ns and
+ * no frame yet. An unfused frame captured at or before last_fused_ns (the newest
+ * capture time fused so far, 0 before the first) is late: its bit is set in late[i]
+ * (when not NULL) and it is never chosen, so that the output's time never goes back.
  *
  * The live pairs' other unfused frames form sets from the newest down: a set's time T is
  * the newest capture time below the previous set's T - tolerance, and each live pair
