@@ -202,6 +202,62 @@ at_post(const HeightmapBlobFinder *f, const HeightmapBlob *b)
   return dx * dx + dy * dy < p->post_zone * p->post_zone;
 }
 
+/* see_through: in how many of a blob's n cells more pairs put body points (0.6 m or more
+ * high: the body masks) than saw through the cell low (the see-through masks), only the
+ * pairs of `voters` counted as seeing through and a pair in both counted in neither;
+ * *most_see: the most pairs that saw through one of its cells. */
+static int
+solid_cells(const HeightmapBlobFinder *f, const int32_t *cells, int n, uint32_t voters,
+            int *most_see)
+{
+  int solid = 0;
+  *most_see = 0;
+  for (int j = 0; j < n; j++) {
+    uint32_t body = f->body[cells[j]], see = f->see[cells[j]] & voters;
+    int b = __builtin_popcount(body & ~see), s = __builtin_popcount(see & ~body);
+    solid += b > s;
+    *most_see = MAX(*most_see, s);
+  }
+  return solid;
+}
+
+/* The pairs whose view of a blob at (x, y) is good enough for their rays to see through
+ * it: those whose image holds it (in_image, 0.2 and 1 m up: the ground behind it lies
+ * there too) and, with see_scale, images it (1 m up) at see_scale px/m or more. A far
+ * pair's filled-in pixels over a body a few pixels wide take the ground's disparity
+ * behind it, and so do a pair's pixels at its image's edge; their rays pass through the
+ * body. */
+static uint32_t
+see_voters(const HeightmapBlobFinder *f, double x, double y, double scale)
+{
+  uint32_t v = 0;
+  for (int p = 0; p < HEIGHTMAP_MAX_PAIRS; p++)
+    if ((!(scale > 0.0) || heightmap_blob_scale_at(f, p, x, y, 1.0) >= scale) &&
+        in_image(f, p, x, y, 0.2) && in_image(f, p, x, y, 1.0))
+      v |= 1u << p;
+  return v;
+}
+
+/* Whether pairs saw through a measured blob (see_through): fewer than see_cells of its
+ * cells are solid (solid_cells, the pairs of see_voters). False without the masks. A
+ * body stops every ray that would cross it low, so its cells hold the body points of the
+ * pairs that see it and no pair's ray; a pair's smear of a body elsewhere (or of the ball
+ * above the grass, or of noise) lies where the other pairs' rays reach the grass behind
+ * it. */
+static bool
+seen_through(HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells, int n)
+{
+  const HeightmapBlobParams *p = &f->params;
+  if (!(p->see_through > 0.0) || !f->see || !f->body)
+    return false;
+  int most_see;
+  int solid = solid_cells(f, cells, n, see_voters(f, b->x, b->y, p->see_scale), &most_see);
+  if (f->explain)
+    g_debug("heightmap: blob at (%.2f, %.2f) m, %d cells: %d solid, up to %d pairs saw "
+            "through a cell", b->x, b->y, n, solid, most_see);
+  return solid < p->see_cells;
+}
+
 const char *
 heightmap_blob_check(HeightmapBlobFinder *f, const HeightmapBlob *b, const int32_t *cells,
                      int n)
@@ -229,6 +285,10 @@ heightmap_blob_check(HeightmapBlobFinder *f, const HeightmapBlob *b, const int32
   if (!filled(f, b, cells, n)) {
     f->counts.underfilled++;
     return "too few points for a body there (min_fill)";
+  }
+  if (seen_through(f, b, cells, n)) {
+    f->counts.seen_through++;
+    return "other pairs saw the grass through it (see_through)";
   }
   return NULL;
 }

@@ -40,6 +40,7 @@ struct HeightmapBlobFinder {
   const uint32_t *support; /* per cell, heightmap_fusion_get_support's; NULL: none */
   const uint32_t *body;    /* per cell, heightmap_fusion_get_body_masks'; NULL: none */
   const uint32_t *lower;   /* per cell, heightmap_fusion_get_lower's; NULL: none */
+  const uint32_t *see;     /* per cell, heightmap_fusion_get_see_through's; NULL: none */
   double *proj;            /* view_split: the cells' positions across a pair's view */
   double *widest;          /* view_split: those of the widest pair so far */
   int32_t *part;           /* view_split: the cells of a blob being cut */

@@ -439,6 +439,13 @@ heightmap_blob_finder_set_lower(HeightmapBlobFinder *f, const uint32_t *lower)
 }
 
 void
+heightmap_blob_finder_set_see_through(HeightmapBlobFinder *f, const uint32_t *see)
+{
+  g_return_if_fail(f);
+  f->see = see;
+}
+
+void
 heightmap_blob_finder_set_body_masks(HeightmapBlobFinder *f, const uint32_t *masks)
 {
   g_return_if_fail(f);

@@ -103,6 +103,16 @@ typedef struct {
   double view_centre_px;    /* px: the sigma across a pair's view is view_centre and this
                                many of its pixels at the blob (D / f m each), summed in
                                quadrature */
+  double see_through;       /* m, 0 = off: with the see-through masks
+                               (heightmap_blob_finder_set_see_through, the fusion's
+                               see_height) and the body masks, a blob with fewer than
+                               see_cells solid cells (more pairs put body points into
+                               the cell than saw through it this low) is dropped: other
+                               pairs' rays reach the grass through it, no body stands
+                               there */
+  int see_cells;            /* >= 1: see_through's solid cells a blob needs */
+  double see_scale;         /* px/m, 0 = every pair: only the pairs that image a blob at
+                               this many pixels a metre or more see through it */
 } HeightmapBlobParams;
 
 #define HEIGHTMAP_BODY_WIDTH 0.45        /* m: a body as a camera sees it, for min_fill */
@@ -119,6 +129,7 @@ typedef struct {
   int floating;             /* lower_body */
   int aloft;                /* body_share */
   int underfilled;          /* min_fill */
+  int seen_through;         /* see_through */
   int cuts;                 /* view_split's cuts */
   int merged;               /* kept blobs merged into another (merge_distance); kept
                                counts them */
@@ -153,6 +164,9 @@ void heightmap_blob_finder_set_body_masks(HeightmapBlobFinder *finder, const uin
 /* The cells' body bands for lower_body (heightmap_fusion_get_lower's words, one per cell
  * of the grid; NULL: none, no blob floats). Kept as the support is. */
 void heightmap_blob_finder_set_lower(HeightmapBlobFinder *finder, const uint32_t *lower);
+/* The cells' see-through masks (heightmap_fusion_get_see_through; NULL: none) for the next
+ * runs, for see_through. The caller keeps them valid. */
+void heightmap_blob_finder_set_see_through(HeightmapBlobFinder *finder, const uint32_t *see);
 /* The counts of the last heightmap_blob_finder_run. With debug messages on
  * (G_MESSAGES_DEBUG=stereod-heightmap), each run also logs every blob of min_area or more
  * that it drops, with its place, area, top and the test it failed, and every cut. */

@@ -122,6 +122,10 @@ heightmap_config_update(HeightmapConfig *r, const HeightmapConfig *n, GString *c
   if (r->carve != n->carve)
     fixed(&d, "[heightmap] carve changed: needs a restart, keeping %s",
           r->carve ? "true" : "false");
+  if (r->see_through != n->see_through)
+    fixed(&d, "[heightmap] see_through changed: needs a restart, keeping %g", r->see_through);
+  live_int(&d, "see_cells", &r->see_cells, n->see_cells);
+  live_double(&d, "see_scale", &r->see_scale, n->see_scale);
   live_double(&d, "goal_line", &r->goal_line, n->goal_line);
   live_double(&d, "touch_line", &r->touch_line, n->touch_line);
   live_double(&d, "play_margin", &r->play_margin, n->play_margin);

@@ -17,7 +17,7 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
-  "min_confidence", "min_points", "pool", "far_pool", "far_sigma", "carve", "goal_line",
+  "min_confidence", "min_points", "pool", "far_pool", "far_sigma", "carve", "see_through", "see_cells", "see_scale", "goal_line",
   "goal_width", "goal_height", "goal_shadow", "goal_front", "max_height", "touch_line",
   "play_margin", "post_zone", "post_area", "body_support", "lower_body", "lower_scale", "body_share", "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
   "split_depth", "crowd_split", "crowd_area", "view_split", "view_split_px", "merge_distance",
@@ -134,6 +134,9 @@ load_main(const Ctx *c, HeightmapConfig *cfg, GError **error)
       !get_int(c, "far_pool", 0, 4, &cfg->far_pool, error) ||
       !get_double(c, "far_sigma", 0, 10, &cfg->far_sigma, error) ||
       !keyfile_get_bool(c->kf, c->group, "carve", KEYFILE_OPTIONAL, &cfg->carve, error) ||
+      !get_double(c, "see_through", 0, 3, &cfg->see_through, error) ||
+      !get_int(c, "see_cells", 1, 10000, &cfg->see_cells, error) ||
+      !get_double(c, "see_scale", 0, 10000, &cfg->see_scale, error) ||
       !get_double(c, "goal_line", 0, 1000, &cfg->goal_line, error) ||
       !get_double(c, "touch_line", 0, 1000, &cfg->touch_line, error) ||
       !get_double(c, "play_margin", 0, 1000, &cfg->play_margin, error) ||
@@ -258,6 +261,9 @@ load(const KeyFile *kf, const char *name, const char *dir, GError **error)
   cfg->body_support = 0.02;
   cfg->support_scale = 20.0;
   cfg->min_fill = 0.2;
+  cfg->see_through = 0.0;
+  cfg->see_cells = 1;
+  cfg->see_scale = 20.0;
   cfg->blob_min_area = 0.1;
   cfg->blob_max_area = 3.0;
   cfg->crowd_split = 0.2;
@@ -353,6 +359,7 @@ heightmap_config_fusion_params(const HeightmapConfig *c)
   return (HeightmapFusionParams) {
     .grid = c->grid, .min_confidence = c->min_confidence, .min_points = c->min_points,
     .top_fraction = c->top_fraction, .pool = c->pool, .carve = c->carve,
+    .see_height = c->see_through,
     .far_pool = c->far_pool, .far_sigma = c->far_sigma,
     .disparity_noise = c->disparity_noise, .goal_line = c->goal_line,
     .goal_width = c->goal_width, .goal_height = c->goal_height,
@@ -383,7 +390,10 @@ heightmap_config_blob_params(const HeightmapConfig *c)
                                  .body_share = c->body_share,
                                  .body_support = c->body_support,
                                  .support_scale = c->support_scale,
-                                 .min_fill = c->min_fill };
+                                 .min_fill = c->min_fill,
+                                 .see_through = c->see_through,
+                                 .see_cells = c->see_cells,
+                                 .see_scale = c->see_scale };
 }
 
 HeightmapVelocityParams

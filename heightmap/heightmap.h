@@ -107,6 +107,10 @@ typedef struct {
   int far_pool;             /* cells: the same for far cells (heightmap_resolve.comp) */
   double far_sigma;         /* m: the range error from which a cell is far */
   bool carve;               /* free-space carving of the height map by the pairs' rays */
+  double see_through;       /* m, 0 = off: blobs other pairs' rays cross this low are
+                               dropped (the fusion's see_height, blobs.h) */
+  int see_cells;            /* the solid cells a blob needs against see_through */
+  double see_scale;         /* px/m: the pairs that see through a blob image it this sharp */
   double goal_line;         /* m, the goal lines at x = -goal_line and +goal_line; 0 = no
                                goal frames (heightmap_scatter.comp) */
   double goal_width;        /* m, between the posts' axes */
@@ -184,12 +188,13 @@ void heightmap_config_free(HeightmapConfig *config);
  * goal_shadow, goal_front, touch_line, play_margin, post_zone, post_area, lower_body,
  * lower_scale, body_share, max_height, body_support, support_scale, min_fill,
  * top_fraction, blob_min_area, blob_max_area, top_band, view_centre, view_centre_px,
- * split_depth, crowd_split,
+ * split_depth, crowd_split, see_cells, see_scale,
  * crowd_area, view_split, view_split_px, merge_distance, visible_offset, disparity_noise,
  * gate,
  * acceleration, max_missed, confirm, confirm_gap, coast; appends "key old -> new" for each
  * one that differs to `changed` (", " between them). The keys fixed at start (x0 x1 y0 y1
- * cell: the GPU images and the output ring; pool: a shader constant; socket, ring, format;
+ * cell: the GPU images and the output ring; pool, carve, see_through: shader constants and
+ * the images' layers; socket, ring, format;
  * the pairs, their rings and calibrations: the waiter threads and the pair masks) keep
  * their running values; each one that differs adds one line "[group] key changed: needs a
  * restart, keeping VALUE" (a new string) to `fixed`, whose free function must be g_free.
@@ -252,6 +257,10 @@ typedef struct {
                                         cell's points higher than a ray that passed
                                         through it on its way to a farther point are
                                         dropped */
+  double see_height;                 /* m, 0 = off: the pairs whose rays to the ground
+                                        crossed a cell this low or lower (on their way to
+                                        a farther point) are recorded per cell
+                                        (heightmap_fusion_get_see_through) */
   double disparity_noise;            /* px, the carving's gap before a ray's point and the
                                         goal frames' range gate */
   double goal_line;                  /* m, x of the goal lines (+-); 0 = none: pixels whose
@@ -326,6 +335,10 @@ const uint32_t *heightmap_fusion_get_body_masks(const HeightmapFusion *fusion);
  * (each saturated at 255; carved bins not counted): where a blob's points lie below its
  * top (lower_body). Valid until the next finish. */
 const uint32_t *heightmap_fusion_get_lower(const HeightmapFusion *fusion);
+/* The see-through masks of every cell of the last heightmap_fusion_finish: the pairs
+ * (bit per pair) whose rays to a ground point crossed the cell see_height m high or lower
+ * on their way; NULL before one and without see_height. Valid until the next finish. */
+const uint32_t *heightmap_fusion_get_see_through(const HeightmapFusion *fusion);
 
 /* ---------------------------------------------------------------- blobs (blobs.h) */
 

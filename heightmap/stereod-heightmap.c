@@ -337,6 +337,8 @@ builder_fuse(Builder *b, const HeightmapSourceFrame *f, int n, GError **error)
   heightmap_blob_finder_set_support(b->finder, heightmap_fusion_get_support(b->fusion));
   heightmap_blob_finder_set_body_masks(b->finder, heightmap_fusion_get_body_masks(b->fusion));
   heightmap_blob_finder_set_lower(b->finder, heightmap_fusion_get_lower(b->fusion));
+  heightmap_blob_finder_set_see_through(b->finder,
+                                        heightmap_fusion_get_see_through(b->fusion));
   const HeightmapBlob *blobs;
   int nb = heightmap_blob_finder_run(b->finder, b->heights, b->masks, &blobs);
   /* the blobs' velocities from the flow of the pixels fused into them; every fused

@@ -28,7 +28,8 @@ layout(r32ui, binding = 0) uniform readonly uimage2DArray u_bins;
 // saturated at 65535; the ground bin not counted), then their body masks (the pairs with a
 // point 0.6 m high or more in the cell), then their body bands: the points 0.2-0.6,
 // 0.6-1.0, 1.0-1.4 and 1.4-1.8 m high in bytes 0..3 (each saturated at 255), from which
-// the blob finder counts a blob's points well below its top (lower_body).
+// the blob finder counts a blob's points well below its top (lower_body); with
+// SEE_THROUGH then the pairs that saw through each cell low (heightmap_scatter.comp).
 layout(std430, binding = 2) writeonly buffer Out { uint u_out[]; };
 
 uniform ivec2 u_cells;
@@ -149,4 +150,7 @@ void main()
   u_out[2 * u_cells.x * u_cells.y + cell] = min(legs, 65535u) | (min(body, 65535u) << 16);
   u_out[3 * u_cells.x * u_cells.y + cell] = imageLoad(u_bins, ivec3(p, BINS / 2 + 1)).r;
   u_out[4 * u_cells.x * u_cells.y + cell] = bands;
+#ifdef SEE_THROUGH
+  u_out[5 * u_cells.x * u_cells.y + cell] = imageLoad(u_bins, ivec3(p, BINS / 2 + 3)).r;
+#endif
 }

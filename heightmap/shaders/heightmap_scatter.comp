@@ -24,6 +24,18 @@
 // view lies on its own rays (they do not carve it); another pair's rays to the ground
 // behind do.
 //
+// SEE_THROUGH: the ray from the camera to a point of the ground (lower than u_see_height)
+// came down through the cells in front of it below u_see_height m, so that pair saw no
+// body standing there. Layer BINS / 2 + 3 holds, per cell, the pairs whose rays crossed
+// it so (imageAtomicOr of the pair's bit), sampled every half cell from where the ray
+// comes down to u_see_height to a gap before the point of SEE_GAP_MIN m plus CARVE_SIGMAS
+// range errors (a high camera's ray comes down from u_see_height over a short stretch:
+// 0.5 m high, 37 m up and 38 m away, 0.5 m before its point; carving's 0.5 m gap would
+// leave none of it). The blob
+// finder drops a blob in which no cell holds more pairs' body points than pairs that saw
+// through it low (blob-checks.c, see_through): a pair's smear lies on its own rays to the
+// body, another pair's rays to the grass behind it pass through; a body stops them.
+//
 // Goal frames (u_goal.x > 0): the two goals of a football pitch are objects as tall as a
 // player, standing where players stand, and the range error smears their posts and bar
 // into blobs of a player's size. A point is the goal's when the ray from the camera to
@@ -57,9 +69,12 @@ uniform float u_disparity_noise;   // px: the range error of carving and the goa
 uniform vec4 u_goal;               // goal line x, post y, bar z, radius; x 0 = no goals
 uniform float u_goal_shadow;       // m beyond a frame along a grazing ray, still the frame's
 uniform float u_goal_front;        // m in front of a frame along a grazing ray, the same
-#ifdef CARVE
+#if defined(CARVE) || defined(SEE_THROUGH)
 uniform int u_carve_stride;        // rays of every stride-th pixel in x and y (the host
                                    // keeps about 960 x 540 of them a frame)
+#endif
+#ifdef SEE_THROUGH
+uniform float u_see_height;        // m: rays this low or lower see through a cell
 #endif
 
 #ifndef BINS
@@ -71,9 +86,14 @@ uniform int u_carve_stride;        // rays of every stride-th pixel in x and y (
 #define Z_MIN -1.0
 #define BODY_Z 0.6
 #define CEIL_KEY 65535u
+#define SEE_LAYER (BINS / 2 + 3)
 #define CARVE_GAP_MIN 0.5
 #define CARVE_SIGMAS 3.0
 #define CARVE_MAX_STEPS 4096
+#define SEE_GAP_MIN 0.1
+#ifndef SEE_MIN_CONFIDENCE
+#define SEE_MIN_CONFIDENCE 1.0
+#endif
 #define GOAL_MARGIN 0.1
 #define GOAL_FOOTPRINT_PX 2.0
 #define GOAL_GAP_MIN 0.3
@@ -147,6 +167,31 @@ void carve(vec3 c, vec3 q, float gap)
 }
 #endif
 
+#ifdef SEE_THROUGH
+// The cells the ray from the camera centre c to the ground point q crosses below
+// u_see_height, up to `gap` m (horizontal) before q: the pair's bit in their see layer.
+void see_through(vec3 c, vec3 q, float gap)
+{
+  vec2 dxy = q.xy - c.xy;
+  float len = length(dxy);
+  if (!(c.z > u_see_height) || !(q.z < u_see_height) || !(len > gap))
+    return;
+  float t0 = (u_see_height - c.z) / (q.z - c.z);   // 0 < t0 < 1
+  float t1 = 1.0 - gap / len;
+  if (!(t1 > t0))
+    return;
+  float dt = 0.5 / (u_grid.z * len);               // half a cell in t
+  int n = min(int(ceil((t1 - t0) / dt)), CARVE_MAX_STEPS);
+  for (int i = 0; i <= n; i++) {
+    float t = min(t0 + float(i) * dt, t1);
+    vec2 cf = (c.xy + t * dxy - u_grid.xy) * u_grid.z;
+    if (!(cf.x >= 0.0 && cf.y >= 0.0 && cf.x < float(u_cells.x) && cf.y < float(u_cells.y)))
+      continue;
+    imageAtomicOr(u_bins, ivec3(min(ivec2(cf), u_cells - 1), SEE_LAYER), uint(u_pair_bit));
+  }
+}
+#endif
+
 void main()
 {
   ivec2 p = ivec2(gl_GlobalInvocationID.xy);
@@ -155,10 +200,19 @@ void main()
   int v = imageLoad(u_disparity, ivec3(p, 0)).r;
   if (v == -32768)
     return;
+  // below u_min_confidence a pixel is not a point of the map; with SEE_THROUGH its ray
+  // may still see through cells (SEE_MIN_CONFIDENCE: the engine's filled pixels too)
+  bool counted = true;
   if (u_has_confidence != 0) {
     float c = imageLoad(u_confidence, ivec3(p, 0)).r * 255.0;
-    if (c + 0.5 < u_min_confidence)
+    counted = c + 0.5 >= u_min_confidence;
+#ifdef SEE_THROUGH
+    if (!counted && c + 0.5 < SEE_MIN_CONFIDENCE)
       return;
+#else
+    if (!counted)
+      return;
+#endif
   }
   vec3 q;
   if (!heightmap_pixel_to_pitch(vec2(p), float(v) * u_scale, q))
@@ -172,12 +226,18 @@ void main()
   float sigma = fb > 0.0 ? z * z / fb * u_disparity_noise : 0.0;
   vec3 centre = vec3(u_pose[9], u_pose[10], u_pose[11]);
 #ifdef CARVE
-  if (p.x % u_carve_stride == 0 && p.y % u_carve_stride == 0)
+  if (counted && p.x % u_carve_stride == 0 && p.y % u_carve_stride == 0)
     carve(centre, q, CARVE_GAP_MIN + CARVE_SIGMAS * sigma);
 #endif
   // a pixel's footprint per metre of range: 1 / f (Q23 = f)
   if (u_goal.x > 0.0 && sees_goal(centre, q, sigma, 1.0 / abs(u_q[11])))
     return;
+#ifdef SEE_THROUGH
+  if (p.x % u_carve_stride == 0 && p.y % u_carve_stride == 0)
+    see_through(centre, q, SEE_GAP_MIN + CARVE_SIGMAS * sigma);
+  if (!counted)
+    return;
+#endif
   vec2 cf = (q.xy - u_grid.xy) * u_grid.z;
   if (!(cf.x >= 0.0 && cf.y >= 0.0 && cf.x < float(u_cells.x) && cf.y < float(u_cells.y)))
     return;

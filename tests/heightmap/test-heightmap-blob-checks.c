@@ -501,6 +501,104 @@ test_blobs_image_edge(void)
   g_assert_cmpint(heightmap_blob_finder_run(f, h, masks, &b), ==, 1);
 }
 
+/* see_through: two blobs of 3 x 3 cells 0.1 m. The body's cells hold body points of
+ * pairs 0, 1 and 2, and pair 3 saw through three of them low (a pair whose leg pixels
+ * were measured too far); in two of those only pair 0, or pairs 0 and 1 of which pair 1
+ * saw through too, put points; the smear's cells hold pair 0's body points and pairs 1 and 2 saw
+ * through all of them, pair 0 through one too (counted in neither there). The smear is dropped
+ * (counted), the body kept; without the see-through masks, without the body masks or
+ * with see_through 0 both are kept; the body has 7 solid cells (those two cells weigh
+ * 1 against 1): see_cells 7 keeps it, 8 drops it. Then see_scale and the pairs' images
+ * (see below). */
+static void
+test_blobs_see_through(void)
+{
+  HeightmapGrid g;
+  g_autofree float *h = ground_grid(&g, -2, 2, -2, 2, 0.1, 0.0f);
+  int n_cells = g.width * g.height;
+  g_autofree uint32_t *body = g_new0(uint32_t, n_cells);
+  g_autofree uint32_t *see = g_new0(uint32_t, n_cells);
+  fill_rect(&g, h, -1.0, -0.1, -0.7, 0.2, 1.8f);   /* the body at (-0.85, 0.05) */
+  fill_rect(&g, h, 0.8, -0.1, 1.1, 0.2, 1.3f);     /* the smear at (0.95, 0.05) */
+  int k = 0;
+  for (int j = 0; j < g.height; j++)
+    for (int i = 0; i < g.width; i++) {
+      int c = j * g.width + i;
+      if (!(h[c] > 0.5f))
+        continue;
+      if (h[c] > 1.5f) {
+        body[c] = 0x7u;
+        if (k == 0) {           /* pair 3 sees through where only pair 0 put points */
+          body[c] = 0x1u;
+          see[c] = 0x8u;
+        } else if (k == 1) {    /* pair 0 against pair 3 */
+          body[c] = 0x1u;
+          see[c] = 0x8u | 0x2u;
+          body[c] |= 0x2u;      /* pair 1 in both: neither */
+        } else if (k == 2)
+          see[c] = 0x8u;        /* 3 body pairs against 1: solid */
+        k++;
+      } else
+        body[c] = 0x1u, see[c] = 0x6u;
+    }
+  g_assert_cmpint(k, ==, 9);
+  int smear_cell = 20 * g.width + 29;   /* (0.95, 0.05) */
+  g_assert_cmpfloat(h[smear_cell], ==, 1.3f);
+  see[smear_cell] |= 0x1u;
+  HeightmapBlobParams p = { .min_height = 0.5, .min_area = 0.05, .max_area = 2.0,
+                            .top_band = 0.3, .see_through = 0.5, .see_cells = 1 };
+  g_autoptr(HeightmapBlobFinder) f = heightmap_blob_finder_new(&g, &p);
+  const HeightmapBlob *b;
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);   /* no masks yet */
+  heightmap_blob_finder_set_see_through(f, see);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);   /* no body masks */
+  heightmap_blob_finder_set_body_masks(f, body);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 0.85), <, 0.06);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->seen_through, ==, 1);
+  const int32_t *label = heightmap_blob_finder_get_labels(f);
+  g_assert_cmpint(label[smear_cell], ==, -2);
+  for (int cells = 7; cells <= 8; cells++) {
+    p.see_cells = cells;
+    heightmap_blob_finder_set_params(f, &p);
+    g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, cells == 7 ? 1 : 0);
+  }
+  p.see_through = 0.0;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+  g_assert_cmpint(heightmap_blob_finder_get_counts(f)->seen_through, ==, 0);
+
+  /* see_scale: pairs 1 and 2 100 m away (7 px/m), pairs 0 and 3 20 and 30 m away (35
+   * and 23 px/m). With see_scale 10 only pairs 0 and 3 see through: the smear's cells
+   * become solid (pair 0's points against nobody) and it is kept; the body gains the
+   * cell where pair 1 saw through (8 solid: see_cells 8 keeps it). With 5 px/m all four
+   * count again. */
+  HeightmapPairGeometry near0 = pair_at(-0.9, -20, 0, 300), far1 = pair_at(0.9, 100, 0, 300),
+                        far2 = pair_at(100, 0, 1, 300), near3 = pair_at(-30, 0, 1, 300);
+  heightmap_blob_finder_set_camera(f, 0, &near0, 0, 0);
+  heightmap_blob_finder_set_camera(f, 1, &far1, 0, 0);
+  heightmap_blob_finder_set_camera(f, 2, &far2, 0, 0);
+  heightmap_blob_finder_set_camera(f, 3, &near3, 0, 0);
+  p.see_through = 0.5;
+  p.see_cells = 8;
+  p.see_scale = 10;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+  p.see_scale = 5;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 0);
+  p.see_cells = 1;
+  heightmap_blob_finder_set_params(f, &p);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 0.85), <, 0.06);
+  /* a pair whose image does not hold the blob (a known image size; pair_at's cameras
+   * have no rotation: nothing lies in front of them) does not see through it: pairs 1
+   * and 2 so, the smear is kept */
+  heightmap_blob_finder_set_camera(f, 1, &far1, 640, 480);
+  heightmap_blob_finder_set_camera(f, 2, &far2, 640, 480);
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -513,5 +611,6 @@ main(int argc, char **argv)
   g_test_add_func("/heightmap/blobs/support-scale", test_blobs_support_scale);
   g_test_add_func("/heightmap/blobs/min-fill", test_blobs_min_fill);
   g_test_add_func("/heightmap/blobs/image-edge", test_blobs_image_edge);
+  g_test_add_func("/heightmap/blobs/see-through", test_blobs_see_through);
   return g_test_run();
 }

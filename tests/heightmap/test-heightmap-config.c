@@ -50,6 +50,10 @@ test_config_defaults(void)
   g_assert_cmpfloat(bp.merge_distance, ==, 0.5);
   g_assert_cmpfloat(bp.view_centre, ==, 0.05);
   g_assert_cmpfloat(bp.view_centre_px, ==, 1);
+  g_assert_cmpfloat(bp.see_through, ==, 0);   /* off; see_scale for when it is on */
+  g_assert_cmpint(bp.see_cells, ==, 1);
+  g_assert_cmpfloat(bp.see_scale, ==, 20);
+  g_assert_cmpfloat(heightmap_config_fusion_params(c).see_height, ==, 0);
   g_assert_cmpfloat(bp.post_zone, ==, 0.6);
   g_assert_cmpfloat(bp.post_area, ==, 0.3);
   g_assert_cmpfloat(bp.lower_body, ==, 0.05);
@@ -163,6 +167,10 @@ test_config_errors(void)
       "hm.conf: [heightmap] view_centre_px: ", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nview_split_px=-2\n[pair a]\n",
       "hm.conf: [heightmap] view_split_px: -2 is outside 0..100", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nsee_through=3.5\n[pair a]\n",
+      "hm.conf: [heightmap] see_through: 3.5 is outside 0..3", HEIGHTMAP_CONFIG_ERROR_INVALID },
+    { "[heightmap]\nsee_cells=0\n[pair a]\n",
+      "hm.conf: [heightmap] see_cells: 0 is outside 1..10000", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nmin_fill=1.5\n[pair a]\n",
       "hm.conf: [heightmap] min_fill: 1.5 is outside 0..1", HEIGHTMAP_CONFIG_ERROR_INVALID },
     { "[heightmap]\nconfirm_gap=11\n[pair a]\n",
@@ -352,13 +360,13 @@ test_config_update(void)
     "body_support=0.05\nsupport_scale=30\ngoal_shadow=1.5\ngoal_front=0.5\nmax_height=2.8\n"
     "confirm_gap=1\ncoast=2\nmin_fill=0.3\ncrowd_split=0.4\ncrowd_area=1.2\n"
     "view_split=1.5\nview_split_px=4\nfar_pool=2\nfar_sigma=0.3\nmerge_distance=0.4\n"
-    "view_centre=0.08\nview_centre_px=1.5\n[pair a]\nring=a2\n"
+    "view_centre=0.08\nview_centre_px=1.5\nsee_through=0.7\nsee_cells=4\nsee_scale=30\n[pair a]\nring=a2\n"
     "[pair c]\n",
     &error);
   g_assert_no_error(error);
   g_assert_true(heightmap_config_update(r, n, changed, fixed));
   g_assert_cmpstr(changed->str, ==, "wait_ms 100 -> 40, min_height 0.5 -> 0.7, "
-                  "min_points 2 -> 4, goal_line 52.5 -> 50, play_margin 1 -> 2, "
+                  "min_points 2 -> 4, see_cells 1 -> 4, see_scale 20 -> 30, goal_line 52.5 -> 50, play_margin 1 -> 2, "
                   "body_support 0.02 -> 0.05, support_scale 20 -> 30, min_fill 0.2 -> 0.3, "
                   "goal_shadow 1 -> 1.5, "
                   "goal_front 0 -> 0.5, far_pool 0 -> 2, far_sigma 0.2 -> 0.3, "
@@ -378,6 +386,10 @@ test_config_update(void)
   g_assert_cmpfloat(heightmap_config_blob_params(r).merge_distance, ==, 0.4);
   g_assert_cmpfloat(heightmap_config_blob_params(r).view_centre, ==, 0.08);
   g_assert_cmpfloat(heightmap_config_blob_params(r).view_centre_px, ==, 1.5);
+  g_assert_cmpint(heightmap_config_blob_params(r).see_cells, ==, 4);
+  g_assert_cmpfloat(heightmap_config_blob_params(r).see_scale, ==, 30);
+  g_assert_cmpfloat(heightmap_config_blob_params(r).see_through, ==, 0.0);
+  g_assert_cmpfloat(heightmap_config_fusion_params(r).see_height, ==, 0.0);
   g_assert_cmpfloat(r->acceleration, ==, 0);
   g_assert_cmpfloat(r->disparity_noise, ==, 0.1);
   g_assert_cmpfloat(r->goal_line, ==, 50);
@@ -393,6 +405,7 @@ test_config_update(void)
     "[heightmap] cell changed: needs a restart, keeping 0.1",
     "[heightmap] pool changed: needs a restart, keeping 0",
     "[heightmap] carve changed: needs a restart, keeping false",
+    "[heightmap] see_through changed: needs a restart, keeping 0",
     "[heightmap] socket changed: needs a restart, keeping /tmp/p.sock",
     "[heightmap] format changed: needs a restart, keeping float",
     "[pair a] ring changed: needs a restart, keeping a",

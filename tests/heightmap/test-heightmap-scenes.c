@@ -5,6 +5,9 @@
  *    own rays (a range error's smear). Without carving the fake object stands; with it
  *    the other camera's rays to the ground behind it remove it, while the box and the
  *    ground stay; outputs poisoned first; at 320 x 240 and at 1920 x 1440 (strided rays);
+ *  - seeing through (see_height, see_through): in the same scene, the other camera's rays
+ *    to the ground behind the fake object cross its cells low, none crosses the box's;
+ *    the blob finder drops the fake object and keeps the box (at both sizes);
  *  - goal frames: a goal, a keeper in front of it and a player; without the frames the
  *    goal stands, with them it is gone and the rest unchanged; with the frame's pixels
  *    measured 2.5 % far or near, goal_shadow and goal_front drop their smears;
@@ -224,6 +227,101 @@ test_fusion_carve(void)
   carve_scene(ctx, 1920, 1440);
 }
 
+/* The carving scene with see_height 0.5 m: B's rays to the ground behind A's fake object
+ * cross its cells low (B's bit in most of them), no ray crosses the cells the box covers,
+ * and the blob finder with see_through drops the fake object and keeps the box; without
+ * see_through both are kept. Outputs poisoned first. */
+static void
+see_through_scene(GpuContext *ctx, int W, int H)
+{
+  g_auto(TwoCameras) t = { 0 };
+  two_cameras_init(&t, W, H, 1200.0 * W / 320, 30);
+  render_scene(&t.ca, true, t.da);
+  render_scene(&t.cb, false, t.db);
+
+  HeightmapFusionParams fp = { .label = "see", .min_points = 2, .top_fraction = 0.1,
+                               .see_height = 0.5, .disparity_noise = 0.07 };
+  g_assert_true(heightmap_grid_init(&fp.grid, -4, 4, -4, 4, 0.1));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
+  g_assert_no_error(error);
+  g_assert_null(heightmap_fusion_get_see_through(f));   /* before a finish */
+  float h[SCENE_N * SCENE_N];
+  uint32_t masks[SCENE_N * SCENE_N];
+  for (int i = 0; i < SCENE_N * SCENE_N; i++) {
+    h[i] = -7.0f;
+    masks[i] = 0xdeadbeef;
+  }
+  g_assert_true(heightmap_fusion_begin(f, &error));
+  g_assert_true(heightmap_fusion_add(f, 0, &t.ga, &t.ia, &error));
+  g_assert_true(heightmap_fusion_add(f, 1, &t.gb, &t.ib, &error));
+  g_assert_true(heightmap_fusion_finish(f, h, masks, &error));
+  g_assert_no_error(error);
+  const uint32_t *see = heightmap_fusion_get_see_through(f);
+  const uint32_t *body = heightmap_fusion_get_body_masks(f);
+  g_assert_nonnull(see);
+  g_assert_nonnull(body);
+
+  int fake = 0, fake_seen = 0, box = 0, box_seen = 0, ground = 0, ground_seen = 0;
+  for (int j = 0; j < SCENE_N; j++)
+    for (int i = 0; i < SCENE_N; i++) {
+      double x = -4 + 0.1 * (i + 0.5), y = -4 + 0.1 * (j + 0.5);
+      int c = j * SCENE_N + i;
+      g_assert_cmpuint(see[c] & ~3u, ==, 0);   /* only the two pairs' bits */
+      if (fabs(x) <= 0.5 && y >= -4.0 && y <= -3.0 && h[c] >= 0.5) {
+        fake++;
+        fake_seen += (see[c] & 2u) != 0;
+      } else if (fabs(x) <= 0.2 && y >= 1.55 && y <= 1.95) {
+        box++;
+        box_seen += see[c] != 0;
+      } else if (x >= 1.0 && x <= 3.0 && y >= -3.0 && y <= 1.0) {
+        ground++;
+        ground_seen += see[c] == 3u;
+      }
+    }
+  g_test_message("%dx%d: fake object %d cells, %d seen through by B; box %d cells, %d seen "
+                 "through; ground %d cells, %d seen through by both", W, H, fake, fake_seen,
+                 box, box_seen, ground, ground_seen);
+  g_assert_cmpint(fake, >=, 5);
+  g_assert_cmpint(fake_seen, >=, fake * 3 / 4);
+  g_assert_cmpint(box, >=, 6);
+  g_assert_cmpint(box_seen, ==, 0);
+  g_assert_cmpint(ground_seen, >=, ground * 3 / 4);
+
+  HeightmapBlobParams bp = { .min_height = 0.5, .min_area = 0.05, .max_area = 3.0,
+                             .top_band = 1.0, .disparity_noise = 0.07, .see_cells = 1 };
+  for (int on = 0; on < 2; on++) {
+    bp.see_through = on ? 0.5 : 0.0;
+    g_autoptr(HeightmapBlobFinder) bf = heightmap_blob_finder_new(&fp.grid, &bp);
+    heightmap_blob_finder_set_camera(bf, 0, &t.ga, W, H);
+    heightmap_blob_finder_set_camera(bf, 1, &t.gb, W, H);
+    heightmap_blob_finder_set_body_masks(bf, body);
+    heightmap_blob_finder_set_see_through(bf, see);
+    const HeightmapBlob *b;
+    int n = heightmap_blob_finder_run(bf, h, masks, &b);
+    int at_fake = 0, at_box = 0;
+    for (int k = 0; k < n; k++) {
+      g_test_message("  see_through %s: (%.2f, %.2f) %.2f m, %.2f m^2", on ? "on" : "off",
+                     b[k].x, b[k].y, b[k].height, b[k].area);
+      at_fake += b[k].y < -2.5;
+      at_box += fabs(b[k].x) < 0.5 && fabs(b[k].y - 1.75) < 0.5;
+    }
+    g_assert_cmpint(at_box, ==, 1);
+    g_assert_cmpint(at_fake, ==, on ? 0 : 1);
+    g_assert_cmpint(heightmap_blob_finder_get_counts(bf)->seen_through, ==, on ? 1 : 0);
+  }
+}
+
+static void
+test_fusion_see_through(void)
+{
+  g_autoptr(GpuContext) ctx = gpu_test_context();
+  if (!ctx)
+    return;
+  see_through_scene(ctx, 320, 240);
+  see_through_scene(ctx, 1920, 1440);
+}
+
 /* Goal frames (heightmap_scatter.comp): a goal at x = 3 m (posts at y = +-1.5 m, bar at
  * 2 m, 0.12 m thick, drawn as boxes), a keeper 0.4 m in front of its line, a player in
  * the open, seen by two cameras; each pixel's disparity is that of the nearest box or the
@@ -383,6 +481,7 @@ test_fusion_side_by_side(void)
   g_assert_no_error(error);
   const uint32_t *body = heightmap_fusion_get_body_masks(f);
   g_assert_nonnull(body);
+  g_assert_null(heightmap_fusion_get_see_through(f));   /* no see_height: no such plane */
 
   HeightmapBlobParams bp = { .min_height = 0.5, .min_area = 0.1, .max_area = 3.0,
                              .top_band = 1.0, .disparity_noise = 0.07 };
@@ -421,6 +520,7 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/heightmap/fusion-carve", test_fusion_carve);
+  g_test_add_func("/heightmap/fusion-see-through", test_fusion_see_through);
   g_test_add_func("/heightmap/fusion-goals", test_fusion_goals);
   g_test_add_func("/heightmap/fusion-side-by-side", test_fusion_side_by_side);
   return g_test_run();
