@@ -227,6 +227,30 @@ test_fusion_carve(void)
   carve_scene(ctx, 1920, 1440);
 }
 
+/* The two cameras' pairs fused with `fp` over fuse_two's grid, heights and masks
+ * poisoned first; the fusion is kept for its other planes (nothing before the finish:
+ * no see-through plane yet). */
+static HeightmapFusion *
+fuse_masked(GpuContext *ctx, HeightmapFusionParams *fp, const TwoCameras *t, float *h,
+            uint32_t *masks)
+{
+  g_assert_true(heightmap_grid_init(&fp->grid, -4, 4, -4, 4, 0.1));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, fp, &error);
+  g_assert_no_error(error);
+  g_assert_null(heightmap_fusion_get_see_through(f));
+  for (int i = 0; i < SCENE_N * SCENE_N; i++) {
+    h[i] = -7.0f;
+    masks[i] = 0xdeadbeef;
+  }
+  g_assert_true(heightmap_fusion_begin(f, &error));
+  g_assert_true(heightmap_fusion_add(f, 0, &t->ga, &t->ia, &error));
+  g_assert_true(heightmap_fusion_add(f, 1, &t->gb, &t->ib, &error));
+  g_assert_true(heightmap_fusion_finish(f, h, masks, &error));
+  g_assert_no_error(error);
+  return g_steal_pointer(&f);
+}
+
 /* The carving scene with see_height 0.5 m: B's rays to the ground behind A's fake object
  * cross its cells low (B's bit in most of them), no ray crosses the cells the box covers,
  * and the blob finder with see_through drops the fake object and keeps the box; without
@@ -241,22 +265,9 @@ see_through_scene(GpuContext *ctx, int W, int H)
 
   HeightmapFusionParams fp = { .label = "see", .min_points = 2, .top_fraction = 0.1,
                                .see_height = 0.5, .disparity_noise = 0.07 };
-  g_assert_true(heightmap_grid_init(&fp.grid, -4, 4, -4, 4, 0.1));
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
-  g_assert_no_error(error);
-  g_assert_null(heightmap_fusion_get_see_through(f));   /* before a finish */
   float h[SCENE_N * SCENE_N];
   uint32_t masks[SCENE_N * SCENE_N];
-  for (int i = 0; i < SCENE_N * SCENE_N; i++) {
-    h[i] = -7.0f;
-    masks[i] = 0xdeadbeef;
-  }
-  g_assert_true(heightmap_fusion_begin(f, &error));
-  g_assert_true(heightmap_fusion_add(f, 0, &t.ga, &t.ia, &error));
-  g_assert_true(heightmap_fusion_add(f, 1, &t.gb, &t.ib, &error));
-  g_assert_true(heightmap_fusion_finish(f, h, masks, &error));
-  g_assert_no_error(error);
+  g_autoptr(HeightmapFusion) f = fuse_masked(ctx, &fp, &t, h, masks);
   const uint32_t *see = heightmap_fusion_get_see_through(f);
   const uint32_t *body = heightmap_fusion_get_body_masks(f);
   g_assert_nonnull(see);
@@ -464,21 +475,9 @@ test_fusion_side_by_side(void)
 
   HeightmapFusionParams fp = { .label = "side", .min_points = 2, .top_fraction = 0.1,
                                .disparity_noise = 0.07 };
-  g_assert_true(heightmap_grid_init(&fp.grid, -4, 4, -4, 4, 0.1));
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HeightmapFusion) f = heightmap_fusion_new(ctx, &fp, &error);
-  g_assert_no_error(error);
   float h[SCENE_N * SCENE_N];
   uint32_t masks[SCENE_N * SCENE_N];
-  for (int i = 0; i < SCENE_N * SCENE_N; i++) {
-    h[i] = -7.0f;
-    masks[i] = 0xdeadbeef;
-  }
-  g_assert_true(heightmap_fusion_begin(f, &error));
-  g_assert_true(heightmap_fusion_add(f, 0, &t.ga, &t.ia, &error));
-  g_assert_true(heightmap_fusion_add(f, 1, &t.gb, &t.ib, &error));
-  g_assert_true(heightmap_fusion_finish(f, h, masks, &error));
-  g_assert_no_error(error);
+  g_autoptr(HeightmapFusion) f = fuse_masked(ctx, &fp, &t, h, masks);
   const uint32_t *body = heightmap_fusion_get_body_masks(f);
   g_assert_nonnull(body);
   g_assert_null(heightmap_fusion_get_see_through(f));   /* no see_height: no such plane */
