@@ -204,8 +204,11 @@ at_post(const HeightmapBlobFinder *f, const HeightmapBlob *b)
 
 /* see_through: in how many of a blob's n cells more pairs put body points (0.6 m or more
  * high: the body masks) than saw through the cell low (the see-through masks), only the
- * pairs of `voters` counted as seeing through and a pair in both counted in neither;
- * *most_see: the most pairs that saw through one of its cells. */
+ * pairs of `voters` counted as seeing through and a pair in both counted in neither; a
+ * cell whose body points are one pair's, which alone saw through it too, is solid (its
+ * filled-in leg pixels take the ground's disparity behind the body), while several pairs
+ * that all saw under their own points there (the ball a little above the grass) leave
+ * it empty; *most_see: the most pairs that saw through one of its cells. */
 static int
 solid_cells(const HeightmapBlobFinder *f, const int32_t *cells, int n, uint32_t voters,
             int *most_see)
@@ -215,7 +218,7 @@ solid_cells(const HeightmapBlobFinder *f, const int32_t *cells, int n, uint32_t 
   for (int j = 0; j < n; j++) {
     uint32_t body = f->body[cells[j]], see = f->see[cells[j]] & voters;
     int b = __builtin_popcount(body & ~see), s = __builtin_popcount(see & ~body);
-    solid += b > s;
+    solid += b > s || (s == 0 && b == 0 && __builtin_popcount(body & see) == 1);
     *most_see = MAX(*most_see, s);
   }
   return solid;

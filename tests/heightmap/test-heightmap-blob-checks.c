@@ -597,6 +597,19 @@ test_blobs_see_through(void)
   heightmap_blob_finder_set_camera(f, 1, &far1, 640, 480);
   heightmap_blob_finder_set_camera(f, 2, &far2, 640, 480);
   g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+
+  /* a pair that alone put body points into the smear's cells and alone saw through them
+   * (its filled-in leg pixels): solid, kept; two pairs that both saw under their own
+   * points there (the ball above the grass): not solid, dropped */
+  for (int c = 0; c < n_cells; c++)
+    if (h[c] > 1.0f && h[c] < 1.5f)
+      body[c] = see[c] = 0x1u;
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 2);
+  for (int c = 0; c < n_cells; c++)
+    if (h[c] > 1.0f && h[c] < 1.5f)
+      body[c] = see[c] = 0x9u;
+  g_assert_cmpint(heightmap_blob_finder_run(f, h, NULL, &b), ==, 1);
+  g_assert_cmpfloat(fabs(b[0].x + 0.85), <, 0.06);
 }
 
 int
