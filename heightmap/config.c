@@ -17,7 +17,8 @@ G_DEFINE_QUARK(heightmap-config-error-quark, heightmap_config_error)
 
 static const char *const heightmap_keys[] = {
   "x0", "x1", "y0", "y1", "cell", "tolerance_ms", "wait_ms", "stale_ms", "min_height",
-  "min_confidence", "min_points", "pool", "far_pool", "far_sigma", "carve", "see_through", "see_cells", "see_scale", "goal_line",
+  "min_confidence", "min_points", "pool", "far_pool", "far_sigma", "carve", "see_through",
+  "see_cells", "see_scale", "goal_line",
   "goal_width", "goal_height", "goal_shadow", "goal_front", "max_height", "touch_line",
   "play_margin", "post_zone", "post_area", "body_support", "lower_body", "lower_scale", "body_share", "support_scale", "min_fill", "top_fraction", "blob_min_area", "blob_max_area",
   "split_depth", "crowd_split", "crowd_area", "view_split", "view_split_px", "merge_distance",

@@ -91,8 +91,10 @@ uniform float u_see_height;        // m: rays this low or lower see through a ce
 #define CARVE_SIGMAS 3.0
 #define CARVE_MAX_STEPS 4096
 #define SEE_GAP_MIN 0.1
-#ifndef SEE_MIN_CONFIDENCE
-#define SEE_MIN_CONFIDENCE 1.0
+#ifdef SEE_THROUGH
+#define RAY_MIN_CONFIDENCE min(u_min_confidence, 1.0)   // the engine's filled pixels too
+#else
+#define RAY_MIN_CONFIDENCE u_min_confidence
 #endif
 #define GOAL_MARGIN 0.1
 #define GOAL_FOOTPRINT_PX 2.0
@@ -139,21 +141,22 @@ bool sees_goal(vec3 c, vec3 q, float sigma, float footprint)
   return false;
 }
 
-#ifdef CARVE
-// The cells the ray from the camera centre c to the point q crosses below the histogram's
-// top, up to `gap` m (horizontal) before q.
-void carve(vec3 c, vec3 q, float gap)
+#if defined(CARVE) || defined(SEE_THROUGH)
+// The cells the ray from the camera centre c to the point q crosses below height z_top,
+// sampled every half cell up to `gap` m (horizontal) before q: with `ceiling` (carving)
+// each keeps the lowest height a ray crossed it at, else (SEE_THROUGH) the pair's bit in
+// its see-through layer.
+void mark_ray(vec3 c, vec3 q, float z_top, float gap, bool ceiling)
 {
-  const float top = float(BINS) * BIN_HEIGHT;
   vec2 dxy = q.xy - c.xy;
   float len = length(dxy);
-  if (!(c.z > top) || !(q.z < top) || !(len > gap))
+  if (!(c.z > z_top) || !(q.z < z_top) || !(len > gap))
     return;
-  float t0 = (top - c.z) / (q.z - c.z);   // 0 < t0 < 1: the ray comes down to the top
+  float t0 = (z_top - c.z) / (q.z - c.z);   // 0 < t0 < 1: the ray comes down to z_top
   float t1 = 1.0 - gap / len;
   if (!(t1 > t0))
     return;
-  float dt = 0.5 / (u_grid.z * len);      // half a cell in t
+  float dt = 0.5 / (u_grid.z * len);        // half a cell in t
   int n = min(int(ceil((t1 - t0) / dt)), CARVE_MAX_STEPS);
   for (int i = 0; i <= n; i++) {
     float t = min(t0 + float(i) * dt, t1);
@@ -161,33 +164,12 @@ void carve(vec3 c, vec3 q, float gap)
     vec2 cf = (r.xy - u_grid.xy) * u_grid.z;
     if (!(cf.x >= 0.0 && cf.y >= 0.0 && cf.x < float(u_cells.x) && cf.y < float(u_cells.y)))
       continue;
-    uint mm = uint(clamp(r.z, 0.0, top) * 1000.0);
-    imageAtomicMax(u_bins, ivec3(min(ivec2(cf), u_cells - 1), BINS / 2 + 2), CEIL_KEY - mm);
-  }
-}
-#endif
-
-#ifdef SEE_THROUGH
-// The cells the ray from the camera centre c to the ground point q crosses below
-// u_see_height, up to `gap` m (horizontal) before q: the pair's bit in their see layer.
-void see_through(vec3 c, vec3 q, float gap)
-{
-  vec2 dxy = q.xy - c.xy;
-  float len = length(dxy);
-  if (!(c.z > u_see_height) || !(q.z < u_see_height) || !(len > gap))
-    return;
-  float t0 = (u_see_height - c.z) / (q.z - c.z);   // 0 < t0 < 1
-  float t1 = 1.0 - gap / len;
-  if (!(t1 > t0))
-    return;
-  float dt = 0.5 / (u_grid.z * len);               // half a cell in t
-  int n = min(int(ceil((t1 - t0) / dt)), CARVE_MAX_STEPS);
-  for (int i = 0; i <= n; i++) {
-    float t = min(t0 + float(i) * dt, t1);
-    vec2 cf = (c.xy + t * dxy - u_grid.xy) * u_grid.z;
-    if (!(cf.x >= 0.0 && cf.y >= 0.0 && cf.x < float(u_cells.x) && cf.y < float(u_cells.y)))
-      continue;
-    imageAtomicOr(u_bins, ivec3(min(ivec2(cf), u_cells - 1), SEE_LAYER), uint(u_pair_bit));
+    ivec2 cell = min(ivec2(cf), u_cells - 1);
+    if (ceiling)
+      imageAtomicMax(u_bins, ivec3(cell, BINS / 2 + 2),
+                     CEIL_KEY - uint(clamp(r.z, 0.0, z_top) * 1000.0));
+    else
+      imageAtomicOr(u_bins, ivec3(cell, SEE_LAYER), uint(u_pair_bit));
   }
 }
 #endif
@@ -201,18 +183,13 @@ void main()
   if (v == -32768)
     return;
   // below u_min_confidence a pixel is not a point of the map; with SEE_THROUGH its ray
-  // may still see through cells (SEE_MIN_CONFIDENCE: the engine's filled pixels too)
+  // may still see through cells (RAY_MIN_CONFIDENCE: the engine's filled pixels too)
   bool counted = true;
   if (u_has_confidence != 0) {
     float c = imageLoad(u_confidence, ivec3(p, 0)).r * 255.0;
     counted = c + 0.5 >= u_min_confidence;
-#ifdef SEE_THROUGH
-    if (!counted && c + 0.5 < SEE_MIN_CONFIDENCE)
+    if (c + 0.5 < RAY_MIN_CONFIDENCE)
       return;
-#else
-    if (!counted)
-      return;
-#endif
   }
   vec3 q;
   if (!heightmap_pixel_to_pitch(vec2(p), float(v) * u_scale, q))
@@ -227,14 +204,14 @@ void main()
   vec3 centre = vec3(u_pose[9], u_pose[10], u_pose[11]);
 #ifdef CARVE
   if (counted && p.x % u_carve_stride == 0 && p.y % u_carve_stride == 0)
-    carve(centre, q, CARVE_GAP_MIN + CARVE_SIGMAS * sigma);
+    mark_ray(centre, q, float(BINS) * BIN_HEIGHT, CARVE_GAP_MIN + CARVE_SIGMAS * sigma, true);
 #endif
   // a pixel's footprint per metre of range: 1 / f (Q23 = f)
   if (u_goal.x > 0.0 && sees_goal(centre, q, sigma, 1.0 / abs(u_q[11])))
     return;
 #ifdef SEE_THROUGH
   if (p.x % u_carve_stride == 0 && p.y % u_carve_stride == 0)
-    see_through(centre, q, SEE_GAP_MIN + CARVE_SIGMAS * sigma);
+    mark_ray(centre, q, u_see_height, SEE_GAP_MIN + CARVE_SIGMAS * sigma, false);
   if (!counted)
     return;
 #endif
